@@ -1,0 +1,125 @@
+# fbripple - ripples on the Linux framebuffer. `make help` lists the targets.
+
+VERSION    = 0.1.0
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+SYSCONFDIR ?= /etc
+UNITDIR   ?= $(PREFIX)/lib/systemd/system
+DESTDIR   ?=
+
+# B is the build directory: `make B=build/asan CFLAGS='-O1 -g -fsanitize=address,undefined'`
+# keeps a second build beside the default one, which lives next to the sources.
+B         ?= .
+CC        ?= cc
+PKG_CONFIG ?= pkg-config
+CFLAGS    ?= -O2 -g
+WERROR    ?= -Werror
+
+PKGS      = libevdev libconfig libpng libjpeg
+PKGS_OPT  = $(shell $(PKG_CONFIG) --exists libsystemd 2>/dev/null && echo libsystemd)
+DEFS      = -DFBRIPPLE_VERSION='"$(VERSION)"' -DFBRIPPLE_SYSCONFDIR='"$(SYSCONFDIR)"' \
+            $(if $(PKGS_OPT),-DHAVE_LIBSYSTEMD=1)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -MMD -MP -Isrc $(DEFS) \
+             $(shell $(PKG_CONFIG) --cflags $(PKGS) $(PKGS_OPT)) $(CFLAGS)
+LIBS      = $(shell $(PKG_CONFIG) --libs $(PKGS) $(PKGS_OPT)) -lm
+TEST_LIBS = $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
+
+LIB_SRC   = $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_OBJ   = $(LIB_SRC:%.c=$(B)/%.o)
+TEST_SRC  = $(wildcard tests/test_*.c)
+TESTS     = $(TEST_SRC:%.c=$(B)/%)
+TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/testutil.o
+
+# Debian/Ubuntu packages: to build, and to test (the VM tests need QEMU and a kernel package).
+DEB_BUILD = gcc make pkg-config libevdev-dev libconfig-dev libpng-dev libjpeg-dev libsystemd-dev
+DEB_TEST  = libcmocka-dev clang valgrind qemu-system-x86 busybox-static cpio kmod
+
+.PHONY: all clean install uninstall check check-unit check-vm check-asan check-valgrind \
+        check-clang bench run readme-picture deps deps-test help
+
+all: $(B)/fbripple
+
+$(B)/fbripple: $(B)/src/main.o $(B)/src/libfbripple.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(B)/src/libfbripple.a: $(LIB_OBJ)
+	$(AR) rcs $@ $^
+
+$(B)/src/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/tests/test_%: $(B)/tests/test_%.o $(TEST_AUX) $(B)/src/libfbripple.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS) $(TEST_LIBS)
+
+$(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/src/libfbripple.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+.SECONDARY:
+
+-include $(wildcard $(B)/src/*.d $(B)/tests/*.d)
+
+# Installs what is missing, as root through apt-get; otherwise says what to install.
+deps:
+	@FBRIPPLE_PACKAGES="$(DEB_BUILD)" sh tests/deps.sh
+deps-test:
+	@FBRIPPLE_PACKAGES="$(DEB_BUILD) $(DEB_TEST)" sh tests/deps.sh
+
+check: deps-test
+	@$(MAKE) --no-print-directory all $(TESTS)
+	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(TESTS)
+
+check-unit: all $(TESTS)
+	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(TESTS)
+
+check-asan:
+	@$(MAKE) --no-print-directory B=build/asan CC=clang \
+		CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all' \
+		LDFLAGS='-fsanitize=address,undefined' check-unit
+
+check-clang:
+	@$(MAKE) --no-print-directory B=build/clang CC=clang check-unit
+
+check-valgrind: all $(TESTS)
+	@FBRIPPLE_BIN=$(B)/fbripple FBRIPPLE_VALGRIND=1 sh tests/run-tests.sh $(TESTS)
+
+bench: deps $(B)/tests/bench
+	@$(B)/tests/bench
+
+# On a machine with a framebuffer: build and run in the foreground. Without one: a demo PNG.
+run: deps all
+	@sh tests/run-demo.sh $(B)/fbripple
+
+# The README's picture, drawn by fbripple itself; the headless tests compare against it.
+readme-picture: all $(B)/tests/test_headless
+	@mkdir -p tests/golden
+	@FBRIPPLE_BIN=$(B)/fbripple FBRIPPLE_GOLDEN_UPDATE=1 $(B)/tests/test_headless >/dev/null
+	@echo "wrote tests/golden/readme.png"
+
+install: all
+	install -D -m 0755 $(B)/fbripple $(DESTDIR)$(BINDIR)/fbripple
+	install -D -m 0644 systemd/fbripple.service $(DESTDIR)$(UNITDIR)/fbripple.service
+	sed -i 's|@BINDIR@|$(BINDIR)|g' $(DESTDIR)$(UNITDIR)/fbripple.service
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/fbripple.conf ]; then \
+		echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/fbripple.conf"; \
+	else \
+		install -D -m 0644 etc/fbripple.conf $(DESTDIR)$(SYSCONFDIR)/fbripple.conf; \
+	fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/fbripple $(DESTDIR)$(UNITDIR)/fbripple.service
+
+clean:
+	rm -rf build fbripple src/*.o src/*.d src/*.a tests/*.o tests/*.d $(TESTS) tests/bench
+
+help:
+	@echo 'make            build ./fbripple'
+	@echo 'make run        build and run on /dev/fb0 (a demo PNG where there is none)'
+	@echo 'make check      install test deps, build, run every test (unit, headless, VM)'
+	@echo 'make check-asan / check-valgrind / check-clang   the tests under sanitizers, valgrind, clang'
+	@echo 'make bench      ms per frame beside a plain port of the seed code'
+	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) SYSCONFDIR=$(SYSCONFDIR)'
