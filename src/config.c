@@ -1,0 +1,618 @@
+/* config.c - the libconfig file read into a validated struct config; one table row per key. */
+#include "config.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libconfig.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CONFIG_NAME_MAX 64	/* longer names are never near a known key */
+#define CONFIG_WHY_MAX 256
+
+enum key_type { KEY_INT, KEY_DOUBLE, KEY_BOOL, KEY_STRING, KEY_ENUM, KEY_COLOUR };
+
+struct key_enum {
+	const char *noun;			/* "a scale mode" */
+	int first, last;			/* every value in between has a name */
+	int (*parse)(const char *name, int *value);
+	const char *(*name)(int value);
+};
+
+struct key {
+	const char *name;			/* "group.key" */
+	enum key_type type;
+	size_t offset, size;			/* of the field in struct config */
+	double min, max;			/* KEY_INT, KEY_DOUBLE */
+	const struct key_enum *choices;		/* KEY_ENUM */
+	double def_num;				/* default of KEY_INT, KEY_DOUBLE, KEY_BOOL */
+	const char *def_str;			/* default of KEY_STRING, KEY_ENUM, KEY_COLOUR */
+};
+
+/* One scalar from the file or from a default. */
+struct value {
+	enum { VALUE_INT, VALUE_FLOAT, VALUE_BOOL, VALUE_STRING, VALUE_OTHER } kind;
+	long long i;
+	double f;
+	const char *s;
+};
+
+_Static_assert(sizeof(enum scale_mode) == sizeof(int), "enum fields are stored as int");
+_Static_assert(sizeof(enum log_level) == sizeof(int), "enum fields are stored as int");
+
+static int scale_parse(const char *name, int *value)
+{
+	enum scale_mode mode;
+	int r = scale_mode_parse(name, &mode);
+
+	if (r == 0)
+		*value = (int)mode;
+	return r;
+}
+
+static const char *scale_name(int value)
+{
+	return scale_mode_name((enum scale_mode)value);
+}
+
+static int level_parse(const char *name, int *value)
+{
+	enum log_level level;
+	int r = log_level_parse(name, &level);
+
+	if (r == 0)
+		*value = (int)level;
+	return r;
+}
+
+static const char *level_name(int value)
+{
+	return log_level_name((enum log_level)value);
+}
+
+static const struct key_enum scale_modes = {
+	"a scale mode", SCALE_FILL, SCALE_TILE, scale_parse, scale_name,
+};
+
+static const struct key_enum log_levels = {
+	"a log level", LOG_LEVEL_ERROR, LOG_LEVEL_DEBUG, level_parse, level_name,
+};
+
+#define FIELD(m) offsetof(struct config, m), sizeof(((struct config *)0)->m)
+
+static const struct key keys[] = {
+	{ "display.device", KEY_STRING, FIELD(display.device), .def_str = "/dev/fb0" },
+	{ "display.fps", KEY_INT, FIELD(display.fps), 1, 240, .def_num = 60 },
+	{ "splash.image", KEY_STRING, FIELD(splash.image), .def_str = "" },
+	{ "splash.scale", KEY_ENUM, FIELD(splash.scale), .choices = &scale_modes, .def_str = "fill" },
+	{ "splash.background", KEY_COLOUR, FIELD(splash.background), .def_str = "#000000" },
+	{ "water.damping_shift", KEY_INT, FIELD(water.damping_shift), 1, 12, .def_num = 5 },
+	{ "stone.size", KEY_INT, FIELD(stone.size), 1, 100, .def_num = 6 },
+	{ "stone.weight", KEY_INT, FIELD(stone.weight), 1, 4096, .def_num = 128 },
+	{ "rain.enabled", KEY_BOOL, FIELD(rain.enabled), .def_num = 0 },
+	{ "rain.rate", KEY_DOUBLE, FIELD(rain.rate), 0.0, 1000.0, .def_num = 2.0 },
+	{ "rain.size", KEY_INT, FIELD(rain.size), 1, 100, .def_num = 3 },
+	{ "rain.weight", KEY_INT, FIELD(rain.weight), 1, 4096, .def_num = 64 },
+	{ "log.level", KEY_ENUM, FIELD(log.level), .choices = &log_levels, .def_str = "info" },
+};
+
+#define KEY_COUNT (sizeof(keys) / sizeof(keys[0]))
+
+size_t config_key_count(void)
+{
+	return KEY_COUNT;
+}
+
+const char *config_key_name(size_t i)
+{
+	return i < KEY_COUNT ? keys[i].name : NULL;
+}
+
+static void *field(struct config *cfg, const struct key *k)
+{
+	return (char *)cfg + k->offset;
+}
+
+static void store_int(struct config *cfg, const struct key *k, int v)
+{
+	assert(k->size == sizeof(v));
+	memcpy(field(cfg, k), &v, sizeof(v));
+}
+
+static int set_int(struct config *cfg, const struct key *k, const struct value *v,
+		   char *why, size_t len)
+{
+	long long min = (long long)k->min, max = (long long)k->max;
+
+	if (v->kind != VALUE_INT) {
+		snprintf(why, len, "expected an integer from %lld to %lld", min, max);
+		return -EINVAL;
+	}
+	if (v->i < min || v->i > max) {
+		snprintf(why, len, "%lld is out of range (expected an integer from %lld to %lld)",
+			 v->i, min, max);
+		return -EINVAL;
+	}
+	store_int(cfg, k, (int)v->i);
+	return 0;
+}
+
+static int set_double(struct config *cfg, const struct key *k, const struct value *v,
+		      char *why, size_t len)
+{
+	double d = v->kind == VALUE_INT ? (double)v->i : v->f;
+
+	if (v->kind != VALUE_INT && v->kind != VALUE_FLOAT) {
+		snprintf(why, len, "expected a number from %g to %g", k->min, k->max);
+		return -EINVAL;
+	}
+	if (!(d >= k->min && d <= k->max)) {
+		snprintf(why, len, "%g is out of range (expected a number from %g to %g)",
+			 d, k->min, k->max);
+		return -EINVAL;
+	}
+	assert(k->size == sizeof(d));
+	memcpy(field(cfg, k), &d, sizeof(d));
+	return 0;
+}
+
+static int set_bool(struct config *cfg, const struct key *k, const struct value *v,
+		    char *why, size_t len)
+{
+	bool b = v->i != 0;
+
+	if (v->kind != VALUE_BOOL) {
+		snprintf(why, len, "expected true or false");
+		return -EINVAL;
+	}
+	assert(k->size == sizeof(b));
+	memcpy(field(cfg, k), &b, sizeof(b));
+	return 0;
+}
+
+static int set_string(struct config *cfg, const struct key *k, const struct value *v,
+		      char *why, size_t len)
+{
+	size_t n;
+
+	if (v->kind != VALUE_STRING) {
+		snprintf(why, len, "expected a quoted string");
+		return -EINVAL;
+	}
+	n = strlen(v->s);
+	if (n >= k->size) {
+		snprintf(why, len, "%zu characters is too long (expected at most %zu)",
+			 n, k->size - 1);
+		return -EINVAL;
+	}
+	/* zero-padded, so that configs compare with memcmp */
+	memset(field(cfg, k), 0, k->size);
+	memcpy(field(cfg, k), v->s, n);
+	return 0;
+}
+
+static void enum_choices(const struct key_enum *e, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = e->first; i <= e->last && used < len; i++) {
+		int n = snprintf(buf + used, len - used, "%s%s", i > e->first ? ", " : "",
+				 e->name(i));
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+static int set_enum(struct config *cfg, const struct key *k, const struct value *v,
+		    char *why, size_t len)
+{
+	char choices[128];
+	int i;
+
+	enum_choices(k->choices, choices, sizeof(choices));
+	if (v->kind != VALUE_STRING) {
+		snprintf(why, len, "expected one of %s", choices);
+		return -EINVAL;
+	}
+	if (k->choices->parse(v->s, &i) < 0) {
+		snprintf(why, len, "\"%.64s\" is not %s (expected one of %s)", v->s,
+			 k->choices->noun, choices);
+		return -EINVAL;
+	}
+	store_int(cfg, k, i);
+	return 0;
+}
+
+/* "#RRGGBB" in either case; 0 or -EINVAL. */
+static int colour_parse(const char *s, uint32_t *rgb)
+{
+	uint32_t c = 0;
+
+	if (s[0] != '#' || strlen(s) != 7)
+		return -EINVAL;
+	for (int i = 1; i < 7; i++) {
+		char ch = s[i];
+		int d = ch >= '0' && ch <= '9' ? ch - '0'
+		      : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+		      : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+
+		if (d < 0)
+			return -EINVAL;
+		c = c << 4 | (uint32_t)d;
+	}
+	*rgb = c;
+	return 0;
+}
+
+static int set_colour(struct config *cfg, const struct key *k, const struct value *v,
+		      char *why, size_t len)
+{
+	uint32_t c;
+
+	switch (v->kind) {
+	case VALUE_STRING:
+		if (colour_parse(v->s, &c) < 0) {
+			snprintf(why, len, "\"%.64s\" is not a colour (expected \"#RRGGBB\")", v->s);
+			return -EINVAL;
+		}
+		break;
+	case VALUE_INT:
+		if (v->i < 0 || v->i > 0xFFFFFF) {
+			snprintf(why, len, v->i < 0 ? "%lld is out of range (expected %s)"
+						    : "0x%llX is out of range (expected %s)",
+				 v->i, "0x000000 to 0xFFFFFF");
+			return -EINVAL;
+		}
+		c = (uint32_t)v->i;
+		break;
+	default:
+		snprintf(why, len, "expected a colour \"#RRGGBB\" or 0xRRGGBB");
+		return -EINVAL;
+	}
+	assert(k->size == sizeof(c));
+	memcpy(field(cfg, k), &c, sizeof(c));
+	return 0;
+}
+
+/* 0, or -EINVAL with why saying what is wrong with v. */
+static int key_set(struct config *cfg, const struct key *k, const struct value *v,
+		   char *why, size_t len)
+{
+	switch (k->type) {
+	case KEY_INT:
+		return set_int(cfg, k, v, why, len);
+	case KEY_DOUBLE:
+		return set_double(cfg, k, v, why, len);
+	case KEY_BOOL:
+		return set_bool(cfg, k, v, why, len);
+	case KEY_STRING:
+		return set_string(cfg, k, v, why, len);
+	case KEY_ENUM:
+		return set_enum(cfg, k, v, why, len);
+	case KEY_COLOUR:
+		return set_colour(cfg, k, v, why, len);
+	}
+	return -EINVAL;
+}
+
+static struct value key_default(const struct key *k)
+{
+	switch (k->type) {
+	case KEY_INT:
+		return (struct value){ .kind = VALUE_INT, .i = (long long)k->def_num };
+	case KEY_DOUBLE:
+		return (struct value){ .kind = VALUE_FLOAT, .f = k->def_num };
+	case KEY_BOOL:
+		return (struct value){ .kind = VALUE_BOOL, .i = k->def_num != 0 };
+	default:
+		return (struct value){ .kind = VALUE_STRING, .s = k->def_str };
+	}
+}
+
+void config_defaults(struct config *cfg)
+{
+	char why[CONFIG_WHY_MAX];
+
+	memset(cfg, 0, sizeof(*cfg));
+	for (size_t i = 0; i < KEY_COUNT; i++) {
+		struct value v = key_default(&keys[i]);
+		int r = key_set(cfg, &keys[i], &v, why, sizeof(why));
+
+		assert(r == 0);
+		(void)r;
+	}
+}
+
+static struct value setting_value(const config_setting_t *s)
+{
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		return (struct value){ .kind = VALUE_INT, .i = config_setting_get_int64(s) };
+	case CONFIG_TYPE_FLOAT:
+		return (struct value){ .kind = VALUE_FLOAT, .f = config_setting_get_float(s) };
+	case CONFIG_TYPE_BOOL:
+		return (struct value){ .kind = VALUE_BOOL, .i = config_setting_get_bool(s) };
+	case CONFIG_TYPE_STRING:
+		return (struct value){ .kind = VALUE_STRING, .s = config_setting_get_string(s) };
+	default:
+		return (struct value){ .kind = VALUE_OTHER };
+	}
+}
+
+/* Optimal string alignment distance: a swap of neighbours counts as one edit. */
+static unsigned edit_distance(const char *a, size_t n, const char *b, size_t m)
+{
+	unsigned d[CONFIG_NAME_MAX + 1][CONFIG_NAME_MAX + 1];
+
+	if (n > CONFIG_NAME_MAX || m > CONFIG_NAME_MAX)
+		return UINT_MAX;
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= n; i++) {
+		for (size_t j = 1; j <= m; j++) {
+			unsigned cost = a[i - 1] != b[j - 1];
+			unsigned best = d[i - 1][j - 1] + cost;
+
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	}
+	return d[n][m];
+}
+
+/* Only a suggestion that is a few edits away and shares most of the name helps. */
+static bool close_enough(unsigned dist, size_t known_len)
+{
+	return dist <= 3 && 2 * dist < known_len;
+}
+
+static size_t group_len(const char *key)
+{
+	return strcspn(key, ".");
+}
+
+static bool group_known(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < KEY_COUNT; i++) {
+		if (group_len(keys[i].name) == n && strncmp(keys[i].name, name, n) == 0)
+			return true;
+	}
+	return false;
+}
+
+static const struct key *key_find(const char *name)
+{
+	for (size_t i = 0; i < KEY_COUNT; i++) {
+		if (strcmp(keys[i].name, name) == 0)
+			return &keys[i];
+	}
+	return NULL;
+}
+
+/* The known key nearest to name, or NULL. A name without a group is also compared with
+ * the part of each key after the dot ("fps" -> "display.fps"). */
+static const char *key_nearest(const char *name)
+{
+	size_t n = strlen(name);
+	bool bare = strchr(name, '.') == NULL;
+	const char *best = NULL;
+	unsigned best_dist = UINT_MAX;
+
+	for (size_t i = 0; i < KEY_COUNT; i++) {
+		const char *known = keys[i].name, *leaf = known + group_len(known) + 1;
+		size_t len = strlen(known);
+		unsigned dist = edit_distance(name, n, known, len);
+		unsigned leaf_dist = bare ? edit_distance(name, n, leaf, strlen(leaf)) : UINT_MAX;
+
+		if (leaf_dist < dist) {
+			dist = leaf_dist;
+			len = strlen(leaf);
+		}
+		if (dist < best_dist && close_enough(dist, len)) {
+			best = known;
+			best_dist = dist;
+		}
+	}
+	return best;
+}
+
+/* The known group nearest to name; its length goes to *len. NULL if none is close. */
+static const char *group_nearest(const char *name, size_t *len)
+{
+	const char *best = NULL;
+	unsigned best_dist = UINT_MAX;
+
+	for (size_t i = 0; i < KEY_COUNT; i++) {
+		size_t glen = group_len(keys[i].name);
+		unsigned dist = edit_distance(name, strlen(name), keys[i].name, glen);
+
+		if (dist < best_dist && close_enough(dist, glen)) {
+			best = keys[i].name;
+			best_dist = dist;
+			*len = glen;
+		}
+	}
+	return best;
+}
+
+struct load_ctx {
+	struct config *cfg;
+	const char *path;
+	char *err;
+	size_t errlen;
+	config_warn_fn *warn;
+	void *warn_ctx;
+};
+
+static const char *source_file(const struct load_ctx *lc, const config_setting_t *s)
+{
+	const char *file = config_setting_source_file(s);
+
+	return file ? file : lc->path;
+}
+
+static void warn_unknown_key(const struct load_ctx *lc, const config_setting_t *s,
+			     const char *name)
+{
+	char msg[CONFIG_WHY_MAX + CONFIG_PATH_MAX];
+	const char *near = key_nearest(name);
+	int n;
+
+	if (!lc->warn)
+		return;
+	n = snprintf(msg, sizeof(msg), "%s:%u: unknown key \"%s\"", source_file(lc, s),
+		     config_setting_source_line(s), name);
+	if (near && n > 0 && (size_t)n < sizeof(msg))
+		snprintf(msg + n, sizeof(msg) - (size_t)n, " (did you mean \"%s\"?)", near);
+	lc->warn(lc->warn_ctx, msg);
+}
+
+static void warn_unknown_group(const struct load_ctx *lc, const config_setting_t *s)
+{
+	char msg[CONFIG_WHY_MAX + CONFIG_PATH_MAX];
+	const char *name = config_setting_name(s);
+	size_t near_len = 0;
+	const char *near = group_nearest(name, &near_len);
+	int n;
+
+	if (!lc->warn)
+		return;
+	n = snprintf(msg, sizeof(msg), "%s:%u: unknown group \"%s\"", source_file(lc, s),
+		     config_setting_source_line(s), name);
+	if (near && n > 0 && (size_t)n < sizeof(msg))
+		snprintf(msg + n, sizeof(msg) - (size_t)n, " (did you mean \"%.*s\"?)",
+			 (int)near_len, near);
+	lc->warn(lc->warn_ctx, msg);
+}
+
+static int load_error(const struct load_ctx *lc, const config_setting_t *s, const char *name,
+		      const char *why)
+{
+	if (lc->err && lc->errlen)
+		snprintf(lc->err, lc->errlen, "%s:%u: %s: %s", source_file(lc, s),
+			 config_setting_source_line(s), name, why);
+	return -EINVAL;
+}
+
+static int load_setting(const struct load_ctx *lc, const config_setting_t *s, const char *group)
+{
+	char name[CONFIG_NAME_MAX * 2 + 2], why[CONFIG_WHY_MAX];
+	const struct key *k;
+	struct value v;
+
+	snprintf(name, sizeof(name), "%s.%s", group, config_setting_name(s));
+	k = key_find(name);
+	if (!k) {
+		warn_unknown_key(lc, s, name);
+		return 0;
+	}
+	v = setting_value(s);
+	if (key_set(lc->cfg, k, &v, why, sizeof(why)) < 0)
+		return load_error(lc, s, name, why);
+	return 0;
+}
+
+static int load_group(const struct load_ctx *lc, const config_setting_t *g)
+{
+	const char *name = config_setting_name(g);
+
+	if (!group_known(name)) {
+		if (config_setting_is_group(g))
+			warn_unknown_group(lc, g);
+		else
+			warn_unknown_key(lc, g, name);
+		return 0;
+	}
+	if (!config_setting_is_group(g))
+		return load_error(lc, g, name, "expected a group of settings { ... }");
+	for (int i = 0; i < config_setting_length(g); i++) {
+		int r = load_setting(lc, config_setting_get_elem(g, (unsigned)i), name);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int read_error(const config_t *lc, const char *path, char *err, size_t errlen)
+{
+	const char *file = config_error_file(lc) ? config_error_file(lc) : path;
+
+	if (config_error_type(lc) == CONFIG_ERR_FILE_IO) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: cannot read the file", file);
+		return -EIO;
+	}
+	if (err && errlen)
+		snprintf(err, errlen, "%s:%d: %s", file, config_error_line(lc),
+			 config_error_text(lc));
+	return -EINVAL;
+}
+
+/* 0 if path is a regular-enough file we may read, else -errno. */
+static int check_readable(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (S_ISDIR(st.st_mode))
+		r = -EISDIR;
+	close(fd);
+	return r;
+}
+
+int config_load(struct config *cfg, const char *path, char *err, size_t errlen,
+		config_warn_fn *warn, void *warn_ctx)
+{
+	struct config tmp;
+	struct load_ctx lc = { &tmp, path, err, errlen, warn, warn_ctx };
+	config_t file;
+	int r;
+
+	if (err && errlen)
+		err[0] = '\0';
+	r = check_readable(path);
+	if (r == -ENOENT)
+		config_defaults(cfg);
+	if (r < 0) {
+		if (r != -ENOENT && err && errlen)
+			snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	config_init(&file);
+	if (!config_read_file(&file, path)) {
+		r = read_error(&file, path, err, errlen);
+	} else {
+		const config_setting_t *root = config_root_setting(&file);
+
+		config_defaults(&tmp);
+		for (int i = 0; r == 0 && i < config_setting_length(root); i++)
+			r = load_group(&lc, config_setting_get_elem(root, (unsigned)i));
+	}
+	config_destroy(&file);
+	if (r == 0)
+		memcpy(cfg, &tmp, sizeof(tmp));	/* padding included, unlike assignment */
+	return r;
+}

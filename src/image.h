@@ -1,0 +1,42 @@
+/* image.h - pictures in memory: load PNG/JPEG/PPM, scale to a screen, the built-in splash, PNG out. */
+#ifndef FBRIPPLE_IMAGE_H
+#define FBRIPPLE_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Pixels are 0xAARRGGBB, row-major, width pixels per row. */
+struct image {
+	int width, height;
+	uint32_t *pixels;
+};
+
+enum scale_mode {
+	SCALE_FILL,	/* cover the screen, crop the overflow, keep the aspect */
+	SCALE_FIT,	/* whole image visible, letterboxed on the background */
+	SCALE_STRETCH,	/* exactly the screen size, aspect ignored */
+	SCALE_CENTER,	/* no scaling, centred, cropped or bordered */
+	SCALE_TILE,	/* no scaling, repeated from the top-left corner */
+};
+
+/* 0 or -errno; on failure err holds the reason (without the path) and img is untouched. */
+int image_load(struct image *img, const char *path, char *err, size_t errlen);
+
+/* Scale src onto a new opaque width x height image; alpha is composited over
+ * background (0xRRGGBB), which also fills uncovered areas. 0 or -ENOMEM. */
+int image_scale(struct image *dst, const struct image *src, int width, int height,
+		enum scale_mode mode, uint32_t background);
+
+/* The built-in splash, generated at exactly width x height. 0 or -ENOMEM. */
+int image_builtin(struct image *img, int width, int height);
+
+/* 0 or -errno. */
+int image_write_png(const struct image *img, const char *path);
+
+void image_free(struct image *img);
+
+/* 0 or -EINVAL for an unknown name. */
+int scale_mode_parse(const char *name, enum scale_mode *mode);
+const char *scale_mode_name(enum scale_mode mode);
+
+#endif

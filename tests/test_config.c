@@ -1,0 +1,568 @@
+/* test_config.c - the config file parser, its messages, the shipped etc/fbripple.conf, and log.c. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libconfig.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+
+#define MSG_MAX 1024
+
+struct warnings {
+	int count;
+	char last[MSG_MAX];
+};
+
+static void collect_warning(void *ctx, const char *msg)
+{
+	struct warnings *w = ctx;
+
+	w->count++;
+	snprintf(w->last, sizeof(w->last), "%s", msg);
+}
+
+static const char *default_conf_path(void)
+{
+	static char path[512];
+	const char *dir = getenv("FBRIPPLE_SRCDIR");
+
+	snprintf(path, sizeof(path), "%s/etc/fbripple.conf", dir ? dir : ".");
+	return path;
+}
+
+/* Writes text to a new temporary file whose name goes to path. */
+static void write_temp(char *path, size_t len, const char *text)
+{
+	int fd;
+
+	snprintf(path, len, "/tmp/fbripple-test-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* Loads text as a config file; the file's name goes to path (already unlinked). */
+static int load_text(struct config *cfg, const char *text, char *path, char *err,
+		     struct warnings *w)
+{
+	int r;
+
+	write_temp(path, 64, text);
+	r = config_load(cfg, path, err, MSG_MAX, w ? collect_warning : NULL, w);
+	unlink(path);
+	return r;
+}
+
+static void test_defaults(void **state)
+{
+	struct config cfg;
+
+	(void)state;
+	config_defaults(&cfg);
+	assert_string_equal(cfg.display.device, "/dev/fb0");
+	assert_int_equal(cfg.display.fps, 60);
+	assert_string_equal(cfg.splash.image, "");
+	assert_int_equal(cfg.splash.scale, SCALE_FILL);
+	assert_int_equal(cfg.splash.background, 0x000000);
+	assert_int_equal(cfg.water.damping_shift, 5);
+	assert_int_equal(cfg.stone.size, 6);
+	assert_int_equal(cfg.stone.weight, 128);
+	assert_false(cfg.rain.enabled);
+	assert_true(cfg.rain.rate == 2.0);
+	assert_int_equal(cfg.rain.size, 3);
+	assert_int_equal(cfg.rain.weight, 64);
+	assert_int_equal(cfg.log.level, LOG_LEVEL_INFO);
+}
+
+static void test_default_file_is_the_defaults(void **state)
+{
+	struct config defaults, cfg;
+	struct warnings w = { 0 };
+	char err[MSG_MAX];
+
+	(void)state;
+	config_defaults(&defaults);
+	memset(&cfg, 0x5a, sizeof(cfg));
+	assert_int_equal(config_load(&cfg, default_conf_path(), err, sizeof(err),
+				     collect_warning, &w), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(w.count, 0);
+	assert_memory_equal(&cfg, &defaults, sizeof(cfg));
+}
+
+/* Returns line n (1-based) of text in buf. */
+static void nth_line(const char *text, unsigned n, char *buf, size_t len)
+{
+	const char *p = text;
+
+	for (unsigned i = 1; i < n && p; i++) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	assert_non_null(p);
+	snprintf(buf, len, "%.*s", (int)strcspn(p, "\n"), p);
+}
+
+static char *read_whole(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	static char text[65536];
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	return text;
+}
+
+/* Every key is set in the file, with a "Default:" comment on the line above it. */
+static void test_default_file_documents_every_key(void **state)
+{
+	const char *path = default_conf_path();
+	const char *text = read_whole(path);
+	config_t lc;
+
+	(void)state;
+	config_init(&lc);
+	assert_true(config_read_file(&lc, path));
+	assert_true(config_key_count() >= 13);
+	assert_null(config_key_name(config_key_count()));
+	for (size_t i = 0; i < config_key_count(); i++) {
+		const char *name = config_key_name(i);
+		config_setting_t *s = config_lookup(&lc, name);
+		char above[256];
+
+		if (!s)
+			fail_msg("%s is not in %s", name, path);
+		nth_line(text, config_setting_source_line(s) - 1, above, sizeof(above));
+		if (above[strspn(above, " \t")] != '#' || !strstr(above, "Default:"))
+			fail_msg("%s: no \"# ... Default: ...\" comment above it, but \"%s\"", name,
+				 above);
+	}
+	config_destroy(&lc);
+}
+
+static void test_values_of_each_type(void **state)
+{
+	struct config cfg;
+	struct warnings w = { 0 };
+	char path[64], err[MSG_MAX];
+
+	(void)state;
+	assert_int_equal(load_text(&cfg,
+		"display = { device = \"/dev/fb1\"; fps = 240; };\n"
+		"splash = { image = \"/usr/share/x.png\"; scale = \"tile\"; background = \"#12abEF\"; };\n"
+		"water = { damping_shift = 1; };\n"
+		"stone = { size = 100; weight = 4096; };\n"
+		"rain = { enabled = true; rate = 7; size = 1; weight = 1; };\n"
+		"log = { level = \"debug\"; };\n", path, err, &w), 0);
+	assert_int_equal(w.count, 0);
+	assert_string_equal(cfg.display.device, "/dev/fb1");
+	assert_int_equal(cfg.display.fps, 240);
+	assert_string_equal(cfg.splash.image, "/usr/share/x.png");
+	assert_int_equal(cfg.splash.scale, SCALE_TILE);
+	assert_int_equal(cfg.splash.background, 0x12abef);
+	assert_int_equal(cfg.water.damping_shift, 1);
+	assert_int_equal(cfg.stone.size, 100);
+	assert_int_equal(cfg.stone.weight, 4096);
+	assert_true(cfg.rain.enabled);
+	assert_true(cfg.rain.rate == 7.0);
+	assert_int_equal(cfg.rain.size, 1);
+	assert_int_equal(cfg.rain.weight, 1);
+	assert_int_equal(cfg.log.level, LOG_LEVEL_DEBUG);
+
+	assert_int_equal(load_text(&cfg,
+		"splash = { scale = \"fit\"; background = 0x102030; };\n"
+		"rain = { rate = 0.25; };\n", path, err, &w), 0);
+	assert_int_equal(cfg.splash.scale, SCALE_FIT);
+	assert_int_equal(cfg.splash.background, 0x102030);
+	assert_true(cfg.rain.rate == 0.25);
+	assert_int_equal(cfg.display.fps, 60);		/* untouched keys keep their defaults */
+	assert_false(cfg.rain.enabled);
+}
+
+/* A file whose line 3 is "<group> = { <setting> };" must fail with
+ * "FILE:3: <message>". */
+static void check_error(const char *group, const char *setting, const char *message)
+{
+	struct config cfg;
+	char text[1024], path[64], err[MSG_MAX], want[MSG_MAX];
+	int r;
+
+	snprintf(text, sizeof(text), "# test\n\n%s = { %s };\n", group,
+		 setting);
+	r = load_text(&cfg, text, path, err, NULL);
+	snprintf(want, sizeof(want), "%s:3: %s", path, message);
+	if (r != -EINVAL || strcmp(err, want) != 0)
+		fail_msg("%s = { %s }: got %d \"%s\", want \"%s\"", group, setting, r, err, want);
+}
+
+static void test_error_messages(void **state)
+{
+	(void)state;
+	check_error("stone", "size = 500;",
+		    "stone.size: 500 is out of range (expected an integer from 1 to 100)");
+	check_error("stone", "size = 0;",
+		    "stone.size: 0 is out of range (expected an integer from 1 to 100)");
+	check_error("stone", "size = 5000000000L;",
+		    "stone.size: 5000000000 is out of range (expected an integer from 1 to 100)");
+	check_error("stone", "size = \"big\";", "stone.size: expected an integer from 1 to 100");
+	check_error("stone", "size = 2.5;", "stone.size: expected an integer from 1 to 100");
+	check_error("display", "fps = 241;",
+		    "display.fps: 241 is out of range (expected an integer from 1 to 240)");
+	check_error("splash", "scale = \"zoom\";",
+		    "splash.scale: \"zoom\" is not a scale mode "
+		    "(expected one of fill, fit, stretch, center, tile)");
+	check_error("splash", "scale = 1;",
+		    "splash.scale: expected one of fill, fit, stretch, center, tile");
+	check_error("log", "level = \"loud\";",
+		    "log.level: \"loud\" is not a log level "
+		    "(expected one of error, warning, notice, info, debug)");
+	check_error("rain", "enabled = 1;", "rain.enabled: expected true or false");
+	check_error("rain", "enabled = \"yes\";", "rain.enabled: expected true or false");
+	check_error("rain", "rate = 1000.5;",
+		    "rain.rate: 1000.5 is out of range (expected a number from 0 to 1000)");
+	check_error("rain", "rate = -1;",
+		    "rain.rate: -1 is out of range (expected a number from 0 to 1000)");
+	check_error("rain", "rate = \"fast\";", "rain.rate: expected a number from 0 to 1000");
+	check_error("splash", "background = \"#12345\";",
+		    "splash.background: \"#12345\" is not a colour (expected \"#RRGGBB\")");
+	check_error("splash", "background = \"#12345g\";",
+		    "splash.background: \"#12345g\" is not a colour (expected \"#RRGGBB\")");
+	check_error("splash", "background = \"red\";",
+		    "splash.background: \"red\" is not a colour (expected \"#RRGGBB\")");
+	check_error("splash", "background = 0x1000000;",
+		    "splash.background: 0x1000000 is out of range (expected 0x000000 to 0xFFFFFF)");
+	check_error("splash", "background = -1;",
+		    "splash.background: -1 is out of range (expected 0x000000 to 0xFFFFFF)");
+	check_error("splash", "background = true;",
+		    "splash.background: expected a colour \"#RRGGBB\" or 0xRRGGBB");
+	check_error("display", "device = 5;", "display.device: expected a quoted string");
+	check_error("display", "device = [ \"/dev/fb0\" ];",
+		    "display.device: expected a quoted string");
+	check_error("water", "damping_shift = 13;",
+		    "water.damping_shift: 13 is out of range (expected an integer from 1 to 12)");
+}
+
+static void test_too_long_path(void **state)
+{
+	char setting[CONFIG_PATH_MAX + 32], want[128];
+	char *p = setting;
+
+	(void)state;
+	p += sprintf(p, "image = \"/");
+	memset(p, 'x', CONFIG_PATH_MAX - 1);	/* CONFIG_PATH_MAX characters with the slash */
+	p += CONFIG_PATH_MAX - 1;
+	sprintf(p, "\";");
+	snprintf(want, sizeof(want),
+		 "splash.image: %d characters is too long (expected at most %d)",
+		 CONFIG_PATH_MAX, CONFIG_PATH_MAX - 1);
+	check_error("splash", setting, want);
+}
+
+static void test_longest_path_fits(void **state)
+{
+	struct config cfg;
+	char text[CONFIG_PATH_MAX + 64], path[64], err[MSG_MAX];
+	int n = snprintf(text, sizeof(text), "splash = { image = \"");
+
+	(void)state;
+	memset(text + n, 'y', CONFIG_PATH_MAX - 1);
+	snprintf(text + n + CONFIG_PATH_MAX - 1, sizeof(text) - (size_t)n - CONFIG_PATH_MAX + 1,
+		 "\"; };\n");
+	assert_int_equal(load_text(&cfg, text, path, err, NULL), 0);
+	assert_int_equal(strlen(cfg.splash.image), CONFIG_PATH_MAX - 1);
+}
+
+static void test_syntax_error(void **state)
+{
+	struct config cfg;
+	char path[64], err[MSG_MAX], want[MSG_MAX];
+
+	(void)state;
+	assert_int_equal(load_text(&cfg, "display = {\n\tfps = 30;\n\tdevice = ;\n};\n", path, err,
+				   NULL), -EINVAL);
+	snprintf(want, sizeof(want), "%s:3: syntax error", path);
+	assert_string_equal(err, want);
+}
+
+static void test_group_expected(void **state)
+{
+	struct config cfg;
+	char path[64], err[MSG_MAX], want[MSG_MAX];
+
+	(void)state;
+	assert_int_equal(load_text(&cfg, "\nstone = 5;\n", path, err, NULL), -EINVAL);
+	snprintf(want, sizeof(want), "%s:2: stone: expected a group of settings { ... }", path);
+	assert_string_equal(err, want);
+}
+
+/* text must load with exactly one warning, "FILE:LINE: <message>", and change nothing. */
+static void check_warning(const char *text, int line, const char *message)
+{
+	struct config cfg, defaults;
+	struct warnings w = { 0 };
+	char path[64], err[MSG_MAX], want[MSG_MAX];
+
+	config_defaults(&defaults);
+	assert_int_equal(load_text(&cfg, text, path, err, &w), 0);
+	snprintf(want, sizeof(want), "%s:%d: %s", path, line, message);
+	assert_int_equal(w.count, 1);
+	assert_string_equal(w.last, want);
+	assert_memory_equal(&cfg, &defaults, sizeof(cfg));
+}
+
+static void test_unknown_keys(void **state)
+{
+	(void)state;
+	check_warning("stone = {\n\tsize = 6;\n\tsise = 9;\n};\n", 3,
+		      "unknown key \"stone.sise\" (did you mean \"stone.size\"?)");
+	check_warning("rain = { enabeld = true; };\n", 1,
+		      "unknown key \"rain.enabeld\" (did you mean \"rain.enabled\"?)");
+	check_warning("stone = { colour = 1; };\n", 1, "unknown key \"stone.colour\"");
+	check_warning("\n\nfps = 30;\n", 3, "unknown key \"fps\" (did you mean \"display.fps\"?)");
+	check_warning("x = 1;\n", 1, "unknown key \"x\"");
+	check_warning("dispaly = { fps = 30; };\n", 1,
+		      "unknown group \"dispaly\" (did you mean \"display\"?)");
+	check_warning("\nscreensaver = { timeout = 30; };\n", 2, "unknown group \"screensaver\"");
+	check_warning("stone = { size = 6; nested = { a = 1; }; };\n", 1,
+		      "unknown key \"stone.nested\"");
+}
+
+static void test_unknown_key_without_callback(void **state)
+{
+	struct config cfg;
+	char path[64], err[MSG_MAX];
+
+	(void)state;
+	assert_int_equal(load_text(&cfg, "stone = { sise = 9; size = 9; };\n", path, err, NULL), 0);
+	assert_int_equal(cfg.stone.size, 9);
+}
+
+static void test_missing_file(void **state)
+{
+	struct config cfg, defaults;
+	char err[MSG_MAX];
+
+	(void)state;
+	config_defaults(&defaults);
+	memset(&cfg, 0x5a, sizeof(cfg));
+	assert_int_equal(config_load(&cfg, "/nonexistent/fbripple.conf", err, sizeof(err), NULL,
+				     NULL), -ENOENT);
+	assert_memory_equal(&cfg, &defaults, sizeof(cfg));
+}
+
+static void test_unreadable_file(void **state)
+{
+	struct config cfg, before;
+	char err[MSG_MAX], want[MSG_MAX];
+	char dir[] = "/tmp/fbripple-test-XXXXXX";
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	memset(&cfg, 0x5a, sizeof(cfg));
+	before = cfg;
+	assert_int_equal(config_load(&cfg, dir, err, sizeof(err), NULL, NULL), -EISDIR);
+	snprintf(want, sizeof(want), "%s: %s", dir, strerror(EISDIR));
+	assert_string_equal(err, want);
+	assert_memory_equal(&cfg, &before, sizeof(cfg));
+	rmdir(dir);
+
+	if (geteuid() == 0)
+		return;		/* root reads everything */
+	char path[64];
+
+	write_temp(path, sizeof(path), "stone = { size = 9; };\n");
+	chmod(path, 0);
+	assert_int_equal(config_load(&cfg, path, err, sizeof(err), NULL, NULL), -EACCES);
+	snprintf(want, sizeof(want), "%s: %s", path, strerror(EACCES));
+	assert_string_equal(err, want);
+	assert_memory_equal(&cfg, &before, sizeof(cfg));
+	unlink(path);
+}
+
+static void test_error_leaves_config_untouched(void **state)
+{
+	struct config cfg, before;
+	char path[64], err[MSG_MAX];
+
+	(void)state;
+	config_defaults(&cfg);
+	cfg.stone.size = 42;
+	snprintf(cfg.display.device, sizeof(cfg.display.device), "/dev/fb7");
+	memcpy(&before, &cfg, sizeof(cfg));
+	assert_int_equal(load_text(&cfg, "stone = { size = 9; weight = 0; };\n", path, err, NULL),
+			 -EINVAL);
+	assert_memory_equal(&cfg, &before, sizeof(cfg));
+	assert_int_equal(load_text(&cfg, "stone = { size = 9 ", path, err, NULL), -EINVAL);
+	assert_memory_equal(&cfg, &before, sizeof(cfg));
+}
+
+static void test_reload_compares_with_memcmp(void **state)
+{
+	struct config a, b;
+	char path[64], err[MSG_MAX];
+
+	(void)state;
+	memset(&a, 0x11, sizeof(a));
+	memset(&b, 0x22, sizeof(b));
+	assert_int_equal(load_text(&a, "display = { device = \"/dev/fb1\"; };\n", path, err, NULL), 0);
+	assert_int_equal(load_text(&b, "display = { device = \"/dev/fb1\"; };\n", path, err, NULL), 0);
+	assert_memory_equal(&a, &b, sizeof(a));
+}
+
+/* Runs fn with stderr sent to a file, and returns what it wrote. */
+static const char *capture_stderr(void (*fn)(const char *journal), bool journal)
+{
+	static char out[4096];
+	char path[64], stream[64];
+	int saved = dup(STDERR_FILENO);
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	write_temp(path, sizeof(path), "");
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	dup2(fd, STDERR_FILENO);
+	fstat(fd, &st);
+	snprintf(stream, sizeof(stream), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	fn(journal ? stream : NULL);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = pread(fd, out, sizeof(out) - 1, 0);
+	close(fd);
+	unlink(path);
+	out[n > 0 ? n : 0] = '\0';
+	return out;
+}
+
+static void log_some(const char *journal)
+{
+	if (journal)
+		setenv("JOURNAL_STREAM", journal, 1);
+	else
+		unsetenv("JOURNAL_STREAM");
+	log_init(LOG_LEVEL_INFO);
+	log_error("bad %d", 1);
+	log_warn("careful");
+	log_notice("note");
+	log_info("started\n");
+	log_debug("hidden");
+	log_set_level(LOG_LEVEL_DEBUG);
+	log_debug("shown");
+	log_set_level(LOG_LEVEL_ERROR);
+	log_warn("dropped");
+	unsetenv("JOURNAL_STREAM");
+}
+
+static void log_other_stream(const char *journal)
+{
+	(void)journal;
+	setenv("JOURNAL_STREAM", "1:1", 1);
+	log_init(LOG_LEVEL_WARNING);
+	log_warn("plain");
+	log_info("dropped");
+	unsetenv("JOURNAL_STREAM");
+}
+
+static void test_log_journal(void **state)
+{
+	(void)state;
+	assert_string_equal(capture_stderr(log_some, true),
+			    "<3>bad 1\n<4>careful\n<5>note\n<6>started\n<7>shown\n");
+}
+
+static void test_log_plain(void **state)
+{
+	(void)state;
+	assert_string_equal(capture_stderr(log_some, false),
+			    "fbripple: error: bad 1\n"
+			    "fbripple: warning: careful\n"
+			    "fbripple: note\n"
+			    "fbripple: started\n"
+			    "fbripple: debug: shown\n");
+	assert_string_equal(capture_stderr(log_other_stream, false),
+			    "fbripple: warning: plain\n");
+}
+
+static void log_long(const char *journal)
+{
+	char big[5000];
+
+	(void)journal;
+	unsetenv("JOURNAL_STREAM");
+	log_init(LOG_LEVEL_INFO);
+	memset(big, 'z', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	log_warn("%s", big);
+	log_warn("after");
+}
+
+static void test_log_long_line(void **state)
+{
+	const char *out;
+
+	(void)state;
+	out = capture_stderr(log_long, false);
+	assert_true(strlen(out) > 1000);
+	assert_non_null(strstr(out, "zzz\nfbripple: warning: after\n"));
+	assert_int_equal(strncmp(out, "fbripple: warning: zzz", 22), 0);
+}
+
+static void test_log_level_names(void **state)
+{
+	static const char *const names[] = { "error", "warning", "notice", "info", "debug" };
+	enum log_level level;
+
+	(void)state;
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(log_level_parse(names[i], &level), 0);
+		assert_int_equal(level, LOG_LEVEL_ERROR + i);
+		assert_string_equal(log_level_name(level), names[i]);
+	}
+	assert_int_equal(log_level_parse("warn", &level), -EINVAL);
+	assert_int_equal(log_level_parse("", &level), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_default_file_is_the_defaults),
+		cmocka_unit_test(test_default_file_documents_every_key),
+		cmocka_unit_test(test_values_of_each_type),
+		cmocka_unit_test(test_error_messages),
+		cmocka_unit_test(test_too_long_path),
+		cmocka_unit_test(test_longest_path_fits),
+		cmocka_unit_test(test_syntax_error),
+		cmocka_unit_test(test_group_expected),
+		cmocka_unit_test(test_unknown_keys),
+		cmocka_unit_test(test_unknown_key_without_callback),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_unreadable_file),
+		cmocka_unit_test(test_error_leaves_config_untouched),
+		cmocka_unit_test(test_reload_compares_with_memcmp),
+		cmocka_unit_test(test_log_journal),
+		cmocka_unit_test(test_log_plain),
+		cmocka_unit_test(test_log_long_line),
+		cmocka_unit_test(test_log_level_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
