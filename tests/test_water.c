@@ -1,0 +1,355 @@
+/* test_water.c - the height field against the seed code, and its physics and bookkeeping. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "seed_port.h"
+#include "water.h"
+
+static int16_t at(const struct water *w, int x, int y)
+{
+	return water_row(w, y)[x];
+}
+
+/* Our cell (x, y) is the seed's (x + 1, y + 1): the seed's first and last rows are our border. */
+static void assert_same_as_seed(const struct water *w, const struct seed *s, int step)
+{
+	for (int y = 0; y < w->height; y++)
+		for (int x = 0; x < w->width; x++) {
+			int16_t want = s->buf1[(y + 1) * s->width + x + 1];
+
+			if (at(w, x, y) != want)
+				fail_msg("step %d cell (%d,%d): %d, seed %d", step, x, y, at(w, x, y),
+					 want);
+		}
+}
+
+/* Seed 000 as written, step for step. Its 1-D loop also updates its first and last columns
+ * through a wrap from row to row; the drops are far enough from those columns that no wave
+ * reaches them in 200 steps (a wave front moves one cell per step), which is asserted. */
+static void test_equals_seed_port(void **state)
+{
+	enum { W = 480, H = 300, STEPS = 200, R = 6 };
+	static const int drops[][4] = {	/* step, x, y, weight */
+		{ 0, 240, 150, 128 }, { 0, 220, 6, 100 }, { 0, 250, 290, 64 },
+		{ 37, 230, 100, 90 }, { 120, 260, 200, 128 }, { 150, 244, 151, 50 },
+	};
+	struct water w;
+	struct seed s;
+
+	(void)state;
+	assert_int_equal(water_init(&w, W, H, 5), 0);
+	assert_int_equal(seed_init(&s, W + 2, H + 2, 5), 0);
+	for (int step = 0; step < STEPS; step++) {
+		for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {
+			if (drops[i][0] != step)
+				continue;
+			water_drop(&w, drops[i][1], drops[i][2], R, drops[i][3]);
+			seed_dropstone(&s, drops[i][1] + 1, drops[i][2] + 1, R, drops[i][3]);
+		}
+		water_step(&w);
+		seed_ripplespread(&s);
+		assert_same_as_seed(&w, &s, step);
+		for (int y = 0; y < H + 2; y++) {
+			assert_int_equal(s.buf1[y * s.width], 0);
+			assert_int_equal(s.buf1[y * s.width + s.width - 1], 0);
+		}
+	}
+	assert_false(water_calm(&w));
+	water_free(&w);
+	seed_free(&s);
+}
+
+/* The kernel over a field whose four borders stay 0, written plainly (no row skipping). */
+struct plain {
+	int w, h, shift;
+	int16_t *cur, *prev;
+};
+
+static int16_t *plain_at(int16_t *buf, const struct plain *p, int x, int y)
+{
+	return &buf[(y + 1) * (p->w + 2) + x + 1];
+}
+
+static void plain_step(struct plain *p)
+{
+	for (int y = 0; y < p->h; y++)
+		for (int x = 0; x < p->w; x++) {
+			int sum = *plain_at(p->cur, p, x - 1, y) + *plain_at(p->cur, p, x + 1, y) +
+				  *plain_at(p->cur, p, x, y - 1) + *plain_at(p->cur, p, x, y + 1);
+			int16_t v = (int16_t)((sum >> 1) - *plain_at(p->prev, p, x, y));
+
+			*plain_at(p->prev, p, x, y) = (int16_t)(v - (v >> p->shift));
+		}
+	int16_t *t = p->cur;
+	p->cur = p->prev;
+	p->prev = t;
+}
+
+static void plain_drop(struct plain *p, int cx, int cy, int r, int weight)
+{
+	for (int y = 0; y < p->h; y++)
+		for (int x = 0; x < p->w; x++)
+			if ((x - cx) * (x - cx) + (y - cy) * (y - cy) < r * r)
+				*plain_at(p->cur, p, x, y) = (int16_t)-weight;
+}
+
+/* Edges included: drops on and across every edge and corner, 300 steps, exact equality. */
+static void test_equals_plain_kernel_at_edges(void **state)
+{
+	enum { W = 61, H = 37 };
+	static const int drops[][3] = { { 0, 0, 5 }, { 60, 18, 4 }, { 30, 36, 6 }, { -2, 20, 5 },
+					{ 58, 1, 3 }, { 30, 18, 2 } };
+	size_t cells = (size_t)(W + 2) * (H + 2);
+	struct plain p = { W, H, 4, calloc(cells, 2), calloc(cells, 2) };
+	struct water w;
+
+	(void)state;
+	assert_int_equal(water_init(&w, W, H, 4), 0);
+	for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {
+		water_drop(&w, drops[i][0], drops[i][1], drops[i][2], 120);
+		plain_drop(&p, drops[i][0], drops[i][1], drops[i][2], 120);
+	}
+	for (int step = 0; step < 300; step++) {
+		water_step(&w);
+		plain_step(&p);
+		for (int y = -1; y <= H; y++)
+			for (int x = -1; x <= W; x++)
+				if (at(&w, x, y) != *plain_at(p.cur, &p, x, y))
+					fail_msg("step %d cell (%d,%d): %d, plain %d", step, x, y,
+						 at(&w, x, y), *plain_at(p.cur, &p, x, y));
+	}
+	water_free(&w);
+	free(p.cur);
+	free(p.prev);
+}
+
+static void test_central_drop_is_symmetric(void **state)
+{
+	enum { N = 101, C = 50 };
+	struct water w;
+	int nonzero = 0;
+
+	(void)state;
+	assert_int_equal(water_init(&w, N, N, 5), 0);
+	water_drop(&w, C, C, 7, 128);
+	for (int step = 0; step < 400; step++) {
+		water_step(&w);
+		for (int y = 0; y < N; y++)
+			for (int x = 0; x < N; x++) {
+				int16_t v = at(&w, x, y);
+
+				nonzero += v != 0;
+				if (v != at(&w, N - 1 - x, y) || v != at(&w, x, N - 1 - y) ||
+				    v != at(&w, y, x))
+					fail_msg("step %d: (%d,%d)=%d breaks the symmetry", step, x, y, v);
+			}
+	}
+	assert_true(nonzero > 1000);
+	water_free(&w);
+}
+
+static bool all_zero(const struct water *w)
+{
+	for (int y = 0; y < w->height; y++)
+		for (int x = 0; x < w->width; x++)
+			if (at(w, x, y) || w->prev[y * w->stride + x])
+				return false;
+	return true;
+}
+
+static void test_decays_to_calm(void **state)
+{
+	struct water w;
+	int step;
+
+	(void)state;
+	assert_int_equal(water_init(&w, 320, 240, 5), 0);
+	assert_true(water_calm(&w));
+	water_drop(&w, 160, 120, 20, 4096);
+	water_drop(&w, 3, 3, 10, 1000);
+	water_drop(&w, 300, 200, 1, 77);
+	assert_false(water_calm(&w));
+	for (step = 0; step < 5000 && !water_calm(&w); step++) {
+		water_step(&w);
+		if (!water_calm(&w) && all_zero(&w))
+			fail_msg("step %d: all cells are 0 but the field is not calm", step);
+	}
+	assert_true(water_calm(&w));
+	assert_true(all_zero(&w));
+	assert_true(step > 50);
+	water_step(&w);
+	assert_true(water_calm(&w));
+	water_free(&w);
+}
+
+/* A drop near the left edge in a 300-wide field against the same drop far from any edge in a
+ * 700-wide one: the difference is the reflection, and it must travel back across the drop. */
+static void test_edges_reflect(void **state)
+{
+	struct water near, far;
+	int max_diff = 0;
+
+	(void)state;
+	assert_int_equal(water_init(&near, 300, 60, 6), 0);
+	assert_int_equal(water_init(&far, 700, 60, 6), 0);
+	water_drop(&near, 20, 30, 4, 400);
+	water_drop(&far, 420, 30, 4, 400);
+	for (int step = 0; step < 120; step++) {
+		water_step(&near);
+		water_step(&far);
+	}
+	for (int y = 0; y < 60; y++)
+		for (int x = 40; x < 80; x++) {
+			int d = abs(at(&near, x, y) - at(&far, x + 400, y));
+
+			max_diff = d > max_diff ? d : max_diff;
+		}
+	assert_true(max_diff >= 4);
+	for (int y = -1; y <= 60; y++)
+		assert_int_equal(at(&near, -1, y), 0);
+	water_free(&near);
+	water_free(&far);
+}
+
+static int count_value(const struct water *w, int16_t v)
+{
+	int n = 0;
+
+	for (int y = -1; y <= w->height; y++)
+		for (int x = -1; x <= w->width; x++)
+			n += at(w, x, y) == v;
+	return n;
+}
+
+static void test_edge_drops_are_clipped_not_lost(void **state)
+{
+	struct water w;
+
+	(void)state;
+	assert_int_equal(water_init(&w, 40, 30, 5), 0);
+	water_drop(&w, 0, 0, 3, 50);	/* the quarter of the disc x^2 + y^2 < 9 on screen: 3x3 */
+	assert_int_equal(count_value(&w, -50), 9);
+	assert_int_equal(at(&w, 2, 2), -50);
+	assert_int_equal(at(&w, 3, 0), 0);
+	water_drop(&w, -1, 15, 3, 60);	/* centre off screen: columns 0 and 1, rows 13..17 */
+	assert_int_equal(count_value(&w, -60), 10);
+	assert_int_equal(at(&w, 0, 13), -60);
+	assert_int_equal(at(&w, 1, 17), -60);
+	assert_int_equal(at(&w, 0, 18), 0);
+	assert_int_equal(at(&w, 2, 15), 0);
+	water_drop(&w, 39, 29, 2, 70);	/* bottom-right corner: a 2x2 quarter */
+	assert_int_equal(count_value(&w, -70), 4);
+	water_drop(&w, -9, 5, 3, 80);	/* wholly off screen: nothing */
+	assert_int_equal(count_value(&w, -80), 0);
+	for (int x = -1; x <= 40; x++)
+		assert_int_equal(at(&w, x, -1) | at(&w, x, 30), 0);
+	for (int i = 0; i < 10; i++)
+		water_step(&w);
+	assert_false(water_calm(&w));
+	water_free(&w);
+}
+
+static void test_trail_hits_every_cell_of_the_line(void **state)
+{
+	static const int lines[][4] = { { 5, 5, 60, 23 }, { 60, 23, 5, 5 }, { 10, 40, 12, 1 },
+					{ 30, 30, 30, 10 }, { 0, 0, 63, 0 }, { 8, 9, 9, 8 } };
+	struct water w;
+
+	(void)state;
+	assert_int_equal(water_init(&w, 64, 48, 5), 0);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		int x0 = lines[i][0], y0 = lines[i][1], x1 = lines[i][2], y1 = lines[i][3];
+		int adx = abs(x1 - x0), ady = abs(y1 - y0);
+		int cells = adx > ady ? adx : ady;
+
+		water_clear(&w);
+		water_trail(&w, x0, y0, x1, y1, 1, 9, 1);
+		assert_int_equal(count_value(&w, -9), cells);
+		assert_int_equal(at(&w, x0, y0), 0);
+		assert_int_equal(at(&w, x1, y1), -9);
+		/* one cell per step of the major axis, each within half a cell of the true line */
+		for (int y = 0; y < 48; y++)
+			for (int x = 0; x < 64; x++) {
+				double cross = (double)(x - x0) * (y1 - y0) - (double)(y - y0) * (x1 - x0);
+
+				if (at(&w, x, y) == -9 && (cross < 0 ? -cross : cross) > cells * 0.5 + 1e-9)
+					fail_msg("line %zu: (%d,%d) is off the line", i, x, y);
+			}
+	}
+	water_clear(&w);
+	water_trail(&w, 0, 10, 30, 10, 1, 9, 4);	/* cells 4, 8, ... 28 and the end, 30 */
+	assert_int_equal(count_value(&w, -9), 8);
+	assert_int_equal(at(&w, 4, 10), -9);
+	assert_int_equal(at(&w, 28, 10), -9);
+	assert_int_equal(at(&w, 30, 10), -9);
+	assert_int_equal(at(&w, 29, 10), 0);
+	water_free(&w);
+}
+
+static void test_rain_rate_and_placement(void **state)
+{
+	struct water w;
+	struct water_rain rain = { .rate = 10, .size = 1, .weight = 7, .rng = 12345 };
+	struct water_rain half = { .rate = 2.5, .size = 1, .weight = 7, .rng = 99 };
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(water_init(&w, 500, 400, 5), 0);
+	assert_int_equal(water_rain(&w, &rain, 1.0), 10);
+	assert_int_equal(count_value(&w, -7), 10);
+	for (int i = 0; i < 5; i++)
+		n += water_rain(&w, &half, 0.4);
+	assert_int_equal(n, 5);
+	rain.rate = 0;
+	assert_int_equal(water_rain(&w, &rain, 100.0), 0);
+	water_free(&w);
+}
+
+/* The row flags are what lets calm rows cost nothing: they must never miss a wet row. */
+static void test_live_rows_never_miss_a_wet_row(void **state)
+{
+	struct water w;
+	struct water_rain rain = { .rate = 3, .size = 4, .weight = 300, .rng = 7 };
+
+	(void)state;
+	assert_int_equal(water_init(&w, 97, 83, 4), 0);
+	for (int step = 0; step < 600; step++) {
+		if (step < 300)
+			water_rain(&w, &rain, 1.0);
+		water_step(&w);
+		for (int y = 0; y < w.height; y++) {
+			int16_t any = 0, prev_any = 0;
+
+			for (int x = 0; x < w.width; x++) {
+				any |= at(&w, x, y);
+				prev_any |= w.prev[y * w.stride + x];
+			}
+			if ((any && !w.live[y]) || (prev_any && !w.prev_live[y]))
+				fail_msg("step %d row %d is wet but not live", step, y);
+		}
+	}
+	water_free(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_equals_seed_port),
+		cmocka_unit_test(test_equals_plain_kernel_at_edges),
+		cmocka_unit_test(test_central_drop_is_symmetric),
+		cmocka_unit_test(test_decays_to_calm),
+		cmocka_unit_test(test_edges_reflect),
+		cmocka_unit_test(test_edge_drops_are_clipped_not_lost),
+		cmocka_unit_test(test_trail_hits_every_cell_of_the_line),
+		cmocka_unit_test(test_rain_rate_and_placement),
+		cmocka_unit_test(test_live_rows_never_miss_a_wet_row),
+	};
+
+	return cmocka_run_group_tests_name("water", tests, NULL, NULL);
+}
