@@ -19,18 +19,21 @@ enum scale_mode {
 	SCALE_TILE,	/* no scaling, repeated from the top-left corner */
 };
 
-/* 0 or -errno; on failure err holds the reason (without the path) and img is untouched. */
+/* PNG, JPEG or binary PPM/PGM (P6/P5), told apart by content, as 8-bit ARGB. 0 or -errno
+ * (-EINVAL for bad or oversized data); on failure err holds the reason (without the path)
+ * and img is untouched. */
 int image_load(struct image *img, const char *path, char *err, size_t errlen);
 
 /* Scale src onto a new opaque width x height image; alpha is composited over
- * background (0xRRGGBB), which also fills uncovered areas. 0 or -ENOMEM. */
+ * background (0xRRGGBB), which also fills uncovered areas. 0, -ENOMEM, or -EINVAL for an
+ * empty size. */
 int image_scale(struct image *dst, const struct image *src, int width, int height,
 		enum scale_mode mode, uint32_t background);
 
-/* The built-in splash, generated at exactly width x height. 0 or -ENOMEM. */
+/* The built-in splash, generated at exactly width x height. 0, -ENOMEM or -EINVAL. */
 int image_builtin(struct image *img, int width, int height);
 
-/* 0 or -errno. */
+/* 8-bit RGB, alpha dropped. 0 or -errno; a partly written regular file is removed. */
 int image_write_png(const struct image *img, const char *path);
 
 void image_free(struct image *img);

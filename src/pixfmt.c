@@ -1,0 +1,244 @@
+/* pixfmt.c - framebuffer pixel formats from fb bitfields; converting pictures to and from them. */
+#include "pixfmt.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+struct named_format {
+	const char *name;
+	int bpp;
+	uint8_t r, g, b;	/* offsets; lengths follow from bpp */
+};
+
+static const struct named_format named[] = {
+	{ "RGB565", 16, 11, 5, 0 },
+	{ "BGR565", 16, 0, 5, 11 },
+	{ "RGB888", 24, 16, 8, 0 },
+	{ "BGR888", 24, 0, 8, 16 },
+	{ "XRGB8888", 32, 16, 8, 0 },
+	{ "XBGR8888", 32, 0, 8, 16 },
+	{ "RGBX8888", 32, 24, 16, 8 },
+	{ "BGRX8888", 32, 8, 16, 24 },
+};
+
+static void named_fields(const struct named_format *n, struct pixfmt_field f[3])
+{
+	int g_len = n->bpp == 16 ? 6 : 8, rb_len = n->bpp == 16 ? 5 : 8;
+
+	f[0] = (struct pixfmt_field){ n->r, (uint8_t)rb_len };
+	f[1] = (struct pixfmt_field){ n->g, (uint8_t)g_len };
+	f[2] = (struct pixfmt_field){ n->b, (uint8_t)rb_len };
+}
+
+static uint32_t field_mask(struct pixfmt_field f)
+{
+	return ((1u << f.length) - 1) << f.offset;
+}
+
+static int field_valid(struct pixfmt_field f, int bpp)
+{
+	return f.length >= 1 && f.length <= 8 && f.offset + f.length <= bpp;
+}
+
+int pixfmt_init(struct pixfmt *fmt, int bpp, struct pixfmt_field red,
+		struct pixfmt_field green, struct pixfmt_field blue)
+{
+	struct pixfmt_field f[3];
+	size_t i;
+
+	if (bpp != 16 && bpp != 24 && bpp != 32)
+		return -EINVAL;
+	if (!field_valid(red, bpp) || !field_valid(green, bpp) || !field_valid(blue, bpp))
+		return -EINVAL;
+	if ((field_mask(red) & field_mask(green)) || (field_mask(red) & field_mask(blue)) ||
+	    (field_mask(green) & field_mask(blue)))
+		return -EINVAL;
+
+	memset(fmt, 0, sizeof(*fmt));
+	fmt->bpp = bpp;
+	fmt->bytes = bpp / 8;
+	fmt->red = red;
+	fmt->green = green;
+	fmt->blue = blue;
+	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		named_fields(&named[i], f);
+		if (named[i].bpp == bpp && !memcmp(&f[0], &red, sizeof(red)) &&
+		    !memcmp(&f[1], &green, sizeof(green)) && !memcmp(&f[2], &blue, sizeof(blue))) {
+			strcpy(fmt->name, named[i].name);
+			return 0;
+		}
+	}
+	/* At most "R8G8B8@31,31,31": 15 characters, so it always fits. */
+	snprintf(fmt->name, sizeof(fmt->name), "R%uG%uB%u@%u,%u,%u",
+		 red.length & 15u, green.length & 15u, blue.length & 15u,
+		 red.offset & 31u, green.offset & 31u, blue.offset & 31u);
+	return 0;
+}
+
+int pixfmt_by_name(struct pixfmt *fmt, const char *name)
+{
+	struct pixfmt_field f[3];
+	size_t i;
+
+	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		if (strcmp(named[i].name, name) == 0) {
+			named_fields(&named[i], f);
+			return pixfmt_init(fmt, named[i].bpp, f[0], f[1], f[2]);
+		}
+	}
+	return -EINVAL;
+}
+
+static uint32_t pack_field(struct pixfmt_field f, uint32_t v8)
+{
+	return (v8 >> (8 - f.length)) << f.offset;
+}
+
+/* Replicate the field's bits downwards until 8 bits are filled. */
+static uint32_t unpack_field(struct pixfmt_field f, uint32_t pixel)
+{
+	uint32_t v = (pixel >> f.offset) & ((1u << f.length) - 1);
+	uint32_t out = 0;
+	int s;
+
+	for (s = 8 - f.length; s > -f.length; s -= f.length)
+		out |= s >= 0 ? v << s : v >> -s;
+	return out;
+}
+
+uint32_t pixfmt_pack(const struct pixfmt *fmt, uint32_t rgb)
+{
+	return pack_field(fmt->red, (rgb >> 16) & 0xff) |
+	       pack_field(fmt->green, (rgb >> 8) & 0xff) |
+	       pack_field(fmt->blue, rgb & 0xff);
+}
+
+uint32_t pixfmt_unpack(const struct pixfmt *fmt, uint32_t pixel)
+{
+	return 0xff000000u | unpack_field(fmt->red, pixel) << 16 |
+	       unpack_field(fmt->green, pixel) << 8 | unpack_field(fmt->blue, pixel);
+}
+
+/* Per-channel lookup tables, built once per call so the pixel loops only index and OR. */
+struct pack_lut {
+	uint32_t r[256], g[256], b[256];
+};
+
+static void pack_lut_init(const struct pixfmt *fmt, struct pack_lut *lut)
+{
+	uint32_t v;
+
+	for (v = 0; v < 256; v++) {
+		lut->r[v] = pack_field(fmt->red, v);
+		lut->g[v] = pack_field(fmt->green, v);
+		lut->b[v] = pack_field(fmt->blue, v);
+	}
+}
+
+static inline uint32_t lut_pack(const struct pack_lut *lut, uint32_t c)
+{
+	return lut->r[(c >> 16) & 0xff] | lut->g[(c >> 8) & 0xff] | lut->b[c & 0xff];
+}
+
+void pixfmt_convert(const struct pixfmt *fmt, const struct image *src, void *dst, size_t stride)
+{
+	struct pack_lut lut;
+	int x, y, w = src->width;
+
+	pack_lut_init(fmt, &lut);
+	for (y = 0; y < src->height; y++) {
+		const uint32_t *in = src->pixels + (size_t)y * w;
+		uint8_t *out = (uint8_t *)dst + (size_t)y * stride;
+
+		switch (fmt->bytes) {
+		case 2:
+			for (x = 0; x < w; x++) {
+				uint16_t v = (uint16_t)lut_pack(&lut, in[x]);
+				memcpy(out + 2 * x, &v, 2);
+			}
+			break;
+		case 3:
+			for (x = 0; x < w; x++) {
+				uint32_t v = lut_pack(&lut, in[x]);
+				out[3 * x] = (uint8_t)v;
+				out[3 * x + 1] = (uint8_t)(v >> 8);
+				out[3 * x + 2] = (uint8_t)(v >> 16);
+			}
+			break;
+		default:
+			for (x = 0; x < w; x++) {
+				uint32_t v = lut_pack(&lut, in[x]);
+				memcpy(out + 4 * x, &v, 4);
+			}
+			break;
+		}
+	}
+}
+
+/* Tables indexed by the raw field value (at most 8 bits wide). */
+struct unpack_lut {
+	uint32_t r[256], g[256], b[256];
+	uint32_t rmask, gmask, bmask;
+};
+
+static void unpack_lut_init(const struct pixfmt *fmt, struct unpack_lut *lut)
+{
+	struct pixfmt_field at0_r = { 0, fmt->red.length };
+	struct pixfmt_field at0_g = { 0, fmt->green.length };
+	struct pixfmt_field at0_b = { 0, fmt->blue.length };
+	uint32_t v;
+
+	lut->rmask = (1u << fmt->red.length) - 1;
+	lut->gmask = (1u << fmt->green.length) - 1;
+	lut->bmask = (1u << fmt->blue.length) - 1;
+	for (v = 0; v < 256; v++) {
+		lut->r[v] = 0xff000000u | unpack_field(at0_r, v) << 16;
+		lut->g[v] = unpack_field(at0_g, v) << 8;
+		lut->b[v] = unpack_field(at0_b, v);
+	}
+}
+
+static inline uint32_t lut_unpack(const struct pixfmt *fmt, const struct unpack_lut *lut,
+				  uint32_t p)
+{
+	return lut->r[(p >> fmt->red.offset) & lut->rmask] |
+	       lut->g[(p >> fmt->green.offset) & lut->gmask] |
+	       lut->b[(p >> fmt->blue.offset) & lut->bmask];
+}
+
+void pixfmt_unconvert(const struct pixfmt *fmt, const void *src, size_t stride, struct image *dst)
+{
+	struct unpack_lut lut;
+	int x, y, w = dst->width;
+
+	unpack_lut_init(fmt, &lut);
+	for (y = 0; y < dst->height; y++) {
+		const uint8_t *in = (const uint8_t *)src + (size_t)y * stride;
+		uint32_t *out = dst->pixels + (size_t)y * w;
+
+		switch (fmt->bytes) {
+		case 2:
+			for (x = 0; x < w; x++) {
+				uint16_t v;
+				memcpy(&v, in + 2 * x, 2);
+				out[x] = lut_unpack(fmt, &lut, v);
+			}
+			break;
+		case 3:
+			for (x = 0; x < w; x++) {
+				uint32_t v = in[3 * x] | (uint32_t)in[3 * x + 1] << 8 |
+					     (uint32_t)in[3 * x + 2] << 16;
+				out[x] = lut_unpack(fmt, &lut, v);
+			}
+			break;
+		default:
+			for (x = 0; x < w; x++) {
+				uint32_t v;
+				memcpy(&v, in + 4 * x, 4);
+				out[x] = lut_unpack(fmt, &lut, v);
+			}
+			break;
+		}
+	}
+}

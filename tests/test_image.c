@@ -1,0 +1,1065 @@
+/* test_image.c - loading PNG/JPEG/PPM, every scale mode, the built-in splash and PNG output. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jpeglib.h>
+#include <png.h>
+
+#include "image.h"
+
+struct fixture {
+	char dir[64];
+	char path[128];
+	char err[256];
+};
+
+static int group_setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	if (!fx)
+		return -1;
+	strcpy(fx->dir, "/tmp/fbripple-test-image-XXXXXX");
+	if (!mkdtemp(fx->dir)) {
+		free(fx);
+		return -1;
+	}
+	*state = fx;
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	struct fixture *fx = *state;
+	struct dirent *de;
+	char p[512];
+	DIR *d = opendir(fx->dir);
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", fx->dir, de->d_name);
+		if (unlink(p) < 0)
+			rmdir(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(fx->dir);
+	free(fx);
+	return 0;
+}
+
+static const char *tmp(void **state, const char *name)
+{
+	struct fixture *fx = *state;
+
+	snprintf(fx->path, sizeof(fx->path), "%s/%s", fx->dir, name);
+	return fx->path;
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* Raw PNG rows in whatever format the colour type and depth say. */
+struct png_spec {
+	int w, h, type, depth, interlace;
+	const uint8_t *data;		/* rows packed back to back */
+	const png_color *palette;
+	int npalette;
+	const uint8_t *trns;
+	int ntrns;
+	const png_color_16 *trns_color;
+};
+
+static void write_png(const char *path, const struct png_spec *s)
+{
+	png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+	png_infop info = png_create_info_struct(png);
+	FILE *f = fopen(path, "wb");
+	size_t rowbytes;
+	int y, pass, passes;
+
+	assert_non_null(f);
+	assert_non_null(info);
+	assert_int_equal(setjmp(png_jmpbuf(png)), 0);
+	png_init_io(png, f);
+	png_set_IHDR(png, info, (png_uint_32)s->w, (png_uint_32)s->h, s->depth, s->type,
+		     s->interlace, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+	if (s->palette)
+		png_set_PLTE(png, info, s->palette, s->npalette);
+	if (s->trns || s->trns_color)
+		png_set_tRNS(png, info, s->trns, s->ntrns, s->trns_color);
+	png_write_info(png, info);
+	passes = png_set_interlace_handling(png);
+	rowbytes = png_get_rowbytes(png, info);
+	for (pass = 0; pass < passes; pass++)
+		for (y = 0; y < s->h; y++)
+			png_write_row(png, s->data + (size_t)y * rowbytes);
+	png_write_end(png, NULL);
+	png_destroy_write_struct(&png, &info);
+	fclose(f);
+}
+
+static void write_jpeg(const char *path, int w, int h, int comps, J_COLOR_SPACE cs,
+		       const uint8_t *px, int quality, int adobe)
+{
+	struct jpeg_compress_struct c;
+	struct jpeg_error_mgr jerr;
+	FILE *f = fopen(path, "wb");
+	int y;
+
+	assert_non_null(f);
+	c.err = jpeg_std_error(&jerr);
+	jpeg_create_compress(&c);
+	jpeg_stdio_dest(&c, f);
+	c.image_width = (JDIMENSION)w;
+	c.image_height = (JDIMENSION)h;
+	c.input_components = comps;
+	c.in_color_space = cs;
+	jpeg_set_defaults(&c);
+	jpeg_set_quality(&c, quality, TRUE);
+	if (!adobe)
+		c.write_Adobe_marker = FALSE;
+	jpeg_start_compress(&c, TRUE);
+	for (y = 0; y < h; y++) {
+		JSAMPROW row = (JSAMPROW)(px + (size_t)y * w * comps);
+
+		jpeg_write_scanlines(&c, &row, 1);
+	}
+	jpeg_finish_compress(&c);
+	jpeg_destroy_compress(&c);
+	fclose(f);
+}
+
+static int load(void **state, const char *path, struct image *img)
+{
+	struct fixture *fx = *state;
+
+	memset(fx->err, 0, sizeof(fx->err));
+	return image_load(img, path, fx->err, sizeof(fx->err));
+}
+
+static const char *err(void **state)
+{
+	return ((struct fixture *)*state)->err;
+}
+
+static int ch(uint32_t p, int shift)
+{
+	return (int)((p >> shift) & 0xff);
+}
+
+static void assert_near(uint32_t got, uint32_t want, int tol)
+{
+	if (abs(ch(got, 16) - ch(want, 16)) > tol || abs(ch(got, 8) - ch(want, 8)) > tol ||
+	    abs(ch(got, 0) - ch(want, 0)) > tol || abs(ch(got, 24) - ch(want, 24)) > tol)
+		fail_msg("pixel %08x, want %08x +- %d", got, want, tol);
+}
+
+static struct image make(int w, int h, const uint32_t *px)
+{
+	struct image img = { w, h, malloc((size_t)w * h * sizeof(uint32_t)) };
+
+	assert_non_null(img.pixels);
+	memcpy(img.pixels, px, (size_t)w * h * sizeof(uint32_t));
+	return img;
+}
+
+/* ---- PNG ---- */
+
+static void test_png_rgba(void **state)
+{
+	static const uint8_t rows[] = {
+		255, 0, 0, 255, 0, 255, 0, 128, 0, 0, 255, 0,
+		1, 2, 3, 4, 250, 251, 252, 253, 255, 255, 255, 255,
+	};
+	struct png_spec s = { 3, 2, PNG_COLOR_TYPE_RGBA, 8, PNG_INTERLACE_NONE, rows,
+			      NULL, 0, NULL, 0, NULL };
+	static const uint32_t want[] = { 0xffff0000, 0x8000ff00, 0x000000ff,
+					 0x04010203, 0xfdfafbfc, 0xffffffff };
+	struct image img;
+	const char *p = tmp(state, "rgba.png");
+
+	write_png(p, &s);
+	assert_int_equal(load(state, p, &img), 0);
+	assert_int_equal(img.width, 3);
+	assert_int_equal(img.height, 2);
+	assert_memory_equal(img.pixels, want, sizeof(want));
+	image_free(&img);
+	assert_null(img.pixels);
+}
+
+static void test_png_grey(void **state)
+{
+	static const uint8_t grey[] = { 0, 128, 255, 7 };
+	static const uint8_t grey_alpha[] = { 10, 255, 200, 0 };
+	static const uint8_t grey1[] = { 0xa0 };	/* 1-bit: 1 0 1 0 */
+	struct png_spec s = { 2, 2, PNG_COLOR_TYPE_GRAY, 8, PNG_INTERLACE_NONE, grey,
+			      NULL, 0, NULL, 0, NULL };
+	struct image img;
+	const char *p = tmp(state, "grey.png");
+
+	write_png(p, &s);
+	assert_int_equal(load(state, p, &img), 0);
+	assert_int_equal(img.pixels[0], 0xff000000);
+	assert_int_equal(img.pixels[1], 0xff808080);
+	assert_int_equal(img.pixels[2], 0xffffffff);
+	assert_int_equal(img.pixels[3], 0xff070707);
+	image_free(&img);
+
+	s = (struct png_spec){ 2, 1, PNG_COLOR_TYPE_GRAY_ALPHA, 8, PNG_INTERLACE_NONE, grey_alpha,
+			       NULL, 0, NULL, 0, NULL };
+	write_png(p, &s);
+	assert_int_equal(load(state, p, &img), 0);
+	assert_int_equal(img.pixels[0], 0xff0a0a0a);
+	assert_int_equal(img.pixels[1], 0x00c8c8c8);
+	image_free(&img);
+
+	s = (struct png_spec){ 4, 1, PNG_COLOR_TYPE_GRAY, 1, PNG_INTERLACE_NONE, grey1,
+			       NULL, 0, NULL, 0, NULL };
+	write_png(p, &s);
+	assert_int_equal(load(state, p, &img), 0);
+	assert_int_equal(img.width, 4);
+	assert_int_equal(img.pixels[0], 0xffffffff);
+	assert_int_equal(img.pixels[1], 0xff000000);
+	assert_int_equal(img.pixels[2], 0xffffffff);
+	assert_int_equal(img.pixels[3], 0xff000000);
+	image_free(&img);
+}
+
+static void test_png_palette_trns(void **state)
+{
+	static const png_color pal[] = { { 255, 0, 0 }, { 0, 0, 255 }, { 10, 20, 30 } };
+	static const uint8_t trns[] = { 255, 64 };
+	static const uint8_t idx4[] = { 0x01, 0x20 };	/* 4-bit indices 0 1 2 0 */
+	struct png_spec s = { 4, 1, PNG_COLOR_TYPE_PALETTE, 4, PNG_INTERLACE_NONE, idx4,
+			      pal, 3, trns, 2, NULL };
+	struct image img;
+	const char *p = tmp(state, "pal.png");
+
+	write_png(p, &s);
+	assert_int_equal(load(state, p, &img), 0);
+	assert_int_equal(img.pixels[0], 0xffff0000);
+	assert_int_equal(img.pixels[1], 0x400000ff);
+	assert_int_equal(img.pixels[2], 0xff0a141e);	/* past the tRNS entries: opaque */
+	assert_int_equal(img.pixels[3], 0xffff0000);
+	image_free(&img);
+}
+
+static void test_png_rgb_colour_key(void **state)
+{
+	static const uint8_t rgb[] = { 1, 2, 3, 4, 5, 6 };
+	png_color_16 key = { 0, 4, 5, 6, 0 };
+	struct png_spec s = { 2, 1, PNG_COLOR_TYPE_RGB, 8, PNG_INTERLACE_NONE, rgb,
+			      NULL, 0, NULL, 0, &key };
+	struct image img;
+	const char *p = tmp(state, "key.png");
+
+	write_png(p, &s);
+	assert_int_equal(load(state, p, &img), 0);
+	assert_int_equal(img.pixels[0], 0xff010203);
+	assert_int_equal(img.pixels[1] >> 24, 0);
+	image_free(&img);
+}
+
+static void test_png_16bit(void **state)
+{
+	/* 16-bit samples, big-endian as PNG stores them */
+	static const uint8_t rgba16[] = { 0xff, 0xff, 0x00, 0x00, 0x80, 0x80, 0xff, 0xff,
+					  0x01, 0x01, 0xfe, 0xfe, 0x12, 0x34, 0x80, 0x00 };
+	static const uint8_t grey16[] = { 0xff, 0xff, 0x00, 0x00, 0x40, 0x40 };
+	struct png_spec s = { 2, 1, PNG_COLOR_TYPE_RGBA, 16, PNG_INTERLACE_NONE, rgba16,
+			      NULL, 0, NULL, 0, NULL };
+	struct image img;
+	const char *p = tmp(state, "16.png");
+
+	write_png(p, &s);
+	assert_int_equal(load(state, p, &img), 0);
+	assert_int_equal(img.pixels[0], 0xffff0080);
+	assert_near(img.pixels[1], 0x8001fe12, 1);
+	image_free(&img);
+
+	s = (struct png_spec){ 3, 1, PNG_COLOR_TYPE_GRAY, 16, PNG_INTERLACE_NONE, grey16,
+			       NULL, 0, NULL, 0, NULL };
+	write_png(p, &s);
+	assert_int_equal(load(state, p, &img), 0);
+	assert_int_equal(img.pixels[0], 0xffffffff);
+	assert_int_equal(img.pixels[1], 0xff000000);
+	assert_int_equal(img.pixels[2], 0xff404040);
+	image_free(&img);
+}
+
+static void test_png_interlaced(void **state)
+{
+	uint8_t rgb[9 * 9 * 3];
+	struct png_spec s = { 9, 9, PNG_COLOR_TYPE_RGB, 8, PNG_INTERLACE_ADAM7, rgb,
+			      NULL, 0, NULL, 0, NULL };
+	struct image img;
+	const char *p = tmp(state, "adam7.png");
+	int i;
+
+	for (i = 0; i < 9 * 9 * 3; i++)
+		rgb[i] = (uint8_t)(i * 7);
+	write_png(p, &s);
+	assert_int_equal(load(state, p, &img), 0);
+	for (i = 0; i < 81; i++)
+		assert_int_equal(img.pixels[i], 0xff000000u | (uint32_t)rgb[3 * i] << 16 |
+							(uint32_t)rgb[3 * i + 1] << 8 | rgb[3 * i + 2]);
+	image_free(&img);
+}
+
+static void test_png_broken(void **state)
+{
+	uint8_t rgb[32 * 32 * 3];
+	struct png_spec s = { 32, 32, PNG_COLOR_TYPE_RGB, 8, PNG_INTERLACE_NONE, rgb,
+			      NULL, 0, NULL, 0, NULL };
+	struct image img = { 7, 7, NULL };
+	const char *p = tmp(state, "cut.png");
+	size_t len, i;
+	uint8_t *data;
+
+	for (i = 0; i < sizeof(rgb); i++)
+		rgb[i] = (uint8_t)(i * 2654435761u >> 24);
+	write_png(p, &s);
+	data = read_file(p, &len);
+	write_file(p, data, len / 2);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_string_equal(err(state), "truncated PNG data");
+	assert_int_equal(img.width, 7);		/* untouched */
+	assert_null(img.pixels);
+
+	/* a signature and then nonsense */
+	memset(data + 8, 0x5a, 40);
+	write_file(p, data, 48);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_true(strlen(err(state)) > 0);
+	free(data);
+}
+
+static void test_png_too_large(void **state)
+{
+	png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+	png_infop info = png_create_info_struct(png);
+	const char *p = tmp(state, "huge.png");
+	FILE *f = fopen(p, "wb");
+	struct image img = { 0, 0, NULL };
+
+	/* Only the header: a loader that allocated first would fail differently or run out. */
+	assert_non_null(f);
+	assert_int_equal(setjmp(png_jmpbuf(png)), 0);
+	png_init_io(png, f);
+	png_set_IHDR(png, info, 40000, 40000, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+		     PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+	png_write_info(png, info);
+	png_destroy_write_struct(&png, &info);
+	fclose(f);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_string_equal(err(state), "image too large (40000x40000)");
+	assert_null(img.pixels);
+}
+
+/* ---- JPEG ---- */
+
+static void test_jpeg_flat(void **state)
+{
+	uint8_t px[16 * 16 * 3], grey[8 * 8];
+	struct image img;
+	const char *p = tmp(state, "flat.jpg");
+	int i;
+
+	for (i = 0; i < 16 * 16; i++) {
+		px[3 * i] = 200;
+		px[3 * i + 1] = 100;
+		px[3 * i + 2] = 50;
+	}
+	write_jpeg(p, 16, 16, 3, JCS_RGB, px, 100, 1);
+	assert_int_equal(load(state, p, &img), 0);
+	assert_int_equal(img.width, 16);
+	assert_int_equal(img.height, 16);
+	for (i = 0; i < 16 * 16; i++)
+		assert_near(img.pixels[i], 0xffc86432, 3);
+	image_free(&img);
+
+	memset(grey, 77, sizeof(grey));
+	write_jpeg(p, 8, 8, 1, JCS_GRAYSCALE, grey, 100, 1);
+	assert_int_equal(load(state, p, &img), 0);
+	for (i = 0; i < 8 * 8; i++)
+		assert_near(img.pixels[i], 0xff4d4d4d, 2);
+	image_free(&img);
+}
+
+static void test_jpeg_cmyk(void **state)
+{
+	uint8_t cmyk[8 * 8 * 4];
+	struct image img;
+	const char *p = tmp(state, "cmyk.jpg");
+	int i;
+
+	/* libjpeg writes an Adobe marker; Adobe CMYK is stored inverted (255 = no ink). */
+	for (i = 0; i < 8 * 8; i++) {
+		cmyk[4 * i] = 255;
+		cmyk[4 * i + 1] = 0;
+		cmyk[4 * i + 2] = 0;
+		cmyk[4 * i + 3] = 255;
+	}
+	write_jpeg(p, 8, 8, 4, JCS_CMYK, cmyk, 100, 1);
+	assert_int_equal(load(state, p, &img), 0);
+	for (i = 0; i < 8 * 8; i++)
+		assert_near(img.pixels[i], 0xffff0000, 3);
+	image_free(&img);
+
+	/* Without the Adobe marker the samples are plain ink amounts: magenta + yellow = red. */
+	for (i = 0; i < 8 * 8; i++) {
+		cmyk[4 * i] = 0;
+		cmyk[4 * i + 1] = 255;
+		cmyk[4 * i + 2] = 255;
+		cmyk[4 * i + 3] = 0;
+	}
+	write_jpeg(p, 8, 8, 4, JCS_CMYK, cmyk, 100, 0);
+	assert_int_equal(load(state, p, &img), 0);
+	for (i = 0; i < 8 * 8; i++)
+		assert_near(img.pixels[i], 0xffff0000, 3);
+	image_free(&img);
+}
+
+static void test_jpeg_broken(void **state)
+{
+	uint8_t px[64 * 64 * 3];
+	struct image img = { 0, 0, NULL };
+	const char *p = tmp(state, "cut.jpg");
+	size_t len, i;
+	uint8_t *data;
+
+	for (i = 0; i < sizeof(px); i++)
+		px[i] = (uint8_t)(i * 2654435761u >> 24);
+	write_jpeg(p, 64, 64, 3, JCS_RGB, px, 90, 1);
+	data = read_file(p, &len);
+	write_file(p, data, len / 2);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_string_equal(err(state), "truncated JPEG data");
+	assert_null(img.pixels);
+
+	/* the SOI marker and then nonsense */
+	memset(data + 3, 0x33, 60);
+	write_file(p, data, 63);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_true(strlen(err(state)) > 0);
+	assert_null(img.pixels);
+	free(data);
+}
+
+/* ---- PPM ---- */
+
+static void test_ppm(void **state)
+{
+	static const char p8[] = "P6\n# a comment\n2 1\n255\n\x01\x02\x03\xfa\xfb\xfc";
+	static const char p16[] = "P6 #c1\n2#c2\n1\n# c3\n65535\n"
+				  "\xff\xff\x00\x00\x80\x80" "\x12\x34\x00\xff\xfe\xff";
+	static const char p15[] = "P6\n1 1 15\n\x0f\x07\x00";
+	static const char p5[] = "P5\n3 1\n255\n\x00\x80\xff";
+	struct image img;
+	const char *p = tmp(state, "a.ppm");
+
+	write_file(p, p8, sizeof(p8) - 1);
+	assert_int_equal(load(state, p, &img), 0);
+	assert_int_equal(img.width, 2);
+	assert_int_equal(img.height, 1);
+	assert_int_equal(img.pixels[0], 0xff010203);
+	assert_int_equal(img.pixels[1], 0xfffafbfc);
+	image_free(&img);
+
+	write_file(p, p16, sizeof(p16) - 1);
+	assert_int_equal(load(state, p, &img), 0);
+	assert_int_equal(img.width, 2);
+	assert_int_equal(img.pixels[0], 0xffff0080);
+	assert_int_equal(img.pixels[1], 0xff1201fe);
+	image_free(&img);
+
+	write_file(p, p15, sizeof(p15) - 1);
+	assert_int_equal(load(state, p, &img), 0);
+	assert_int_equal(img.pixels[0], 0xffff7700);
+	image_free(&img);
+
+	write_file(p, p5, sizeof(p5) - 1);
+	assert_int_equal(load(state, p, &img), 0);
+	assert_int_equal(img.pixels[0], 0xff000000);
+	assert_int_equal(img.pixels[1], 0xff808080);
+	assert_int_equal(img.pixels[2], 0xffffffff);
+	image_free(&img);
+}
+
+static void test_ppm_broken(void **state)
+{
+	static const char cut[] = "P6\n4 4\n255\n\x01\x02\x03\x04";
+	static const char cut_header[] = "P6\n4 4\n";
+	static const char bad[] = "P6\n4 x4\n255\n";
+	static const char maxval[] = "P6\n1 1\n70000\n\x01\x02\x03";
+	static const char huge[] = "P6\n40000 40000\n255\n";
+	static const char zero[] = "P6\n0 4\n255\n";
+	static const char ascii[] = "P3\n1 1\n255\n1 2 3\n";
+	struct image img = { 0, 0, NULL };
+	const char *p = tmp(state, "bad.ppm");
+
+	write_file(p, cut, sizeof(cut) - 1);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_string_equal(err(state), "truncated PPM data");
+	write_file(p, cut_header, sizeof(cut_header) - 1);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_string_equal(err(state), "truncated PPM header");
+	write_file(p, bad, sizeof(bad) - 1);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_string_equal(err(state), "bad PPM header");
+	write_file(p, maxval, sizeof(maxval) - 1);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_string_equal(err(state), "bad PPM maxval");
+	write_file(p, huge, sizeof(huge) - 1);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_string_equal(err(state), "image too large (40000x40000)");
+	write_file(p, zero, sizeof(zero) - 1);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_true(strlen(err(state)) > 0);
+	write_file(p, ascii, sizeof(ascii) - 1);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_non_null(strstr(err(state), "P6"));
+	assert_null(img.pixels);
+}
+
+/* ---- the file itself ---- */
+
+static void test_load_errors(void **state)
+{
+	static const char garbage[] = "GIF89a this is not something we read";
+	struct image img = { 3, 4, NULL };
+	const char *p = tmp(state, "garbage.png");	/* the extension does not matter */
+
+	write_file(p, garbage, sizeof(garbage) - 1);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_string_equal(err(state), "not a PNG, JPEG or PPM file");
+
+	write_file(p, "", 0);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_true(strlen(err(state)) > 0);
+
+	assert_int_equal(load(state, tmp(state, "missing.png"), &img), -ENOENT);
+	assert_string_equal(err(state), strerror(ENOENT));
+	assert_null(strstr(err(state), "missing"));	/* no path in the reason */
+
+	assert_int_equal(load(state, ((struct fixture *)*state)->dir, &img), -EISDIR);
+	assert_int_equal(img.width, 3);
+	assert_int_equal(img.height, 4);
+	assert_null(img.pixels);
+
+	if (geteuid() != 0) {
+		p = tmp(state, "secret.ppm");
+		write_file(p, "P6 1 1 255\n\1\2\3", 14);
+		assert_int_equal(chmod(p, 0), 0);
+		assert_int_equal(load(state, p, &img), -EACCES);
+		assert_string_equal(err(state), strerror(EACCES));
+	}
+}
+
+static void test_write_png(void **state)
+{
+	static const uint32_t px[] = { 0xff102030, 0x80405060, 0x00708090,
+				       0xffffffff, 0xff000000, 0x12abcdef };
+	struct image src = make(3, 2, px), back;
+	const char *p = tmp(state, "out.png");
+	int i;
+
+	assert_int_equal(image_write_png(&src, p), 0);
+	assert_int_equal(load(state, p, &back), 0);
+	assert_int_equal(back.width, 3);
+	assert_int_equal(back.height, 2);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(back.pixels[i], px[i] | 0xff000000u);
+	image_free(&back);
+
+	p = tmp(state, "no-such-dir/out.png");
+	assert_int_equal(image_write_png(&src, p), -ENOENT);
+	assert_int_equal(access(p, F_OK), -1);
+	image_free(&src);
+}
+
+/* A write that fails half-way (here: past a file size limit) leaves no partial file. */
+static void test_write_png_fails(void **state)
+{
+	const char *p = tmp(state, "partial.png");
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit lim = { 200, 200 };
+		struct image img;
+
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &lim) < 0 || image_builtin(&img, 64, 64) < 0)
+			_exit(2);
+		_exit(image_write_png(&img, p) == -EFBIG ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(access(p, F_OK), -1);
+}
+
+/* ---- scaling ---- */
+
+#define BG	0x203040u
+#define TL	0xffff0000u
+#define TR	0xff00ff00u
+#define BL	0xff0000ffu
+#define BR	0xffffff00u
+
+static const uint32_t quad[] = { TL, TL, TR, TR, BL, BL, BR, BR };
+
+static uint32_t at(const struct image *img, int x, int y)
+{
+	return img->pixels[y * img->width + x];
+}
+
+static void test_scale_fit(void **state)
+{
+	struct image src = make(4, 2, quad), out;
+	int x, y;
+
+	(void)state;
+	assert_int_equal(image_scale(&out, &src, 8, 8, SCALE_FIT, BG), 0);
+	assert_int_equal(out.width, 8);
+	assert_int_equal(out.height, 8);
+	for (x = 0; x < 8; x++) {
+		assert_int_equal(at(&out, x, 0), 0xff000000u | BG);
+		assert_int_equal(at(&out, x, 1), 0xff000000u | BG);
+		assert_int_equal(at(&out, x, 6), 0xff000000u | BG);
+		assert_int_equal(at(&out, x, 7), 0xff000000u | BG);
+	}
+	for (y = 2; y < 6; y++)
+		for (x = 0; x < 8; x++)
+			assert_int_not_equal(at(&out, x, y), 0xff000000u | BG);
+	assert_int_equal(at(&out, 0, 2), TL);
+	assert_int_equal(at(&out, 7, 2), TR);
+	assert_int_equal(at(&out, 0, 5), BL);
+	assert_int_equal(at(&out, 7, 5), BR);
+	image_free(&out);
+
+	/* Bars at the sides, and the picture at its own size is copied exactly. */
+	assert_int_equal(image_scale(&out, &src, 6, 2, SCALE_FIT, BG), 0);
+	for (y = 0; y < 2; y++) {
+		assert_int_equal(at(&out, 0, y), 0xff000000u | BG);
+		assert_int_equal(at(&out, 5, y), 0xff000000u | BG);
+		for (x = 1; x < 5; x++)
+			assert_int_equal(at(&out, x, y), quad[y * 4 + x - 1]);
+	}
+	image_free(&out);
+	image_free(&src);
+}
+
+static void test_scale_fill(void **state)
+{
+	static const uint32_t cols[] = { 0xffff0000, 0xff00ff00, 0xff0000ff, 0xffff0000 };
+	uint32_t bands[16 * 4];
+	struct image src, out;
+	int x, y;
+
+	(void)state;
+	/* 16x4 in four bands of 4 columns, into 8x8: only the middle 4 columns (6..9) show,
+	 * so the red outer bands must leave no trace, not even by bilinear bleeding. */
+	for (y = 0; y < 4; y++)
+		for (x = 0; x < 16; x++)
+			bands[y * 16 + x] = cols[x / 4];
+	src = make(16, 4, bands);
+	assert_int_equal(image_scale(&out, &src, 8, 8, SCALE_FILL, BG), 0);
+	for (y = 0; y < 8; y++) {
+		for (x = 0; x < 3; x++) {
+			assert_int_equal(at(&out, x, y), cols[1]);
+			assert_int_equal(at(&out, 7 - x, y), cols[2]);
+		}
+		for (x = 0; x < 8; x++)
+			assert_int_equal(ch(at(&out, x, y), 16), 0);
+	}
+	image_free(&out);
+
+	/* The same picture shrunk to 2x2: cropped to the middle, box-averaged exactly. */
+	for (y = 0; y < 4; y++)
+		for (x = 0; x < 8; x++)
+			bands[y * 8 + x] = cols[x / 2];
+	image_free(&src);
+	src = make(8, 4, bands);
+	assert_int_equal(image_scale(&out, &src, 2, 2, SCALE_FILL, BG), 0);
+	for (y = 0; y < 2; y++) {
+		assert_int_equal(at(&out, 0, y), cols[1]);
+		assert_int_equal(at(&out, 1, y), cols[2]);
+	}
+	image_free(&out);
+
+	/* One column wide: the middle source column's footprint, half green and half blue. */
+	assert_int_equal(image_scale(&out, &src, 1, 4, SCALE_FILL, BG), 0);
+	for (y = 0; y < 4; y++)
+		assert_near(at(&out, 0, y), 0xff008080, 1);
+	image_free(&out);
+	image_free(&src);
+
+	/* A tall picture on a square screen loses its top and bottom instead. */
+	for (y = 0; y < 8; y++)
+		for (x = 0; x < 4; x++)
+			bands[y * 4 + x] = cols[y / 2];
+	src = make(4, 8, bands);
+	assert_int_equal(image_scale(&out, &src, 2, 2, SCALE_FILL, BG), 0);
+	for (x = 0; x < 2; x++) {
+		assert_int_equal(at(&out, x, 0), cols[1]);
+		assert_int_equal(at(&out, x, 1), cols[2]);
+	}
+	image_free(&out);
+	image_free(&src);
+}
+
+static void test_scale_stretch(void **state)
+{
+	struct image src = make(4, 2, quad), out;
+
+	(void)state;
+	assert_int_equal(image_scale(&out, &src, 8, 8, SCALE_STRETCH, BG), 0);
+	assert_int_equal(at(&out, 0, 0), TL);
+	assert_int_equal(at(&out, 7, 0), TR);
+	assert_int_equal(at(&out, 0, 7), BL);
+	assert_int_equal(at(&out, 7, 7), BR);
+	image_free(&out);
+
+	assert_int_equal(image_scale(&out, &src, 2, 2, SCALE_STRETCH, BG), 0);
+	assert_int_equal(at(&out, 0, 0), TL);
+	assert_int_equal(at(&out, 1, 0), TR);
+	assert_int_equal(at(&out, 0, 1), BL);
+	assert_int_equal(at(&out, 1, 1), BR);
+	image_free(&out);
+	image_free(&src);
+}
+
+static void test_scale_center(void **state)
+{
+	static const uint32_t px[] = { 0xff000001, 0xff000002, 0xff000003, 0xff000004,
+				       0xff000005, 0xff000006, 0xff000007, 0xff000008 };
+	struct image src = make(4, 2, px), out;
+	int x, y;
+
+	(void)state;
+	assert_int_equal(image_scale(&out, &src, 8, 8, SCALE_CENTER, BG), 0);
+	for (y = 0; y < 8; y++)
+		for (x = 0; x < 8; x++) {
+			int in = x >= 2 && x < 6 && y >= 3 && y < 5;
+
+			assert_int_equal(at(&out, x, y),
+					 in ? px[(y - 3) * 4 + x - 2] : 0xff000000u | BG);
+		}
+	image_free(&out);
+
+	/* Larger than the screen: the middle is shown. */
+	assert_int_equal(image_scale(&out, &src, 2, 2, SCALE_CENTER, BG), 0);
+	assert_int_equal(at(&out, 0, 0), px[1]);
+	assert_int_equal(at(&out, 1, 0), px[2]);
+	assert_int_equal(at(&out, 0, 1), px[5]);
+	assert_int_equal(at(&out, 1, 1), px[6]);
+	image_free(&out);
+	image_free(&src);
+}
+
+static void test_scale_tile(void **state)
+{
+	static const uint32_t px[] = { 0xff000001, 0xff000002, 0xff000003,
+				       0xff000004, 0xff000005, 0xff000006 };
+	struct image src = make(3, 2, px), out;
+	int x, y;
+
+	(void)state;
+	assert_int_equal(image_scale(&out, &src, 7, 5, SCALE_TILE, BG), 0);
+	for (y = 0; y < 5; y++)
+		for (x = 0; x < 7; x++)
+			assert_int_equal(at(&out, x, y), px[(y % 2) * 3 + x % 3]);
+	image_free(&out);
+	image_free(&src);
+}
+
+static void test_scale_area_average(void **state)
+{
+	static const uint32_t checker[] = { 0xff000000, 0xffffffff, 0xffffffff, 0xff000000 };
+	static const uint32_t line[] = { 0xff000000, 0xffffffff, 0xff000000 };
+	static const enum scale_mode modes[] = { SCALE_FILL, SCALE_FIT, SCALE_STRETCH };
+	struct image src = make(2, 2, checker), out;
+	uint32_t *big;
+	int i, x, y;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(image_scale(&out, &src, 1, 1, modes[i], BG), 0);
+		assert_near(out.pixels[0], 0xff808080, 1);
+		assert_true(ch(out.pixels[0], 16) == 127 || ch(out.pixels[0], 16) == 128);
+		image_free(&out);
+	}
+	image_free(&src);
+
+	/* 3 -> 2: each output pixel is 1.5 inputs wide, so it sees half of the white one. */
+	src = make(3, 1, line);
+	assert_int_equal(image_scale(&out, &src, 2, 1, SCALE_STRETCH, BG), 0);
+	assert_near(out.pixels[0], 0xff555555, 1);
+	assert_near(out.pixels[1], 0xff555555, 1);
+	image_free(&out);
+	image_free(&src);
+
+	/* A fine checkerboard shrunk by an odd factor stays grey everywhere (no aliasing). */
+	big = malloc(101 * 99 * sizeof(uint32_t));
+	assert_non_null(big);
+	for (y = 0; y < 99; y++)
+		for (x = 0; x < 101; x++)
+			big[y * 101 + x] = (x + y) & 1 ? 0xffffffff : 0xff000000;
+	src = make(101, 99, big);
+	assert_int_equal(image_scale(&out, &src, 7, 6, SCALE_STRETCH, BG), 0);
+	for (i = 0; i < 7 * 6; i++)
+		assert_near(out.pixels[i], 0xff808080, 6);
+	image_free(&out);
+	image_free(&src);
+	free(big);
+}
+
+static double overlap(double a0, double a1, int j)
+{
+	double lo = a0 > j ? a0 : j, hi = a1 < j + 1 ? a1 : j + 1;
+
+	return hi > lo ? hi - lo : 0.0;
+}
+
+/* Shrinking by fractional factors in both axes matches a direct box-filter reference. */
+static void test_scale_box_reference(void **state)
+{
+	enum { SW = 97, SH = 61, DW = 13, DH = 7 };
+	uint32_t *px = malloc(SW * SH * sizeof(uint32_t));
+	struct image src, out;
+	double fx = (double)SW / DW, fy = (double)SH / DH;
+	int x, y, i, j, c;
+
+	(void)state;
+	assert_non_null(px);
+	for (i = 0; i < SW * SH; i++)
+		px[i] = 0xff000000u | ((uint32_t)i * 2654435761u >> 8);
+	src = make(SW, SH, px);
+	assert_int_equal(image_scale(&out, &src, DW, DH, SCALE_STRETCH, BG), 0);
+	for (y = 0; y < DH; y++) {
+		for (x = 0; x < DW; x++) {
+			uint32_t want = 0xff000000u;
+
+			for (c = 0; c < 24; c += 8) {
+				double sum = 0;
+
+				for (j = 0; j < SH; j++)
+					for (i = 0; i < SW; i++)
+						sum += overlap(x * fx, (x + 1) * fx, i) *
+						       overlap(y * fy, (y + 1) * fy, j) *
+						       ch(px[j * SW + i], c);
+				want |= (uint32_t)(sum / (fx * fy) + 0.5) << c;
+			}
+			assert_near(at(&out, x, y), want, 1);
+		}
+	}
+	image_free(&out);
+	image_free(&src);
+	free(px);
+}
+
+static void test_scale_alpha(void **state)
+{
+	static const uint32_t half_red[] = { 0x80ff0000 };
+	static const uint32_t clear_green_red[] = { 0x0000ff00, 0xffff0000 };
+	static const enum scale_mode modes[] = { SCALE_FILL, SCALE_FIT, SCALE_STRETCH,
+						 SCALE_CENTER, SCALE_TILE };
+	struct image src = make(1, 1, half_red), out;
+	int i, j;
+
+	(void)state;
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(image_scale(&out, &src, 2, 2, modes[i], 0x0000ff), 0);
+		for (j = 0; j < 4; j++) {
+			if (modes[i] == SCALE_CENTER && j != 0)
+				assert_int_equal(out.pixels[j], 0xff0000ff);
+			else
+				assert_near(out.pixels[j], 0xff80007f, 1);
+		}
+		image_free(&out);
+	}
+	image_free(&src);
+
+	/* Averaged premultiplied: the invisible green must not tint the result. */
+	src = make(2, 1, clear_green_red);
+	assert_int_equal(image_scale(&out, &src, 1, 1, SCALE_STRETCH, 0x000000), 0);
+	assert_near(out.pixels[0], 0xff800000, 1);
+	image_free(&out);
+	image_free(&src);
+}
+
+static void test_scale_opaque_and_sizes(void **state)
+{
+	struct image src, out;
+	int i, m;
+
+	(void)state;
+	assert_int_equal(image_builtin(&src, 37, 23), 0);
+	for (i = 0; i < 37 * 23; i++)
+		src.pixels[i] &= 0x7fffffff;	/* half transparent everywhere */
+	for (m = SCALE_FILL; m <= SCALE_TILE; m++) {
+		assert_int_equal(image_scale(&out, &src, 100, 7, (enum scale_mode)m, BG), 0);
+		assert_int_equal(out.width, 100);
+		assert_int_equal(out.height, 7);
+		for (i = 0; i < 100 * 7; i++)
+			assert_int_equal(out.pixels[i] >> 24, 0xff);
+		image_free(&out);
+		assert_int_equal(image_scale(&out, &src, 1, 1, (enum scale_mode)m, BG), 0);
+		image_free(&out);
+	}
+	assert_int_equal(image_scale(&out, &src, 0, 5, SCALE_FILL, BG), -EINVAL);
+	image_free(&src);
+}
+
+static void test_scale_mode_names(void **state)
+{
+	static const char *const names[] = { "fill", "fit", "stretch", "center", "tile" };
+	enum scale_mode m;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(scale_mode_parse(names[i], &m), 0);
+		assert_int_equal(m, i);
+		assert_string_equal(scale_mode_name(m), names[i]);
+	}
+	assert_int_equal(scale_mode_parse("zoom", &m), -EINVAL);
+	assert_int_equal(scale_mode_parse("", &m), -EINVAL);
+	assert_int_equal(scale_mode_parse("FILL", &m), -EINVAL);
+}
+
+/* ---- the built-in splash ---- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void test_builtin(void **state)
+{
+	struct image a, b;
+	uint32_t *sorted;
+	size_t n = 320 * 240, i, distinct = 1;
+
+	(void)state;
+	assert_int_equal(image_builtin(&a, 320, 240), 0);
+	assert_int_equal(image_builtin(&b, 320, 240), 0);
+	assert_int_equal(a.width, 320);
+	assert_int_equal(a.height, 240);
+	assert_memory_equal(a.pixels, b.pixels, n * sizeof(uint32_t));
+	sorted = malloc(n * sizeof(uint32_t));
+	assert_non_null(sorted);
+	memcpy(sorted, a.pixels, n * sizeof(uint32_t));
+	qsort(sorted, n, sizeof(uint32_t), cmp_u32);
+	for (i = 0; i < n; i++)
+		assert_int_equal(sorted[i] >> 24, 0xff);
+	for (i = 1; i < n; i++)
+		distinct += sorted[i] != sorted[i - 1];
+	assert_true(distinct > 2000);
+	/* Detail everywhere, not only a smooth gradient: neighbours differ often. */
+	for (i = 1, distinct = 0; i < n; i++)
+		distinct += abs(ch(a.pixels[i], 8) - ch(a.pixels[i - 1], 8)) > 8;
+	assert_true(distinct > n / 50);
+	free(sorted);
+	image_free(&a);
+	image_free(&b);
+}
+
+static void test_builtin_odd_sizes(void **state)
+{
+	static const int sizes[][2] = { { 1, 1 }, { 333, 77 }, { 2, 500 }, { 17, 1 } };
+	struct image img;
+	size_t i;
+	int j;
+
+	(void)state;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		assert_int_equal(image_builtin(&img, sizes[i][0], sizes[i][1]), 0);
+		assert_int_equal(img.width, sizes[i][0]);
+		assert_int_equal(img.height, sizes[i][1]);
+		for (j = 0; j < sizes[i][0] * sizes[i][1]; j++)
+			assert_int_equal(img.pixels[j] >> 24, 0xff);
+		image_free(&img);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_png_rgba),
+		cmocka_unit_test(test_png_grey),
+		cmocka_unit_test(test_png_palette_trns),
+		cmocka_unit_test(test_png_rgb_colour_key),
+		cmocka_unit_test(test_png_16bit),
+		cmocka_unit_test(test_png_interlaced),
+		cmocka_unit_test(test_png_broken),
+		cmocka_unit_test(test_png_too_large),
+		cmocka_unit_test(test_jpeg_flat),
+		cmocka_unit_test(test_jpeg_cmyk),
+		cmocka_unit_test(test_jpeg_broken),
+		cmocka_unit_test(test_ppm),
+		cmocka_unit_test(test_ppm_broken),
+		cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_write_png),
+		cmocka_unit_test(test_write_png_fails),
+		cmocka_unit_test(test_scale_fit),
+		cmocka_unit_test(test_scale_fill),
+		cmocka_unit_test(test_scale_stretch),
+		cmocka_unit_test(test_scale_center),
+		cmocka_unit_test(test_scale_tile),
+		cmocka_unit_test(test_scale_area_average),
+		cmocka_unit_test(test_scale_box_reference),
+		cmocka_unit_test(test_scale_alpha),
+		cmocka_unit_test(test_scale_opaque_and_sizes),
+		cmocka_unit_test(test_scale_mode_names),
+		cmocka_unit_test(test_builtin),
+		cmocka_unit_test(test_builtin_odd_sizes),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
