@@ -1,0 +1,175 @@
+/* vt.c - the virtual terminal under the framebuffer: take it, share it, give it back. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kd.h>
+#include <linux/major.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "vt.h"
+
+/* The only state outside a struct: a fatal signal handler cannot be passed any. */
+static struct {
+	int vt_fd, kd_mode;
+	struct vt_mode mode;
+	int fb_fd;
+	bool restore_var;
+	struct fb_var_screeninfo var;
+	uint8_t *map;
+	size_t map_len;
+} crash = { .vt_fd = -1, .fb_fd = -1 };
+
+static int own_vt(void)
+{
+	struct stat st;
+
+	if (fstat(STDIN_FILENO, &st) < 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) != TTY_MAJOR)
+		return 0;
+	return minor(st.st_rdev) >= 1 && minor(st.st_rdev) <= 63 ? (int)minor(st.st_rdev) : 0;
+}
+
+static int active_vt(int *num)
+{
+	struct vt_stat st;
+	int fd = open("/dev/tty0", O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, VT_GETSTATE, &st) < 0) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	close(fd);
+	*num = st.v_active;
+	return 0;
+}
+
+static int bring_to_front(int fd, int num)
+{
+	struct vt_stat st;
+
+	if (ioctl(fd, VT_GETSTATE, &st) < 0)
+		return -errno;
+	if (st.v_active == num)
+		return 0;
+	if (ioctl(fd, VT_ACTIVATE, num) < 0 || ioctl(fd, VT_WAITACTIVE, num) < 0)
+		return -errno;
+	return 0;
+}
+
+int vt_open(struct vt *vt, int num, char *err, size_t errlen)
+{
+	char path[32];
+	int ret;
+
+	memset(vt, 0, sizeof(*vt));
+	vt->fd = -1;
+	if (!num)
+		num = own_vt();
+	if (!num) {
+		ret = active_vt(&num);
+		if (ret < 0) {
+			snprintf(err, errlen, "no virtual terminal (/dev/tty0: %s)", strerror(-ret));
+			return ret == -EACCES ? ret : -ENOENT;
+		}
+	}
+	snprintf(path, sizeof(path), "/dev/tty%d", num);
+	vt->fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (vt->fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	vt->num = num;
+	ret = bring_to_front(vt->fd, num);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: cannot switch to it: %s", path, strerror(-ret));
+		close(vt->fd);
+		vt->fd = -1;
+	}
+	return ret;
+}
+
+int vt_take(struct vt *vt, int release_sig, int acquire_sig)
+{
+	struct vt_mode mode = { .mode = VT_PROCESS, .relsig = release_sig,
+				.acqsig = acquire_sig };
+
+	if (ioctl(vt->fd, KDGETMODE, &vt->saved_kd_mode) < 0 ||
+	    ioctl(vt->fd, VT_GETMODE, &vt->saved_mode) < 0)
+		return -errno;
+	if (ioctl(vt->fd, KDSETMODE, KD_GRAPHICS) < 0)
+		return -errno;
+	vt->taken = true;
+	if (ioctl(vt->fd, VT_SETMODE, &mode) < 0)
+		return -errno;
+	return 0;
+}
+
+int vt_ack_release(struct vt *vt)
+{
+	return ioctl(vt->fd, VT_RELDISP, 1) < 0 ? -errno : 0;
+}
+
+int vt_ack_acquire(struct vt *vt)
+{
+	return ioctl(vt->fd, VT_RELDISP, VT_ACKACQ) < 0 ? -errno : 0;
+}
+
+void vt_restore(struct vt *vt)
+{
+	if (vt->fd < 0)
+		return;
+	if (vt->taken) {
+		ioctl(vt->fd, VT_SETMODE, &vt->saved_mode);
+		ioctl(vt->fd, KDSETMODE, vt->saved_kd_mode);
+	}
+	if (crash.vt_fd == vt->fd)
+		crash.vt_fd = -1;
+	close(vt->fd);
+	vt->fd = -1;
+	vt->taken = false;
+}
+
+/* Only async-signal-safe calls: plain stores, ioctl, signal, raise. */
+static void on_crash(int sig)
+{
+	for (volatile uint8_t *p = crash.map; p && p < crash.map + crash.map_len; p++)
+		*p = 0;
+	if (crash.fb_fd >= 0 && crash.restore_var)
+		ioctl(crash.fb_fd, FBIOPUT_VSCREENINFO, &crash.var);
+	if (crash.vt_fd >= 0) {
+		ioctl(crash.vt_fd, VT_SETMODE, &crash.mode);
+		ioctl(crash.vt_fd, KDSETMODE, crash.kd_mode);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int vt_guard_crashes(const struct vt *vt, const struct fb *fb)
+{
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+	struct sigaction sa = { .sa_handler = on_crash, .sa_flags = SA_RESETHAND };
+
+	crash.vt_fd = vt->taken ? vt->fd : -1;
+	crash.kd_mode = vt->saved_kd_mode;
+	crash.mode = vt->saved_mode;
+	crash.fb_fd = fb->is_file ? -1 : fb->fd;
+	crash.var = fb->saved;
+	crash.var.activate = FB_ACTIVATE_NOW;
+	crash.restore_var = fb->mode_changed || fb->pages > 1;
+	crash.map = fb->is_file ? NULL : fb->map;
+	crash.map_len = fb->map_len;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		if (sigaction(fatal[i], &sa, NULL) < 0)
+			return -errno;
+	return 0;
+}

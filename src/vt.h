@@ -1,0 +1,45 @@
+/* vt.h - the text console: graphics mode, VT switching by signals, restore on exit and crash. */
+#ifndef FBRIPPLE_VT_H
+#define FBRIPPLE_VT_H
+
+#include <linux/vt.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fb.h"
+
+struct vt {
+	int fd;			/* -1 when there is no VT */
+	int num;		/* the N of /dev/ttyN */
+	int saved_kd_mode;	/* KD_TEXT, as a rule */
+	struct vt_mode saved_mode;
+	bool taken;
+};
+
+/*
+ * Opens the VT to draw on: num if it is not 0, else our controlling terminal when that is a VT,
+ * else the active one; switches to it if another is in front. 0, or -errno with err saying why
+ * (-ENOENT: no VT at all, as on a serial console or with CONFIG_VT off).
+ */
+int vt_open(struct vt *vt, int num, char *err, size_t errlen);
+
+/* Graphics mode (no cursor, no kernel messages drawn over us), and VT switches that ask first:
+ * release_sig when the user switches away, acquire_sig when back. 0 or -errno. */
+int vt_take(struct vt *vt, int release_sig, int acquire_sig);
+
+/* Answers to those signals, after drawing has stopped or before it resumes. */
+int vt_ack_release(struct vt *vt);
+int vt_ack_acquire(struct vt *vt);
+
+/* Text mode and switching as found; the caller clears the screen first so the console redraws
+ * on a clean screen. Also closes the VT. */
+void vt_restore(struct vt *vt);
+
+/*
+ * On SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGABRT: clear the screen, put back fb's mode and the
+ * console as found, then die of the signal. Call again whenever fb or vt changes; vt may be
+ * one with no VT. 0 or -errno.
+ */
+int vt_guard_crashes(const struct vt *vt, const struct fb *fb);
+
+#endif

@@ -1,0 +1,322 @@
+/* test_render.c - refraction puts the right splash pixel in every place, in every pixel format. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pixfmt.h"
+#include "render.h"
+#include "water.h"
+
+enum { W = 48, H = 32, PAD = 5, SENTINEL = 0xA5 };
+
+static const char *const formats[] = { "RGB565", "BGR565", "RGB888", "BGR888",
+				       "XRGB8888", "XBGR8888", "RGBX8888", "BGRX8888" };
+
+struct scene {
+	struct pixfmt fmt;
+	struct image splash;
+	struct water water;
+	struct render render;
+	uint8_t *fb;
+	size_t stride;		/* W * bytes + PAD: odd for 24 bpp */
+};
+
+/* A splash where every pixel differs from its neighbours even after 5-bit truncation. */
+static uint32_t splash_colour(int x, int y)
+{
+	return (uint32_t)((x * 5 & 0xff) << 16 | (y * 7 & 0xff) << 8 | ((x + y) * 3 & 0xff)) << 0 |
+	       0xff000000u;
+}
+
+static void scene_open(struct scene *s, const char *format)
+{
+	memset(s, 0, sizeof(*s));
+	assert_int_equal(pixfmt_by_name(&s->fmt, format), 0);
+	s->splash.width = W;
+	s->splash.height = H;
+	s->splash.pixels = malloc(W * H * sizeof(uint32_t));
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++)
+			s->splash.pixels[y * W + x] = splash_colour(x, y);
+	assert_int_equal(water_init(&s->water, W, H, 5), 0);
+	assert_int_equal(render_init(&s->render, W, H, 0, &s->fmt), 0);
+	assert_int_equal(render_set_splash(&s->render, &s->splash), 0);
+	s->stride = W * s->fmt.bytes + PAD;
+	s->fb = malloc(s->stride * H);
+	memset(s->fb, SENTINEL, s->stride * H);
+}
+
+static void scene_close(struct scene *s)
+{
+	free(s->splash.pixels);
+	free(s->fb);
+	water_free(&s->water);
+	render_free(&s->render);
+}
+
+/* What the screen shows at (x, y), as 0xRRGGBB. */
+static uint32_t shown(const struct scene *s, int x, int y)
+{
+	const uint8_t *p = s->fb + y * s->stride + x * s->fmt.bytes;
+	uint32_t v = s->fmt.bytes == 2 ? *(const uint16_t *)p
+		   : s->fmt.bytes == 4 ? *(const uint32_t *)p
+				       : (uint32_t)(p[0] | p[1] << 8 | p[2] << 16);
+
+	return pixfmt_unpack(&s->fmt, v);
+}
+
+/* The splash pixel at (x, y) as the format can show it. */
+static uint32_t splash_at(const struct scene *s, int x, int y)
+{
+	return pixfmt_unpack(&s->fmt, pixfmt_pack(&s->fmt, splash_colour(x, y) & 0xffffff));
+}
+
+static void set_height(struct water *w, int x, int y, int16_t v)
+{
+	water_row(w, y)[x] = v;
+	w->live[y] = 1;
+}
+
+static void assert_padding_untouched(const struct scene *s)
+{
+	for (int y = 0; y < H; y++)
+		for (int i = W * s->fmt.bytes; i < (int)s->stride; i++)
+			if (s->fb[y * s->stride + i] != SENTINEL)
+				fail_msg("%s: padding byte %d of row %d was written", s->fmt.name, i, y);
+}
+
+static void test_calm_water_shows_the_splash(void **state)
+{
+	(void)state;
+	for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
+		struct scene s;
+
+		scene_open(&s, formats[f]);
+		assert_int_equal(render_frame(&s.render, &s.water, s.fb, s.stride, 0, true), H);
+		for (int y = 0; y < H; y++)
+			for (int x = 0; x < W; x++)
+				if (shown(&s, x, y) != splash_at(&s, x, y))
+					fail_msg("%s (%d,%d): %06x, splash %06x", formats[f], x, y,
+						 shown(&s, x, y), splash_at(&s, x, y));
+		assert_padding_untouched(&s);
+		assert_int_equal(render_frame(&s.render, &s.water, s.fb, s.stride, 0, false), 0);
+		scene_close(&s);
+	}
+}
+
+/* One raised cell of height 3 at (20, 10): its four neighbours see it through their gradient. */
+static void test_refraction_offsets(void **state)
+{
+	(void)state;
+	for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
+		struct scene s;
+
+		scene_open(&s, formats[f]);
+		set_height(&s.water, 20, 10, 3);
+		assert_int_equal(render_frame(&s.render, &s.water, s.fb, s.stride, 0, true), H);
+		/* left neighbour: offset x = h(18) - h(20) = -3 */
+		assert_int_equal(shown(&s, 19, 10), splash_at(&s, 16, 10));
+		assert_int_equal(shown(&s, 21, 10), splash_at(&s, 24, 10));
+		assert_int_equal(shown(&s, 20, 9), splash_at(&s, 20, 6));
+		assert_int_equal(shown(&s, 20, 11), splash_at(&s, 20, 14));
+		assert_int_equal(shown(&s, 20, 10), splash_at(&s, 20, 10));
+		assert_int_equal(shown(&s, 19, 9), splash_at(&s, 19, 9));
+		assert_int_equal(shown(&s, 0, 0), splash_at(&s, 0, 0));
+		assert_padding_untouched(&s);
+		scene_close(&s);
+	}
+}
+
+/* Steep water at the edges takes the edge pixel: nothing stale, nothing skipped. */
+static void test_offsets_clamp_at_the_edges(void **state)
+{
+	(void)state;
+	for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
+		struct scene s;
+
+		scene_open(&s, formats[f]);
+		set_height(&s.water, 1, 5, -500);	/* (0,5) looks 500 right, (2,5) 500 left */
+		set_height(&s.water, W - 1, H - 2, 900);	/* (W-1,H-3) looks 900 up */
+		set_height(&s.water, 30, 1, 900);		/* (30,2) looks 900 down */
+		set_height(&s.water, 7, 0, 20);		/* (7,1) looks 20 down: still inside */
+		render_frame(&s.render, &s.water, s.fb, s.stride, 0, true);
+		assert_int_equal(shown(&s, 0, 5), splash_at(&s, W - 1, 5));
+		assert_int_equal(shown(&s, 2, 5), splash_at(&s, 0, 5));
+		assert_int_equal(shown(&s, W - 1, H - 3), splash_at(&s, W - 1, 0));
+		assert_int_equal(shown(&s, 30, 2), splash_at(&s, 30, H - 1));
+		assert_int_equal(shown(&s, 7, 1), splash_at(&s, 7, 21));
+		assert_padding_untouched(&s);
+		scene_close(&s);
+	}
+}
+
+/* Rows that were disturbed are put back once when the water calms, then left alone. */
+static void test_calm_rows_are_restored_once(void **state)
+{
+	struct scene s;
+	int rows = 0;
+
+	(void)state;
+	scene_open(&s, "RGB565");
+	render_frame(&s.render, &s.water, s.fb, s.stride, 0, true);
+	water_drop(&s.water, 24, 16, 3, 64);
+	assert_int_equal(render_frame(&s.render, &s.water, s.fb, s.stride, 0, false), 7);
+	while (!water_calm(&s.water)) {
+		water_step(&s.water);
+		rows += render_frame(&s.render, &s.water, s.fb, s.stride, 0, false);
+	}
+	assert_true(rows > 7 * 10);
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++)
+			if (shown(&s, x, y) != splash_at(&s, x, y))
+				fail_msg("(%d,%d) not restored after the water calmed", x, y);
+	assert_int_equal(render_frame(&s.render, &s.water, s.fb, s.stride, 0, false), 0);
+	scene_close(&s);
+}
+
+/* Where logical (x, y) appears on the panel: the logical picture turned clockwise by rotate. */
+static void physical_of(int rotate, int x, int y, int *px, int *py)
+{
+	*px = rotate == 90 ? H - 1 - y : rotate == 180 ? W - 1 - x : rotate == 270 ? y : x;
+	*py = rotate == 90 ? x : rotate == 180 ? H - 1 - y : rotate == 270 ? W - 1 - x : y;
+}
+
+static uint32_t read_pixel(const uint8_t *fb, size_t stride, int bytes, int x, int y)
+{
+	const uint8_t *p = fb + y * stride + (size_t)x * bytes;
+
+	return bytes == 2 ? *(const uint16_t *)p : bytes == 4 ? *(const uint32_t *)p
+		: (uint32_t)(p[0] | p[1] << 8 | p[2] << 16);
+}
+
+/* Every rotation draws exactly the unrotated frame turned, frame after frame, skipped rows and
+ * restored rows included. */
+static void test_rotation_turns_the_frame(void **state)
+{
+	static const char *const depths[] = { "RGB565", "RGB888", "XRGB8888" };
+
+	(void)state;
+	for (size_t f = 0; f < 3; f++)
+		for (int rotate = 90; rotate <= 270; rotate += 90) {
+			struct scene s;
+			struct render turned;
+			bool side = rotate != 180;
+			int pw = side ? H : W, ph = side ? W : H;
+			size_t pstride = (size_t)pw * s.fmt.bytes + PAD;
+			uint8_t *pfb;
+
+			scene_open(&s, depths[f]);
+			pstride = (size_t)pw * s.fmt.bytes + PAD;
+			pfb = malloc(pstride * ph);
+			memset(pfb, SENTINEL, pstride * ph);
+			assert_int_equal(render_init(&turned, pw, ph, rotate, &s.fmt), 0);
+			assert_int_equal(turned.width, W);
+			assert_int_equal(turned.height, H);
+			assert_int_equal(render_set_splash(&turned, &s.splash), 0);
+			water_drop(&s.water, 10, 7, 4, 90);
+			water_drop(&s.water, 40, 25, 3, 200);
+			for (int frame = 0; frame < 120; frame++) {
+				int a = render_frame(&s.render, &s.water, s.fb, s.stride, 0, !frame);
+				int b = render_frame(&turned, &s.water, pfb, pstride, 0, !frame);
+
+				assert_int_equal(a, b);
+				for (int y = 0; y < H; y++)
+					for (int x = 0; x < W; x++) {
+						int px, py;
+
+						physical_of(rotate, x, y, &px, &py);
+						if (read_pixel(pfb, pstride, s.fmt.bytes, px, py) !=
+						    read_pixel(s.fb, s.stride, s.fmt.bytes, x, y))
+							fail_msg("%s rotate %d frame %d: logical (%d,%d)"
+								 " at (%d,%d) differs",
+								 depths[f], rotate, frame, x, y, px, py);
+					}
+				for (int y = 0; y < ph; y++)
+					for (size_t i = (size_t)pw * s.fmt.bytes; i < pstride; i++)
+						assert_int_equal(pfb[y * pstride + i], SENTINEL);
+				water_step(&s.water);
+			}
+			render_free(&turned);
+			free(pfb);
+			scene_close(&s);
+		}
+}
+
+/* The logical top-left corner lands where a clockwise turn puts it. */
+static void test_rotation_corners(void **state)
+{
+	static const int want[][3] = { { 0, 0, 0 }, { 90, H - 1, 0 }, { 180, W - 1, H - 1 },
+				       { 270, 0, W - 1 } };
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		struct scene s;
+		struct render r;
+		int rotate = want[i][0], pw = rotate % 180 ? H : W, ph = rotate % 180 ? W : H;
+		size_t stride;
+		uint8_t *fb;
+
+		scene_open(&s, "XRGB8888");
+		stride = (size_t)pw * 4;
+		fb = calloc(stride, ph);
+		assert_int_equal(render_init(&r, pw, ph, rotate, &s.fmt), 0);
+		render_set_splash(&r, &s.splash);
+		render_frame(&r, &s.water, fb, stride, 0, true);
+		assert_int_equal(pixfmt_unpack(&s.fmt, read_pixel(fb, stride, 4, want[i][1], want[i][2])),
+				 splash_at(&s, 0, 0));
+		render_free(&r);
+		free(fb);
+		scene_close(&s);
+	}
+}
+
+/* Each page of a double-buffered screen remembers its own rows. */
+static void test_pages_are_tracked_apart(void **state)
+{
+	struct scene s;
+
+	(void)state;
+	scene_open(&s, "XRGB8888");
+	render_frame(&s.render, &s.water, s.fb, s.stride, 0, true);
+	render_frame(&s.render, &s.water, s.fb, s.stride, 1, true);
+	water_drop(&s.water, 24, 16, 3, 64);
+	assert_int_equal(render_frame(&s.render, &s.water, s.fb, s.stride, 0, false), 7);
+	water_clear(&s.water);
+	/* page 1 never showed the drop: nothing to restore there; page 0 did */
+	assert_int_equal(render_frame(&s.render, &s.water, s.fb, s.stride, 1, false), 0);
+	assert_int_equal(render_frame(&s.render, &s.water, s.fb, s.stride, 0, false), 7);
+	scene_close(&s);
+}
+
+static void test_splash_size_must_match(void **state)
+{
+	struct scene s;
+	struct image small = { W - 1, H, NULL };
+
+	(void)state;
+	scene_open(&s, "XRGB8888");
+	small.pixels = s.splash.pixels;
+	assert_int_equal(render_set_splash(&s.render, &small), -22);
+	scene_close(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_calm_water_shows_the_splash),
+		cmocka_unit_test(test_refraction_offsets),
+		cmocka_unit_test(test_offsets_clamp_at_the_edges),
+		cmocka_unit_test(test_calm_rows_are_restored_once),
+		cmocka_unit_test(test_rotation_turns_the_frame),
+		cmocka_unit_test(test_rotation_corners),
+		cmocka_unit_test(test_pages_are_tracked_apart),
+		cmocka_unit_test(test_splash_size_must_match),
+	};
+
+	return cmocka_run_group_tests_name("render", tests, NULL, NULL);
+}
