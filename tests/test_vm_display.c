@@ -1,0 +1,308 @@
+/* test_vm_display.c - fbripple on a real kernel's framebuffer: the splash at 16, 24 and 32 bpp,
+ * rings, rotation, VT switching, and the console given back after SIGTERM and SIGSEGV. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "image.h"
+#include "vm/vmcase.h"
+
+enum { W = 640, H = 480, RED = 0xff0000, GREEN = 0x00ff00, BLUE = 0x0000ff, WHITE = 0xffffff,
+       YELLOW = 0xffff00 };
+
+/*
+ * The splash is 160x80 in four flat quadrants, fitted onto 640x480 over yellow: four times
+ * larger, 640x320 from row 80 to 399, yellow above and below. Every channel is 00 or ff, which
+ * even RGB565 shows exactly (the screendump gives f8 for ff there: tolerance 8).
+ */
+static const char splash_png[] = "/tmp/fbripple-vm-splash.png";
+
+static int make_splash(void)
+{
+	struct image img = { 160, 80, malloc(160 * 80 * sizeof(uint32_t)) };
+	int ret;
+
+	for (int y = 0; y < 80; y++)
+		for (int x = 0; x < 160; x++)
+			img.pixels[y * 160 + x] = 0xff000000u | (y < 40 ? (x < 80 ? RED : GREEN)
+									: (x < 80 ? BLUE : WHITE));
+	ret = image_write_png(&img, splash_png);
+	image_free(&img);
+	return ret;
+}
+
+static int setup(void **state)
+{
+	static const char *const extra[] = { "/tmp/fbripple-vm-splash.png=/etc/fbr/splash.png",
+					     NULL };
+
+	if (make_splash() < 0)
+		return -1;
+	return vm_suite_setup(state, extra);
+}
+
+static int teardown(void **state)
+{
+	unlink(splash_png);
+	return vm_suite_teardown(state);
+}
+
+/* Writes a text mark on tty1, starts fbripple on it with this config, says "started", then
+ * does what the host says: term, segv (say how it exited), vt N, bye. */
+#define CASE_SCRIPT(conf, args)                                                                \
+	"mkdir -p /etc/fbr\n"                                                                  \
+	"printf '%s\\n' " conf " > /etc/fbr/fbr.conf\n"                                        \
+	"printf '\\033[2J\\033[HFBRIPPLE CONSOLE MARK\\n' > /dev/tty1\n"                        \
+	"fbripple -c /etc/fbr/fbr.conf " args " 2>/tmp/fbr.log &\n"                            \
+	"pid=$!\n"                                                                             \
+	"say started\n"                                                                        \
+	"while hear cmd; do\n"                                                                 \
+	"  case $cmd in\n"                                                                     \
+	"  term|segv) kill -$(echo $cmd | tr a-z A-Z) $pid; wait $pid; say \"exited $?\" ;;\n" \
+	"  vt*) chvt ${cmd#vt}; say \"on $cmd\" ;;\n"                                          \
+	"  bye) break ;;\n"                                                                    \
+	"  esac\n"                                                                             \
+	"done\n"                                                                               \
+	"kill $pid 2>/dev/null; cat /tmp/fbr.log\n"
+
+#define SPLASH_CONF(more)                                                                      \
+	"'splash: { image = \"/etc/fbr/splash.png\"; scale = \"fit\"; background = \"#ffff00\"; };' " \
+	"'water: { damping_shift = 10; };' " more
+
+struct expect_points {
+	int n;
+	struct { int x, y; uint32_t colour; } p[12];
+	int tol;
+};
+
+static int check_points(const struct image *img, void *ctx, char *why, size_t len)
+{
+	const struct expect_points *e = ctx;
+
+	if (img->width != W || img->height != H) {
+		snprintf(why, len, "screen is %dx%d, expected %dx%d", img->width, img->height, W, H);
+		return -1;
+	}
+	for (int i = 0; i < e->n; i++)
+		if (vm_check_pixel(img, e->p[i].x, e->p[i].y, e->p[i].colour, e->tol, why, len))
+			return -1;
+	return 0;
+}
+
+/* Quadrant middles and the letterbox, away from the centre where the rings are. */
+static const struct expect_points fitted = { 8, {
+	{ 80, 120, RED }, { 560, 120, GREEN }, { 80, 360, BLUE }, { 560, 360, WHITE },
+	{ 320, 30, YELLOW }, { 10, 79, YELLOW }, { 630, 400, YELLOW }, { 320, 470, YELLOW } }, 0 };
+
+/* The edges of the fitted picture: a pixel off either way and these fail. */
+static const struct expect_points fitted_edges = { 6, {
+	{ 5, 80, RED }, { 634, 80, GREEN }, { 5, 399, BLUE }, { 634, 399, WHITE },
+	{ 5, 78, YELLOW }, { 634, 401, YELLOW } }, 0 };
+
+/* The rings: pixels near the centre, where the four quadrants meet, show colours moved from
+ * elsewhere; the corners of the picture show none of that. */
+static int check_rings(const struct image *img, void *ctx, char *why, size_t len)
+{
+	int moved = 0;
+
+	(void)ctx;
+	if (check_points(img, (void *)&fitted, why, len))
+		return -1;
+	for (int y = 200; y < 280; y++)
+		for (int x = 280; x < 360; x++) {
+			uint32_t want = y < 240 ? (x < 320 ? RED : GREEN) : (x < 320 ? BLUE : WHITE);
+
+			moved += !vm_colour_near(img->pixels[y * W + x] & 0xffffff, want, 8);
+		}
+	if (moved < 200) {
+		snprintf(why, len, "only %d pixels near the drop differ from the splash", moved);
+		return -1;
+	}
+	return 0;
+}
+
+/* The console is back: its text mark at the top, and no trace of the splash. */
+static int check_console(const struct image *img, void *ctx, char *why, size_t len)
+{
+	int text = 0;
+
+	(void)ctx;
+	for (int y = 0; y < 16; y++)
+		for (int x = 0; x < 8 * 21; x++)
+			text += (img->pixels[y * img->width + x] & 0xffffff) > 0x808080;
+	if (text < 60) {
+		snprintf(why, len, "the console's text mark is not at the top (%d light pixels)",
+			 text);
+		return -1;
+	}
+	for (int y = 40; y < img->height; y += 37)
+		for (int x = 3; x < img->width; x += 41)
+			if (vm_check_pixel(img, x, y, 0x000000, 24, why, len))
+				return -1;
+	return 0;
+}
+
+static void splash_case(void **state, struct vm_opts *o, int tol)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	struct expect_points points = fitted, edges = fitted_edges;
+	struct image img = { 0 };
+
+	points.tol = edges.tol = tol;
+	vm_case_start(s, o);
+	vm_case_expect(s, "started", 30000);
+	vm_case_wait_screen(s, 20000, check_points, &points, &img);
+	free(img.pixels);
+	vm_case_wait_screen(s, 5000, check_points, &edges, &img);
+	free(img.pixels);
+	assert_int_equal(vm_send(&s->vm, "bye"), 0);
+	vm_case_expect_exit(s, 0);
+}
+
+static void test_splash_32bpp_bochs(void **state)
+{
+	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = "splash bochs",
+			     .script = CASE_SCRIPT(SPLASH_CONF(""), "") };
+
+	splash_case(state, &o, 0);
+}
+
+static void test_splash_16bpp_vesa(void **state)
+{
+	struct vm_opts o = { .display = VM_VESA, .vga_mode = 0x311, .width = W, .height = H,
+			     .name = "splash vesa 16 bpp",
+			     .script = CASE_SCRIPT(SPLASH_CONF(""), "") };
+
+	splash_case(state, &o, 8);
+}
+
+static void test_splash_24bpp_vesa(void **state)
+{
+	struct vm_opts o = { .display = VM_VESA, .vga_mode = 0x312, .width = W, .height = H,
+			     .name = "splash vesa 24 bpp",
+			     .script = CASE_SCRIPT(SPLASH_CONF(""), "") };
+
+	splash_case(state, &o, 0);
+}
+
+static void test_drop_makes_rings(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = "rings",
+			     .script = CASE_SCRIPT(SPLASH_CONF(""), "--drop 320,240") };
+	struct image img = { 0 };
+
+	vm_case_start(s, &o);
+	vm_case_expect(s, "started", 30000);
+	vm_case_wait_screen(s, 20000, check_rings, NULL, &img);
+	free(img.pixels);
+	assert_int_equal(vm_send(&s->vm, "bye"), 0);
+	vm_case_expect_exit(s, 0);
+}
+
+/* Turned clockwise: the picture's left edge is at the top, its top edge on the right. The
+ * logical screen is 480x640, the picture fitted to 480x240 from logical row 200 to 439. */
+static void test_rotate_90(void **state)
+{
+	static const struct expect_points turned = { 8, {
+		{ 380, 120, RED }, { 380, 360, GREEN }, { 260, 120, BLUE }, { 260, 360, WHITE },
+		{ 540, 240, YELLOW }, { 100, 240, YELLOW }, { 439, 5, RED }, { 200, 474, WHITE } }, 0 };
+	struct vm_suite *s = vm_case_begin(state);
+	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = "rotate 90",
+			     .script = CASE_SCRIPT(SPLASH_CONF("'display: { rotate = 90; };'"), "") };
+	struct image img = { 0 };
+
+	vm_case_start(s, &o);
+	vm_case_expect(s, "started", 30000);
+	vm_case_wait_screen(s, 20000, check_points, (void *)&turned, &img);
+	free(img.pixels);
+	assert_int_equal(vm_send(&s->vm, "bye"), 0);
+	vm_case_expect_exit(s, 0);
+}
+
+static int check_black(const struct image *img, void *ctx, char *why, size_t len)
+{
+	static const struct expect_points black = { 4, {
+		{ 80, 120, 0 }, { 560, 120, 0 }, { 80, 360, 0 }, { 320, 30, 0 } }, 24 };
+
+	(void)ctx;
+	return check_points(img, (void *)&black, why, len);
+}
+
+/* chvt waits for fbripple to let go of the VT: it must acknowledge, then redraw on return. */
+static void test_vt_switch_and_back(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = "vt switch",
+			     .script = CASE_SCRIPT(SPLASH_CONF(""), "") };
+	struct image img = { 0 };
+
+	vm_case_start(s, &o);
+	vm_case_expect(s, "started", 30000);
+	vm_case_wait_screen(s, 20000, check_points, (void *)&fitted, &img);
+	free(img.pixels);
+	assert_int_equal(vm_send(&s->vm, "vt2"), 0);
+	vm_case_expect(s, "on vt2", 10000);
+	vm_case_wait_screen(s, 5000, check_black, NULL, &img);
+	free(img.pixels);
+	assert_int_equal(vm_send(&s->vm, "vt1"), 0);
+	vm_case_expect(s, "on vt1", 10000);
+	vm_case_wait_screen(s, 10000, check_points, (void *)&fitted, &img);
+	free(img.pixels);
+	assert_int_equal(vm_send(&s->vm, "bye"), 0);
+	vm_case_expect_exit(s, 0);
+}
+
+static void console_case(void **state, const char *signal, const char *exited)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = signal,
+			     .script = CASE_SCRIPT(SPLASH_CONF(""), "--drop 100,100") };
+	struct image img = { 0 };
+
+	vm_case_start(s, &o);
+	vm_case_expect(s, "started", 30000);
+	vm_case_wait_screen(s, 20000, check_points, (void *)&fitted, &img);
+	free(img.pixels);
+	assert_int_equal(vm_send(&s->vm, signal), 0);
+	vm_case_expect(s, exited, 10000);
+	vm_case_wait_screen(s, 5000, check_console, NULL, &img);
+	free(img.pixels);
+	assert_int_equal(vm_send(&s->vm, "bye"), 0);
+	vm_case_expect_exit(s, 0);
+}
+
+static void test_console_back_after_sigterm(void **state)
+{
+	console_case(state, "term", "exited 0");
+}
+
+static void test_console_back_after_sigsegv(void **state)
+{
+	console_case(state, "segv", "exited 139");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_splash_32bpp_bochs, vm_case_teardown),
+		cmocka_unit_test_teardown(test_splash_16bpp_vesa, vm_case_teardown),
+		cmocka_unit_test_teardown(test_splash_24bpp_vesa, vm_case_teardown),
+		cmocka_unit_test_teardown(test_drop_makes_rings, vm_case_teardown),
+		cmocka_unit_test_teardown(test_rotate_90, vm_case_teardown),
+		cmocka_unit_test_teardown(test_vt_switch_and_back, vm_case_teardown),
+		cmocka_unit_test_teardown(test_console_back_after_sigterm, vm_case_teardown),
+		cmocka_unit_test_teardown(test_console_back_after_sigsegv, vm_case_teardown),
+	};
+
+	if (getenv("FBRIPPLE_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("FBRIPPLE_TEST_FILTER"));
+	return cmocka_run_group_tests_name("vm display", tests, setup, teardown);
+}

@@ -1,0 +1,112 @@
+/* fbfill.c - guest helper: paints a framebuffer in horizontal bands of given colours and/or
+ * prints its geometry and pixel format. Built static; runs inside the test VM. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fb.h>
+#include <linux/kd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: fbfill [-d DEV] [-i] [-g] [RRGGBB...]\n"
+		"  -d DEV  framebuffer (default /dev/fb0)\n"
+		"  -i      print geometry and format as one 'fb ...' line\n"
+		"  -g      switch /dev/tty1 to KD_GRAPHICS first (no fbcon cursor)\n"
+		"  RRGGBB  colours of equal horizontal bands, top to bottom\n");
+	exit(2);
+}
+
+/* Scales an 8-bit channel into a bitfield of the pixel. */
+static uint32_t chan(uint32_t v8, const struct fb_bitfield *f)
+{
+	if (f->length == 0)
+		return 0;
+	return (v8 >> (8 - (f->length > 8 ? 8 : f->length))) << f->offset;
+}
+
+static uint32_t pixel(const struct fb_var_screeninfo *v, uint32_t rgb)
+{
+	return chan(rgb >> 16 & 0xff, &v->red) | chan(rgb >> 8 & 0xff, &v->green) |
+	       chan(rgb & 0xff, &v->blue);
+}
+
+static void fill_row(uint8_t *row, int width, int bytes, uint32_t px)
+{
+	for (int x = 0; x < width; x++)
+		for (int b = 0; b < bytes; b++)
+			row[x * bytes + b] = px >> (8 * b) & 0xff;
+}
+
+static void print_info(const struct fb_var_screeninfo *v, const struct fb_fix_screeninfo *f)
+{
+	printf("fb id=%.16s %ux%u virtual=%ux%u bpp=%u stride=%u red=%u/%u green=%u/%u "
+	       "blue=%u/%u smem=%u\n", f->id, v->xres, v->yres, v->xres_virtual, v->yres_virtual,
+	       v->bits_per_pixel, f->line_length, v->red.offset, v->red.length,
+	       v->green.offset, v->green.length, v->blue.offset, v->blue.length, f->smem_len);
+}
+
+static int paint(int fd, const struct fb_var_screeninfo *v, const struct fb_fix_screeninfo *f,
+		 char **colors, int n)
+{
+	size_t len = (size_t)f->line_length * v->yres;
+	uint8_t *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	int bytes = (v->bits_per_pixel + 7) / 8;
+
+	if (map == MAP_FAILED)
+		return -errno;
+	for (unsigned y = 0; y < v->yres; y++) {
+		uint32_t rgb = strtoul(colors[(uint64_t)y * n / v->yres], NULL, 16);
+		fill_row(map + (size_t)y * f->line_length, v->xres, bytes, pixel(v, rgb));
+	}
+	int rc = msync(map, len, MS_SYNC) ? -errno : 0;
+	munmap(map, len);
+	return rc;
+}
+
+static void graphics_mode(void)
+{
+	int tty = open("/dev/tty1", O_RDWR);
+
+	if (tty < 0 || ioctl(tty, KDSETMODE, KD_GRAPHICS) < 0)
+		perror("fbfill: KD_GRAPHICS on /dev/tty1");
+	if (tty >= 0)
+		close(tty);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev = "/dev/fb0";
+	int info = 0, opt, fd, rc = 0;
+	struct fb_var_screeninfo v;
+	struct fb_fix_screeninfo f;
+
+	while ((opt = getopt(argc, argv, "d:ig")) != -1) {
+		if (opt == 'd')
+			dev = optarg;
+		else if (opt == 'i')
+			info = 1;
+		else if (opt == 'g')
+			graphics_mode();
+		else
+			usage();
+	}
+	fd = open(dev, O_RDWR);
+	if (fd < 0 || ioctl(fd, FBIOGET_VSCREENINFO, &v) || ioctl(fd, FBIOGET_FSCREENINFO, &f)) {
+		fprintf(stderr, "fbfill: %s: %s\n", dev, strerror(errno));
+		return 1;
+	}
+	if (info)
+		print_info(&v, &f);
+	if (optind < argc)
+		rc = paint(fd, &v, &f, argv + optind, argc - optind);
+	if (rc)
+		fprintf(stderr, "fbfill: %s: %s\n", dev, strerror(-rc));
+	close(fd);
+	return rc ? 1 : 0;
+}
