@@ -1,0 +1,140 @@
+/* input.h - touchscreens, mice and tablets through libevdev: classify, read, hotplug, and map
+ * every contact to logical screen pixels for a callback. Knows nothing about water. */
+#ifndef FBRIPPLE_INPUT_H
+#define FBRIPPLE_INPUT_H
+
+#include <linux/input.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "log.h"
+#include "loop.h"
+
+#define INPUT_SLOTS 16		/* contacts per device; higher slots are ignored */
+#define INPUT_DEVICES_MAX 32
+#define INPUT_PATH_MAX 64
+
+enum input_class {
+	INPUT_IGNORED,
+	INPUT_MT_B,		/* multitouch with slots */
+	INPUT_MT_A,		/* multitouch with SYN_MT_REPORT, no slots */
+	INPUT_TOUCH,		/* single touch: ABS_X/Y + BTN_TOUCH */
+	INPUT_TABLET,		/* absolute pointer: ABS_X/Y + BTN_LEFT, no touch */
+	INPUT_MOUSE,		/* REL_X/Y + BTN_LEFT */
+};
+
+enum input_action {
+	INPUT_DOWN,		/* a contact starts at x, y */
+	INPUT_MOVE,		/* a contact that is down moved from from_x, from_y to x, y */
+	INPUT_UP,		/* a contact ended at x, y */
+	INPUT_HOVER,		/* a pointer with no button down moved from from_x, from_y to x, y */
+	INPUT_ACTIVITY,		/* events came from a device in use (at most every 100 ms) */
+};
+
+struct input_contact {
+	enum input_action action;
+	int id;			/* unique among the contacts down at one time */
+	int x, y;		/* logical (rotated) screen pixels */
+	int from_x, from_y;
+};
+
+typedef void input_fn(void *ctx, const struct input_contact *c);
+typedef void input_note_fn(void *ctx, enum log_level level, const char *msg);
+
+/* Device axis range -> normalized [0,1) -> calibration -> rotation -> logical pixels. */
+struct input_map {
+	int width, height;	/* the logical screen: the framebuffer's, swapped for 90 and 270 */
+	int rotate;		/* display.rotate: 0, 90, 180 or 270, the picture turned clockwise */
+	double cal[6];		/* libinput's calibration matrix, normalized units */
+};
+
+struct input_axis {
+	int min, max;
+};
+
+void input_map_init(struct input_map *m, int fb_width, int fb_height, int rotate,
+		    const double *cal);
+
+/* A point normalized to the panel ([0,1) across its axes) to logical pixels, clamped. */
+void input_map_point(const struct input_map *m, double u, double v, int *x, int *y);
+
+/* Parses "a b c d e f" (LIBINPUT_CALIBRATION_MATRIX) into cal; 0 or -EINVAL. */
+int input_parse_matrix(const char *text, double cal[6]);
+
+struct input_slot {
+	int id;			/* tracking id; -1: no contact */
+	int x, y;		/* device units (mouse: logical pixels) */
+	bool fresh;		/* a new tracking id since the last frame */
+	bool down;		/* reported as down */
+	int rx, ry;		/* last reported logical position */
+};
+
+/* The per-device state machine that turns evdev frames into contacts; no I/O. */
+struct input_decoder {
+	enum input_class cls;
+	struct input_axis ax, ay;
+	const struct input_map *map;
+	int min_move;			/* logical pixels a contact moves before INPUT_MOVE */
+	int id_base;
+	int slot;			/* MT-B: current slot, -1 if out of range */
+	struct input_slot s[INPUT_SLOTS];
+	bool button;			/* BTN_TOUCH or BTN_LEFT */
+	bool frame;			/* events since the last SYN_REPORT */
+	int frames;			/* frames with events, for INPUT_ACTIVITY */
+	bool dropped;			/* SYN_DROPPED since the last SYN_REPORT */
+	int dx, dy;			/* mouse: relative motion of this frame */
+	int nmt;			/* MT-A: contacts in this frame */
+	bool mt_has_id;
+	struct input_slot mt[INPUT_SLOTS];	/* MT-A: this frame's contacts (x, y, id) */
+	input_fn *fn;
+	void *ctx;
+};
+
+void input_decoder_init(struct input_decoder *d, enum input_class cls,
+			const struct input_axis *ax, const struct input_axis *ay,
+			const struct input_map *map, int min_move, int id_base,
+			input_fn *fn, void *ctx);
+
+/* Feeds one event as libevdev_next_event returned it (normal or sync mode). */
+void input_decoder_feed(struct input_decoder *d, const struct input_event *ev);
+
+/* Ends every contact that is down (the device went away). */
+void input_decoder_release(struct input_decoder *d);
+
+struct libevdev;
+
+/* The class of dev and why ("ABS_MT_SLOT + INPUT_PROP_DIRECT"); the axes that map. */
+enum input_class input_classify(const struct libevdev *dev, char *why, size_t len,
+				struct input_axis *ax, struct input_axis *ay);
+const char *input_class_name(enum input_class cls);
+
+struct input_opts {
+	const char *const *devices;	/* paths or name globs; NULL or empty: every device */
+	int ndevices;
+	bool only_listed;		/* an empty devices list matches nothing */
+	bool grab;
+	bool has_cal;			/* cal given in the config (else udev, else identity) */
+	double cal[6];
+	int fb_width, fb_height, rotate;
+	int min_move;
+};
+
+struct input;
+
+/* Opens every matching device and a hotplug watch (udev monitor when udevd runs, else inotify
+ * on /dev/input), registered in loop. Contacts go to fn, messages to note. 0 or -errno. */
+int input_open(struct input **in, const struct input_opts *opts, struct loop *loop,
+	       input_fn *fn, input_note_fn *note, void *ctx);
+void input_close(struct input *in);
+
+/* Closes every device (ending its contacts) and opens them again under new options. Unlike
+ * input_close + input_open it frees nothing, so it is safe inside a loop handler. */
+int input_reconfigure(struct input *in, const struct input_opts *opts);
+
+/* Devices in use. */
+int input_count(const struct input *in);
+
+/* Every input device: path, name, class, why, and the ranges it maps; 0 or -errno. */
+int input_list_devices(FILE *out, const struct input_opts *opts);
+
+#endif

@@ -1,0 +1,634 @@
+/* test_input.c - the input decoder fed evemu-format event text, classification of libevdev
+ * devices made without a kernel, coordinate mapping (calibration, rotation), and a flood. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <libevdev/libevdev.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "input.h"
+#include "water.h"
+
+/* What the decoder reported, as text: "down 0 50,50; move 0 70,50; up 0 70,50". */
+struct record {
+	char text[4096];
+	size_t len;
+	struct input_contact last;
+};
+
+static void on_contact(void *ctx, const struct input_contact *c)
+{
+	static const char *const names[] = { "down", "move", "up", "hover" };
+	struct record *r = ctx;
+
+	assert_int_not_equal(c->action, INPUT_ACTIVITY);	/* input.c's, not the decoder's */
+	r->last = *c;
+	if (c->action == INPUT_MOVE || c->action == INPUT_HOVER)
+		r->len += snprintf(r->text + r->len, sizeof(r->text) - r->len, "%s%s %d %d,%d>%d,%d",
+				   r->len ? "; " : "", names[c->action], c->id, c->from_x,
+				   c->from_y, c->x, c->y);
+	else
+		r->len += snprintf(r->text + r->len, sizeof(r->text) - r->len, "%s%s %d %d,%d",
+				   r->len ? "; " : "", names[c->action], c->id, c->x, c->y);
+	assert_true(r->len < sizeof(r->text));
+}
+
+static void clear(struct record *r)
+{
+	r->len = 0;
+	r->text[0] = '\0';
+}
+
+/* Feeds every "E: SEC.USEC TYPE CODE VALUE" line of evemu text (hex type and code) to d. */
+static void feed(struct input_decoder *d, const char *evemu)
+{
+	for (const char *p = evemu; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		struct input_event ev = { 0 };
+		unsigned long sec, usec;
+		unsigned type, code;
+		int value;
+
+		if (strncmp(p, "E:", 2) != 0)
+			continue;
+		assert_int_equal(sscanf(p, "E: %lu.%lu %x %x %d", &sec, &usec, &type, &code, &value),
+				 5);
+		ev.type = (unsigned short)type;
+		ev.code = (unsigned short)code;
+		ev.value = value;
+		input_decoder_feed(d, &ev);
+	}
+}
+
+struct fixture {
+	struct input_map map;
+	struct input_decoder dec;
+	struct record rec;
+};
+
+/* A device of class cls whose axes map one unit to one pixel on a 1000x800 screen. */
+static void setup(struct fixture *f, enum input_class cls, struct input_axis ax,
+		  struct input_axis ay, int min_move)
+{
+	memset(f, 0, sizeof(*f));
+	input_map_init(&f->map, 1000, 800, 0, NULL);
+	input_decoder_init(&f->dec, cls, &ax, &ay, &f->map, min_move, 0, on_contact, &f->rec);
+}
+
+#define AXIS(lo, n) ((struct input_axis){ (lo), (lo) + (n) - 1 })
+
+/* ---- protocol B ---- */
+
+static const char mt_b_two_fingers[] =
+	"# slot 0 is implicit: no ABS_MT_SLOT before the first contact\n"
+	"E: 0.000000 0003 0039 0010	# ABS_MT_TRACKING_ID 10\n"
+	"E: 0.000000 0003 0035 0150	# ABS_MT_POSITION_X 150\n"
+	"E: 0.000000 0003 0036 0250	# ABS_MT_POSITION_Y 250\n"
+	"E: 0.000000 0001 014a 0001	# BTN_TOUCH 1\n"
+	"E: 0.000000 0000 0000 0000	# SYN_REPORT\n"
+	"E: 0.010000 0003 002f 0001	# ABS_MT_SLOT 1\n"
+	"E: 0.010000 0003 0039 0011	# ABS_MT_TRACKING_ID 11\n"
+	"E: 0.010000 0003 0035 0600\n"
+	"E: 0.010000 0003 0036 0700\n"
+	"E: 0.010000 0000 0000 0000\n"
+	"E: 0.020000 0003 002f 0000	# ABS_MT_SLOT 0\n"
+	"E: 0.020000 0003 0035 0170\n"
+	"E: 0.020000 0003 002f 0001	# ABS_MT_SLOT 1\n"
+	"E: 0.020000 0003 0036 0720\n"
+	"E: 0.020000 0000 0000 0000\n"
+	"E: 0.030000 0003 002f 0000\n"
+	"E: 0.030000 0003 0039 -001	# slot 0 lifted\n"
+	"E: 0.030000 0000 0000 0000\n"
+	"E: 0.040000 0003 002f 0001\n"
+	"E: 0.040000 0003 0039 -001\n"
+	"E: 0.040000 0001 014a 0000\n"
+	"E: 0.040000 0000 0000 0000\n";
+
+static void test_mt_b_slots(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_B, AXIS(100, 1000), AXIS(200, 800), 1);
+	feed(&f.dec, mt_b_two_fingers);
+	assert_string_equal(f.rec.text, "down 0 50,50; down 1 500,500; move 0 50,50>70,50; "
+			    "move 1 500,500>500,520; up 0 70,50; up 1 500,520");
+	assert_int_equal(f.dec.frames, 5);	/* input.c reports them as one INPUT_ACTIVITY */
+}
+
+/* A new tracking id in a slot that is down is a new contact: up, then down. */
+static void test_mt_b_new_id_in_slot(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_B, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec,
+	     "E: 0.0 0003 0039 0001\nE: 0.0 0003 0035 0010\nE: 0.0 0003 0036 0020\n"
+	     "E: 0.0 0000 0000 0000\n"
+	     "E: 0.1 0003 0039 -001\nE: 0.1 0003 0039 0002\nE: 0.1 0003 0035 0300\n"
+	     "E: 0.1 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 10,20; up 0 10,20; down 0 300,20");
+}
+
+/* Slots beyond INPUT_SLOTS are ignored, not written out of bounds. */
+static void test_mt_b_high_slot(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_B, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec, "E: 0.0 0003 002f 0040\nE: 0.0 0003 0039 0007\nE: 0.0 0003 0035 0010\n"
+		     "E: 0.0 0000 0000 0000\n"
+		     "E: 0.0 0003 002f -001\nE: 0.0 0003 0039 0007\nE: 0.0 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "");
+}
+
+/* ---- SYN_DROPPED ---- */
+
+/* The stroke's end was lost; libevdev's sync events (after the SYN_DROPPED) carry the
+ * current position: the contact moves there, without a phantom up and down. */
+static void test_syn_dropped_mid_stroke(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_B, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec,
+	     "E: 0.0 0003 0039 0005\nE: 0.0 0003 0035 0100\nE: 0.0 0003 0036 0100\n"
+	     "E: 0.0 0001 014a 0001\nE: 0.0 0000 0000 0000\n"
+	     "E: 0.1 0003 0035 0110\n"
+	     "E: 0.1 0000 0003 0000	# SYN_DROPPED\n"
+	     "# what libevdev returns in sync mode: the delta to the kernel's state\n"
+	     "E: 0.2 0003 002f 0000\nE: 0.2 0003 0035 0400\nE: 0.2 0003 0036 0300\n"
+	     "E: 0.2 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 100,100; move 0 100,100>400,300");
+	clear(&f.rec);
+	/* the contact is still down: a later lift is reported once */
+	feed(&f.dec, "E: 0.3 0003 0039 -001\nE: 0.3 0001 014a 0000\nE: 0.3 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "up 0 400,300");
+}
+
+/* The lift was lost: the sync ends the contact (no stuck contact). */
+static void test_syn_dropped_lift(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_B, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec, "E: 0.0 0003 0039 0005\nE: 0.0 0003 0035 0100\nE: 0.0 0003 0036 0100\n"
+		     "E: 0.0 0000 0000 0000\n"
+		     "E: 0.1 0000 0003 0000\n"
+		     "E: 0.2 0003 002f 0000\nE: 0.2 0003 0039 -001\nE: 0.2 0001 014a 0000\n"
+		     "E: 0.2 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 100,100; up 0 100,100");
+}
+
+/* Lifted and touched again while dropping: libevdev terminates the slot in one frame and
+ * starts the new tracking id in the next. */
+static void test_syn_dropped_new_contact(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_B, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec, "E: 0.0 0003 0039 0005\nE: 0.0 0003 0035 0100\nE: 0.0 0003 0036 0100\n"
+		     "E: 0.0 0000 0000 0000\n"
+		     "E: 0.1 0000 0003 0000\n"
+		     "E: 0.2 0003 002f 0000\nE: 0.2 0003 0039 -001\nE: 0.2 0000 0000 0000\n"
+		     "E: 0.2 0003 0039 0009\nE: 0.2 0003 0035 0700\nE: 0.2 0003 0036 0600\n"
+		     "E: 0.2 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 100,100; up 0 100,100; down 0 700,600");
+}
+
+/* ---- protocol A ---- */
+
+static const char mt_a_frames[] =
+	"E: 0.00 0001 014a 0001	# BTN_TOUCH 1\n"
+	"E: 0.00 0003 0035 0100\nE: 0.00 0003 0036 0200\nE: 0.00 0000 0002 0000	# SYN_MT_REPORT\n"
+	"E: 0.00 0003 0035 0500\nE: 0.00 0003 0036 0600\nE: 0.00 0000 0002 0000\n"
+	"E: 0.00 0000 0000 0000\n"
+	"E: 0.01 0003 0035 0120\nE: 0.01 0003 0036 0200\nE: 0.01 0000 0002 0000\n"
+	"E: 0.01 0003 0035 0500\nE: 0.01 0003 0036 0600\nE: 0.01 0000 0002 0000\n"
+	"E: 0.01 0000 0000 0000\n"
+	"# the second finger lifts: only one contact in the frame\n"
+	"E: 0.02 0003 0035 0120\nE: 0.02 0003 0036 0200\nE: 0.02 0000 0002 0000\n"
+	"E: 0.02 0000 0000 0000\n"
+	"# all lifted: an empty SYN_MT_REPORT\n"
+	"E: 0.03 0001 014a 0000\nE: 0.03 0000 0002 0000\nE: 0.03 0000 0000 0000\n";
+
+static void test_mt_a(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_A, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec, mt_a_frames);
+	assert_string_equal(f.rec.text, "down 0 100,200; down 1 500,600; move 0 100,200>120,200; "
+			    "up 1 500,600; up 0 120,200");
+}
+
+/* Protocol A with tracking ids: contacts follow their id, not their order in the frame. */
+static void test_mt_a_tracking_ids(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_A, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec,
+	     "E: 0.0 0003 0039 0004\nE: 0.0 0003 0035 0100\nE: 0.0 0003 0036 0100\n"
+	     "E: 0.0 0000 0002 0000\n"
+	     "E: 0.0 0003 0039 0007\nE: 0.0 0003 0035 0500\nE: 0.0 0003 0036 0500\n"
+	     "E: 0.0 0000 0002 0000\nE: 0.0 0000 0000 0000\n"
+	     "# id 4 lifted: id 7 comes first now and must stay contact 1\n"
+	     "E: 0.1 0003 0039 0007\nE: 0.1 0003 0035 0510\nE: 0.1 0003 0036 0500\n"
+	     "E: 0.1 0000 0002 0000\nE: 0.1 0000 0000 0000\n");
+	assert_string_equal(f.rec.text,
+			    "down 0 100,100; down 1 500,500; up 0 100,100; move 1 500,500>510,500");
+}
+
+/* Protocol A cannot be resynced: a SYN_DROPPED keeps the contacts until a full frame. */
+static void test_mt_a_syn_dropped(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_A, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec, "E: 0.0 0001 014a 0001\nE: 0.0 0003 0035 0100\nE: 0.0 0003 0036 0100\n"
+		     "E: 0.0 0000 0002 0000\nE: 0.0 0000 0000 0000\n"
+		     "E: 0.1 0003 0035 0150\n"
+		     "E: 0.1 0000 0003 0000\n"
+		     "E: 0.1 0000 0000 0000	# the end of libevdev's (empty) sync\n"
+		     "E: 0.2 0003 0035 0200\nE: 0.2 0003 0036 0100\nE: 0.2 0000 0002 0000\n"
+		     "E: 0.2 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 100,100; move 0 100,100>200,100");
+}
+
+/* ---- MT-only, single touch, tablet, mouse ---- */
+
+/* No BTN_TOUCH and no ABS_X/Y at all: the slots alone decide. */
+static void test_mt_only(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_B, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec, "E: 0.0 0003 002f 0002\nE: 0.0 0003 0039 0001\nE: 0.0 0003 0035 0042\n"
+		     "E: 0.0 0003 0036 0043\nE: 0.0 0000 0000 0000\n"
+		     "E: 0.1 0003 0039 -001\nE: 0.1 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 2 42,43; up 2 42,43");
+}
+
+/* Axes from 200..4199 and 1000..4199 onto 1000x800: 4 units per pixel. */
+static void test_single_touch_offset_range(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_TOUCH, AXIS(200, 4000), AXIS(1000, 3200), 1);
+	feed(&f.dec, "E: 0.0 0003 0000 0200\nE: 0.0 0003 0001 1000\nE: 0.0 0001 014a 0001\n"
+		     "E: 0.0 0000 0000 0000\n"
+		     "E: 0.1 0003 0000 2202\nE: 0.1 0003 0001 2600\nE: 0.1 0000 0000 0000\n"
+		     "E: 0.2 0003 0000 4199\nE: 0.2 0003 0001 4199\nE: 0.2 0000 0000 0000\n"
+		     "E: 0.3 0001 014a 0000\nE: 0.3 0000 0000 0000\n"
+		     "E: 0.4 0001 014a 0000\nE: 0.4 0000 0000 0000	# release without press\n");
+	assert_string_equal(f.rec.text, "down 0 0,0; move 0 0,0>500,400; move 0 500,400>999,799; "
+			    "up 0 999,799");
+}
+
+static void test_mouse_autorepeat(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MOUSE, AXIS(0, 0), AXIS(0, 0), 1);
+	feed(&f.dec,
+	     "E: 0.0 0001 0110 0000	# BTN_LEFT released that was never pressed\n"
+	     "E: 0.0 0000 0000 0000\n"
+	     "E: 0.1 0001 0110 0001\nE: 0.1 0000 0000 0000\n"
+	     "E: 0.2 0002 0000 0010\nE: 0.2 0002 0001 -005\nE: 0.2 0000 0000 0000\n"
+	     "E: 0.3 0001 0110 0002	# autorepeat: not a press\n"
+	     "E: 0.3 0000 0000 0000\n"
+	     "E: 0.4 0001 0110 0000\nE: 0.4 0000 0000 0000\n"
+	     "E: 0.5 0002 0000 -9999\nE: 0.5 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 500,400; move 0 500,400>510,395; up 0 510,395; "
+			    "hover 0 510,395>0,395");
+}
+
+/* The QEMU tablet: ABS_X/Y 0..32767 with BTN_LEFT; motion without the button hovers. */
+static void test_tablet(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_TABLET, AXIS(0, 32768), AXIS(0, 32768), 1);
+	feed(&f.dec, "E: 0.0 0003 0000 16384\nE: 0.0 0003 0001 8192\nE: 0.0 0000 0000 0000\n"
+		     "E: 0.1 0003 0000 0000\nE: 0.1 0000 0000 0000\n"
+		     "E: 0.2 0001 0110 0001\nE: 0.2 0000 0000 0000\n"
+		     "E: 0.3 0001 0110 0000\nE: 0.3 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "hover 0 500,200>0,200; down 0 0,200; up 0 0,200");
+}
+
+/* Moves shorter than min_move are held back; the final position is never lost. */
+static void test_min_move(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_TOUCH, AXIS(0, 1000), AXIS(0, 800), 8);
+	feed(&f.dec, "E: 0.0 0003 0000 0100\nE: 0.0 0003 0001 0100\nE: 0.0 0001 014a 0001\n"
+		     "E: 0.0 0000 0000 0000\n"
+		     "E: 0.1 0003 0000 0105\nE: 0.1 0000 0000 0000\n"
+		     "E: 0.2 0003 0000 0108\nE: 0.2 0000 0000 0000\n"
+		     "E: 0.3 0003 0000 0111\nE: 0.3 0000 0000 0000\n"
+		     "E: 0.4 0001 014a 0000\nE: 0.4 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 100,100; move 0 100,100>108,100; "
+			    "move 0 108,100>111,100; up 0 111,100");
+}
+
+/* A device that goes away ends its contacts. */
+static void test_release(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_B, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec, "E: 0.0 0003 0039 0001\nE: 0.0 0003 0035 0010\nE: 0.0 0003 0036 0020\n"
+		     "E: 0.0 0003 002f 0003\nE: 0.0 0003 0039 0002\nE: 0.0 0003 0035 0030\n"
+		     "E: 0.0 0003 0036 0040\nE: 0.0 0000 0000 0000\n");
+	input_decoder_release(&f.dec);
+	input_decoder_release(&f.dec);
+	assert_string_equal(f.rec.text, "down 0 10,20; down 3 30,40; up 0 10,20; up 3 30,40");
+}
+
+/* ---- mapping ---- */
+
+static void test_rotation(void **state)
+{
+	struct input_map m;
+	int x, y;
+
+	(void)state;
+	/* a 640x480 panel; the top-right corner of the panel and a point left of centre */
+	input_map_init(&m, 640, 480, 0, NULL);
+	input_map_point(&m, 639.5 / 640, 0.5 / 480, &x, &y);
+	assert_true(x == 639 && y == 0);
+	/* 90: the picture is turned clockwise, so its top-left corner shows at the panel's
+	 * top-right, and the logical screen is 480x640 */
+	input_map_init(&m, 640, 480, 90, NULL);
+	assert_true(m.width == 480 && m.height == 640);
+	input_map_point(&m, 639.5 / 640, 0.5 / 480, &x, &y);
+	assert_true(x == 0 && y == 0);
+	input_map_point(&m, 100.5 / 640, 300.5 / 480, &x, &y);	/* panel (100, 300) */
+	assert_int_equal(x, 300);
+	assert_int_equal(y, 639 - 100);
+	input_map_init(&m, 640, 480, 180, NULL);
+	input_map_point(&m, 100.5 / 640, 300.5 / 480, &x, &y);
+	assert_true(x == 639 - 100 && y == 479 - 300);
+	input_map_init(&m, 640, 480, 270, NULL);
+	assert_true(m.width == 480 && m.height == 640);
+	input_map_point(&m, 100.5 / 640, 300.5 / 480, &x, &y);
+	assert_true(x == 479 - 300 && y == 100);
+}
+
+static void test_calibration(void **state)
+{
+	static const double turn90[6] = { 0, -1, 1, 1, 0, 0 };	/* libinput's 90 degrees */
+	static const double half[6] = { 0.5, 0, 0.25, 0, 0.5, 0.25 };
+	struct input_map m;
+	double cal[6];
+	int x, y;
+
+	(void)state;
+	input_map_init(&m, 1000, 800, 0, turn90);
+	input_map_point(&m, 0.1, 0.2, &x, &y);		/* -> (1 - 0.2, 0.1) */
+	assert_in_range(x, 799, 800);
+	assert_in_range(y, 79, 80);
+	input_map_init(&m, 1000, 800, 0, half);
+	input_map_point(&m, 0.0, 0.9999, &x, &y);	/* -> (0.25, 0.75) */
+	assert_true(x == 250 && y == 599);
+	/* off-screen results clamp to the edge */
+	input_map_init(&m, 1000, 800, 0, (const double[6]){ 2, 0, 0, 0, 1, -1 });
+	input_map_point(&m, 0.9, 0.5, &x, &y);
+	assert_true(x == 999 && y == 0);
+	/* calibration applies before rotation */
+	input_map_init(&m, 1000, 800, 180, turn90);
+	input_map_point(&m, 0.1, 0.2, &x, &y);		/* (0.8, 0.1) turned: (0.2, 0.9) */
+	assert_in_range(x, 199, 200);
+	assert_in_range(y, 719, 720);
+
+	assert_int_equal(input_parse_matrix("0 -1 1 1 0 0", cal), 0);
+	assert_true(cal[1] == -1 && cal[2] == 1 && cal[3] == 1);
+	assert_int_equal(input_parse_matrix(" 1.5 0 0 0 1 0\n", cal), 0);
+	assert_true(cal[0] == 1.5);
+	assert_int_equal(input_parse_matrix("1 0 0 0 1", cal), -EINVAL);
+	assert_int_equal(input_parse_matrix("1 0 0 0 1 0 7", cal), -EINVAL);
+	assert_int_equal(input_parse_matrix("1 0 0 0 1 x", cal), -EINVAL);
+}
+
+/* ---- classification of devices made without a kernel ---- */
+
+static struct libevdev *make_device(const char *name)
+{
+	struct libevdev *dev = libevdev_new();
+
+	assert_non_null(dev);
+	libevdev_set_name(dev, name);
+	return dev;
+}
+
+static void add_abs(struct libevdev *dev, unsigned code, int min, int max)
+{
+	struct input_absinfo a = { .minimum = min, .maximum = max };
+
+	assert_int_equal(libevdev_enable_event_code(dev, EV_ABS, code, &a), 0);
+}
+
+static void add(struct libevdev *dev, unsigned type, const unsigned *codes, int n)
+{
+	for (int i = 0; i < n; i++)
+		assert_int_equal(libevdev_enable_event_code(dev, type, codes[i], NULL), 0);
+}
+
+static enum input_class classify(struct libevdev *dev, char *why, struct input_axis *ax,
+				 struct input_axis *ay)
+{
+	enum input_class cls = input_classify(dev, why, 160, ax, ay);
+
+	libevdev_free(dev);
+	return cls;
+}
+
+static void test_classify(void **state)
+{
+	static const unsigned touch[] = { BTN_TOUCH }, left[] = { BTN_LEFT, BTN_RIGHT };
+	static const unsigned rel[] = { REL_X, REL_Y }, keys[] = { KEY_A, KEY_ENTER, KEY_ESC };
+	struct input_axis ax, ay;
+	struct libevdev *d;
+	char why[160];
+
+	(void)state;
+	d = make_device("panel B");
+	add_abs(d, ABS_MT_SLOT, 0, 9);
+	add_abs(d, ABS_MT_TRACKING_ID, 0, 65535);
+	add_abs(d, ABS_MT_POSITION_X, 100, 1099);
+	add_abs(d, ABS_MT_POSITION_Y, 50, 849);
+	add_abs(d, ABS_X, 0, 5);
+	add_abs(d, ABS_Y, 0, 5);
+	add(d, EV_KEY, touch, 1);
+	libevdev_enable_property(d, INPUT_PROP_DIRECT);
+	assert_int_equal(classify(d, why, &ax, &ay), INPUT_MT_B);
+	assert_true(ax.min == 100 && ax.max == 1099 && ay.min == 50 && ay.max == 849);
+	assert_non_null(strstr(why, "ABS_MT_SLOT"));
+	assert_null(strstr(why, "MT-only"));
+
+	d = make_device("panel A, MT only");
+	add_abs(d, ABS_MT_POSITION_X, 0, 4095);
+	add_abs(d, ABS_MT_POSITION_Y, 0, 4095);
+	assert_int_equal(classify(d, why, &ax, &ay), INPUT_MT_A);
+	assert_non_null(strstr(why, "MT-only"));
+
+	d = make_device("resistive, no INPUT_PROP_DIRECT");
+	add_abs(d, ABS_X, 200, 3900);
+	add_abs(d, ABS_Y, 300, 3800);
+	add(d, EV_KEY, touch, 1);
+	assert_int_equal(classify(d, why, &ax, &ay), INPUT_TOUCH);
+	assert_true(ax.min == 200 && ay.max == 3800);
+	assert_non_null(strstr(why, "without INPUT_PROP_DIRECT"));
+
+	d = make_device("QEMU Virtio Tablet");
+	add_abs(d, ABS_X, 0, 32767);
+	add_abs(d, ABS_Y, 0, 32767);
+	add(d, EV_KEY, left, 2);
+	assert_int_equal(classify(d, why, &ax, &ay), INPUT_TABLET);
+
+	d = make_device("keyboard with a trackpoint");
+	add(d, EV_REL, rel, 2);
+	add(d, EV_KEY, left, 2);
+	add(d, EV_KEY, keys, 3);
+	assert_int_equal(classify(d, why, &ax, &ay), INPUT_MOUSE);
+	assert_non_null(strstr(why, "also a keyboard"));
+
+	d = make_device("keyboard");
+	add(d, EV_KEY, keys, 3);
+	assert_int_equal(classify(d, why, &ax, &ay), INPUT_IGNORED);
+	assert_non_null(strstr(why, "keyboard"));
+
+	d = make_device("touchpad");
+	add_abs(d, ABS_MT_SLOT, 0, 4);
+	add_abs(d, ABS_MT_POSITION_X, 0, 1000);
+	add_abs(d, ABS_MT_POSITION_Y, 0, 1000);
+	add(d, EV_KEY, touch, 1);
+	libevdev_enable_property(d, INPUT_PROP_POINTER);
+	assert_int_equal(classify(d, why, &ax, &ay), INPUT_IGNORED);
+	assert_non_null(strstr(why, "touchpad"));
+
+	d = make_device("Power Button");
+	add(d, EV_KEY, (const unsigned[]){ KEY_POWER }, 1);
+	assert_int_equal(classify(d, why, &ax, &ay), INPUT_IGNORED);
+}
+
+/* ---- a flood: 10,000 events in one second's worth from one device ---- */
+
+struct flood {
+	struct water water;
+	int drops, last_x, last_y, down;
+};
+
+static void on_flood(void *ctx, const struct input_contact *c)
+{
+	struct flood *f = ctx;
+
+	if (c->action == INPUT_DOWN) {
+		water_drop(&f->water, c->x, c->y, 6, 128);
+		f->down++;
+	} else if (c->action == INPUT_MOVE) {
+		water_trail(&f->water, c->from_x, c->from_y, c->x, c->y, 6, 48, 8);
+	}
+	if (c->action != INPUT_ACTIVITY) {
+		f->last_x = c->x;
+		f->last_y = c->y;
+		f->drops++;
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* 3,333 frames of X, Y and SYN_REPORT (10,000 events) sweeping one finger back and forth
+ * over a 1000x800 screen, as the decoder and the water see them in main.c. */
+static void test_flood(void **state)
+{
+	struct input_map map;
+	struct input_decoder dec;
+	struct flood f = { 0 };
+	struct input_axis ax = AXIS(0, 1000), ay = AXIS(0, 800);
+	struct input_event ev[3] = { { .type = EV_ABS, .code = ABS_MT_POSITION_X },
+				     { .type = EV_ABS, .code = ABS_MT_POSITION_Y },
+				     { .type = EV_SYN, .code = SYN_REPORT } };
+	int frames = 10000 / 3, n = 0;
+	double t;
+
+	(void)state;
+	assert_int_equal(water_init(&f.water, 1000, 800, 5), 0);
+	input_map_init(&map, 1000, 800, 0, NULL);
+	input_decoder_init(&dec, INPUT_MT_B, &ax, &ay, &map, 8, 0, on_flood, &f);
+	input_decoder_feed(&dec, &(struct input_event){ .type = EV_ABS,
+							.code = ABS_MT_TRACKING_ID });
+	t = now_s();
+	for (int i = 0; i < frames; i++) {
+		ev[0].value = 100 + (i * 7) % 800;
+		ev[1].value = 100 + (i * 3) % 600;
+		for (int k = 0; k < 3; k++, n++)
+			input_decoder_feed(&dec, &ev[k]);
+	}
+	input_decoder_feed(&dec, &(struct input_event){ .type = EV_ABS,
+							.code = ABS_MT_TRACKING_ID, .value = -1 });
+	input_decoder_feed(&dec, &ev[2]);
+	t = now_s() - t;
+	print_message("# flood: %d events, %d reports, in %.2f ms (%.1f%% of one second)\n",
+		      n + 3, f.drops, t * 1e3, t * 100);
+	assert_int_equal(f.down, 1);
+	assert_int_equal(f.last_x, ev[0].value);
+	assert_int_equal(f.last_y, ev[1].value);
+	assert_true(t < 0.25);
+	water_free(&f.water);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mt_b_slots),
+		cmocka_unit_test(test_mt_b_new_id_in_slot),
+		cmocka_unit_test(test_mt_b_high_slot),
+		cmocka_unit_test(test_syn_dropped_mid_stroke),
+		cmocka_unit_test(test_syn_dropped_lift),
+		cmocka_unit_test(test_syn_dropped_new_contact),
+		cmocka_unit_test(test_mt_a),
+		cmocka_unit_test(test_mt_a_tracking_ids),
+		cmocka_unit_test(test_mt_a_syn_dropped),
+		cmocka_unit_test(test_mt_only),
+		cmocka_unit_test(test_single_touch_offset_range),
+		cmocka_unit_test(test_mouse_autorepeat),
+		cmocka_unit_test(test_tablet),
+		cmocka_unit_test(test_min_move),
+		cmocka_unit_test(test_release),
+		cmocka_unit_test(test_rotation),
+		cmocka_unit_test(test_calibration),
+		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_flood),
+	};
+
+	return cmocka_run_group_tests_name("input", tests, NULL, NULL);
+}

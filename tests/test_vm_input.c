@@ -1,0 +1,549 @@
+/* test_vm_input.c - fbripple's input end to end in a QEMU guest: uinput touch panels and mice
+ * and the virtio tablet against real evdev nodes; rings measured in QMP screendumps. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "image.h"
+#include "vm/vm.h"
+
+#define W 640
+#define H 480
+
+struct suite {
+	int available;
+	char why[512];
+	char helpers[512];
+	char checker[64];	/* a 2-pixel checkerboard PNG: every displacement shows */
+	char conf[64];
+	struct vm_base base;
+	struct vm vm;
+	long start_ms;
+	int cases;
+};
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static int find_helpers(struct suite *s)
+{
+	char exe[400], path[600];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return -errno;
+	exe[n] = 0;
+	*strrchr(exe, '/') = 0;
+	snprintf(s->helpers, sizeof(s->helpers), "%s/vm", exe);
+	snprintf(path, sizeof(path), "%s/uinput-dev", s->helpers);
+	return access(path, X_OK) ? -errno : 0;
+}
+
+/* 640x640, so that it also covers the screen turned by display.rotate = 90. */
+static int write_checker(struct suite *s)
+{
+	struct image img = { W, W, malloc((size_t)W * W * 4) };
+	int fd, rc;
+
+	if (!img.pixels)
+		return -ENOMEM;
+	for (int y = 0; y < W; y++)
+		for (int x = 0; x < W; x++)
+			img.pixels[y * W + x] = (x / 2 + y / 2) % 2 ? 0xffffffff : 0xff203040;
+	snprintf(s->checker, sizeof(s->checker), "/tmp/fbvm-checker.XXXXXX");
+	fd = mkstemp(s->checker);
+	if (fd < 0) {
+		free(img.pixels);
+		return -errno;
+	}
+	close(fd);
+	rc = image_write_png(&img, s->checker);
+	free(img.pixels);
+	return rc;
+}
+
+static int suite_setup(void **state)
+{
+	struct suite *s = calloc(1, sizeof(*s));
+	const char *bin = getenv("FBRIPPLE_BIN");
+	char dev[600], fbripple[600];
+	const char *files[4] = { dev, fbripple, NULL };
+
+	if (!s)
+		return -1;
+	*state = s;
+	s->start_ms = now_ms();
+	s->available = vm_available(s->why, sizeof(s->why));
+	if (s->available && (!bin || access(bin, X_OK))) {
+		s->available = 0;
+		snprintf(s->why, sizeof(s->why), "FBRIPPLE_BIN is not set to the fbripple program");
+	}
+	if (!s->available)
+		return 0;
+	if (find_helpers(s)) {
+		fprintf(stderr, "vm: guest helpers missing in %s (build them with make)\n",
+			s->helpers);
+		return -1;
+	}
+	snprintf(dev, sizeof(dev), "%s/uinput-dev", s->helpers);
+	snprintf(fbripple, sizeof(fbripple), "%s=/usr/bin/fbripple", bin);
+	if (write_checker(s) || vm_base_build(&s->base, files))
+		return -1;
+	printf("# vm: base initramfs ready in %.1f s\n", (now_ms() - s->start_ms) / 1000.0);
+	return 0;
+}
+
+static int suite_teardown(void **state)
+{
+	struct suite *s = *state;
+
+	vm_stop(&s->vm);
+	vm_base_free(&s->base);
+	if (s->checker[0])
+		unlink(s->checker);
+	printf("# vm: %d input cases, %.1f s in all\n", s->cases, (now_ms() - s->start_ms) / 1000.0);
+	free(s);
+	return 0;
+}
+
+static int case_teardown(void **state)
+{
+	struct suite *s = *state;
+
+	vm_stop(&s->vm);
+	if (s->conf[0])
+		unlink(s->conf);
+	s->conf[0] = 0;
+	return 0;
+}
+
+static struct suite *begin(void **state)
+{
+	struct suite *s = *state;
+
+	if (!s->available) {
+		printf("SKIP: %s\n", s->why);
+		skip();
+	}
+	s->cases++;
+	return s;
+}
+
+static void expect(struct suite *s, const char *text, int timeout_ms)
+{
+	int rc = vm_expect(&s->vm, text, timeout_ms);
+
+	if (rc)
+		fail_msg("expected '%s' from the guest: %s", text, strerror(-rc));
+}
+
+/* ---- the guest side ---- */
+
+/* Shell functions for every case: fbripple in the background logging to /tmp/log, waits on
+ * that log, and a uinput device fed from fd 4. */
+#define PRELUDE \
+	"waitlog() { n=0; while ! grep -q \"$1\" /tmp/log 2>/dev/null && [ $n -lt 200 ];" \
+	" do sleep 0.05; n=$((n+1)); done; grep -q \"$1\" /tmp/log; }\n" \
+	"start() { /usr/bin/fbripple -v >/tmp/log 2>&1 4>&- & pid=$!; waitlog '/dev/fb0: 640x480'" \
+	" || say 'fbripple did not start'; }\n" \
+	"mkdev() { rm -f /tmp/dev; mkfifo /tmp/dev; /bin/uinput-dev \"$@\" </tmp/dev >>/tmp/dev.out &" \
+	" exec 4>/tmp/dev; n=0; while ! grep -q event /tmp/dev.out 2>/dev/null && [ $n -lt 100 ];" \
+	" do sleep 0.02; n=$((n+1)); done; }\n" \
+	"finish() { grep 'input:' /tmp/log | while read -r l; do say \"log $l\"; done;" \
+	" kill $pid; wait $pid; say \"fbripple exit $?\"; exec 4>&-; wait; }\n"
+
+/* The config of a case: the checkerboard splash, the control socket in /tmp, debug logging. */
+static void write_conf(struct suite *s, int rotate, const char *groups)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(s->conf, sizeof(s->conf), "/tmp/fbvm-conf.XXXXXX");
+	fd = mkstemp(s->conf);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fprintf(f, "display = { fps = 30; rotate = %d; };\n"
+		   "splash = { image = \"/usr/share/fbvm/checker.png\"; scale = \"center\"; };\n"
+		   "control = { socket = \"/tmp/ctl\"; };\n"
+		   "%s\n", rotate, groups);
+	fclose(f);
+}
+
+static void start_case(struct suite *s, const char *name, const char *script,
+		       const char *const *qemu)
+{
+	const struct vm_file files[] = { { s->checker, "/usr/share/fbvm/checker.png" },
+					 { s->conf, "/etc/fbripple.conf" }, { NULL, NULL } };
+	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = name,
+			     .script = script, .files = files, .qemu_args = qemu,
+			     .timeout_ms = 90000 };
+	int rc = vm_start(&s->vm, &s->base, &o);
+
+	if (rc)
+		fail_msg("vm_start(%s): %s", name, strerror(-rc));
+}
+
+/* ---- pixels ---- */
+
+static struct image screendump(struct suite *s)
+{
+	struct image img = { 0 };
+	int rc = vm_screendump(&s->vm, &img);
+
+	if (rc)
+		fail_msg("screendump: %s", strerror(-rc));
+	if (img.width != W || img.height != H) {
+		free(img.pixels);
+		fail_msg("screendump is %dx%d, expected %dx%d", img.width, img.height, W, H);
+	}
+	return img;
+}
+
+/* The centroid of the pixels that changed between two screendumps, away from the corner where
+ * fbcon's cursor may blink. */
+static void check_rings(const struct image *a, const struct image *b, int ex, int ey,
+			const char *what)
+{
+	double sx = 0, sy = 0, cx, cy;
+	long n = 0;
+
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++) {
+			if (x < 24 && y < 40)
+				continue;
+			if ((a->pixels[y * W + x] ^ b->pixels[y * W + x]) & 0xffffff) {
+				sx += x;
+				sy += y;
+				n++;
+			}
+		}
+	if (n < 50)
+		fail_msg("%s: no rings: %ld pixels changed", what, n);
+	cx = sx / n;
+	cy = sy / n;
+	printf("# vm: %s: rings centred at (%.1f, %.1f) over %ld pixels; expected (%d, %d)\n", what,
+	       cx, cy, n, ex, ey);
+	if (fabs(cx - ex) > 2 || fabs(cy - ey) > 2)
+		fail_msg("%s: rings centred at (%.1f, %.1f), expected (%d, %d) within 2 pixels", what,
+			 cx, cy, ex, ey);
+}
+
+/* The guest says "ready" when the splash is up; the host takes a screendump, says "go", the
+ * guest acts and says "acted", and the host compares a second screendump with the first. */
+static void tap_and_measure(struct suite *s, int ex, int ey, const char *what,
+			    const char *qmp_after_go)
+{
+	struct image before, after;
+	char reply[512];
+
+	expect(s, "ready", 40000);
+	sleep_ms(400);
+	before = screendump(s);
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	if (qmp_after_go && vm_qmp(&s->vm, qmp_after_go, reply, sizeof(reply)))
+		fail_msg("QMP: %s", reply);
+	expect(s, "acted", 20000);
+	sleep_ms(600);
+	after = screendump(s);
+	assert_int_equal(vm_send(&s->vm, "bye"), 0);
+	check_rings(&before, &after, ex, ey, what);
+	free(before.pixels);
+	free(after.pixels);
+}
+
+static void expect_exit(struct suite *s)
+{
+	expect(s, "fbripple exit 0", 15000);
+	int rc = vm_wait_exit(&s->vm, 15000);
+	if (rc != 0) {
+		vm_print_console(&s->vm, 40);
+		fail_msg("case exit status %d", rc);
+	}
+}
+
+/* ---- the cases ---- */
+
+/* Multitouch protocol B, axes 1000..7399 x 2000..6799 (10 units a pixel), made before fbripple
+ * starts. --list-devices explains it; a tap at pixel (200, 300) rings there. */
+static void test_multitouch_offset_ranges(void **state)
+{
+	struct suite *s = begin(state);
+	char line[512];
+
+	write_conf(s, 0, "");
+	start_case(s, "multitouch, ranges from 1000 and 2000", PRELUDE
+		"mkdev mt 'fbvm panel' 1000 7399 2000 6799\n"
+		"/usr/bin/fbripple --list-devices 2>&1 | grep -A1 'fbvm panel' |"
+		" while read -r l; do say \"list $l\"; done\n"
+		"start; waitlog 'fbvm panel' || say 'panel not opened'\n"
+		"say ready; hear cmd\n"
+		"echo 'tap 3005 5005' >&4; sleep 0.1; say acted; hear cmd\n"
+		"finish\n", NULL);
+	if (vm_expect_line(&s->vm, "list /dev/input/event", 40000, line, sizeof(line)))
+		fail_msg("--list-devices does not list the panel");
+	if (!strstr(line, "\"fbvm panel\": multitouch (protocol B, slots): ABS_MT_POSITION_X/Y "
+			  "with ABS_MT_SLOT, INPUT_PROP_DIRECT"))
+		fail_msg("--list-devices: %s", line);
+	expect(s, "list x 1000..7399, y 2000..6799 -> screen (0,0)..(639,479) of 640x480", 2000);
+	tap_and_measure(s, 200, 300, "multitouch tap", NULL);
+	expect(s, "down at 200,300", 5000);
+	expect_exit(s);
+}
+
+/* A single-touch panel without INPUT_PROP_DIRECT, plugged in after fbripple started: the tap
+ * 1 s later must ring at the mapped position. */
+static void test_single_touch_hotplug(void **state)
+{
+	struct suite *s = begin(state);
+
+	write_conf(s, 0, "");
+	start_case(s, "single touch, hot-plugged", PRELUDE
+		"start\n"
+		"say ready; hear cmd\n"
+		"mkdev st 'fbvm resistive' 100 4195 300 3139\n"
+		"sleep 1; echo 'tap 2791 1249' >&4; sleep 0.1; say acted; hear cmd\n"
+		"finish\n", NULL);
+	tap_and_measure(s, 420, 160, "hot-plugged single-touch tap", NULL);
+	expect(s, "\"fbvm resistive\": touchscreen (single touch) (ABS_X/Y with BTN_TOUCH, "
+		  "without INPUT_PROP_DIRECT)", 5000);
+	expect(s, "contact", 2000);
+	expect_exit(s);
+}
+
+/* A relative mouse (that is also a keyboard): the pointer starts at the centre (320, 240), is
+ * clamped at the right edge (639), comes back 139 and goes down 50: a click at (500, 290). */
+static void test_mouse(void **state)
+{
+	struct suite *s = begin(state);
+
+	write_conf(s, 0, "");
+	start_case(s, "relative mouse", PRELUDE
+		"mkdev mouse 'fbvm mouse'\n"
+		"start; waitlog 'fbvm mouse' || say 'mouse not opened'\n"
+		"say ready; hear cmd\n"
+		"printf 'rel 10000 0\\nrel -139 50\\nbtn 1\\nbtn 2\\nbtn 0\\nbtn 0\\n' >&4; sleep 0.1\n"
+		"say acted; hear cmd\n"
+		"finish\n", NULL);
+	tap_and_measure(s, 500, 290, "mouse click", NULL);
+	expect(s, "\"fbvm mouse\": mouse (REL_X/Y with BTN_LEFT (also a keyboard))", 5000);
+	expect(s, "contact", 2000);
+	expect_exit(s);
+}
+
+/* QEMU's virtio tablet (ABS_X/Y 0..32767 + BTN_LEFT), driven from the host through QMP. */
+static void test_virtio_tablet(void **state)
+{
+	static const char *const qemu[] = { "-device", "virtio-tablet-pci", NULL };
+	static const char click[] =
+		"{\"execute\":\"input-send-event\",\"arguments\":{\"events\":["
+		"{\"type\":\"abs\",\"data\":{\"axis\":\"x\",\"value\":8192}},"
+		"{\"type\":\"abs\",\"data\":{\"axis\":\"y\",\"value\":24576}},"
+		"{\"type\":\"btn\",\"data\":{\"down\":true,\"button\":\"left\"}}]}}";
+	static const char release[] =
+		"{\"execute\":\"input-send-event\",\"arguments\":{\"events\":["
+		"{\"type\":\"btn\",\"data\":{\"down\":false,\"button\":\"left\"}}]}}";
+	struct suite *s = begin(state);
+	char reply[512];
+
+	write_conf(s, 0, "");
+	start_case(s, "virtio tablet", PRELUDE
+		"start; waitlog 'QEMU Virtio Tablet' || say 'tablet not opened'\n"
+		"say ready; hear cmd\n"
+		"waitlog 'down at'; say acted; hear cmd\n"
+		"finish\n", qemu);
+	tap_and_measure(s, 160, 360, "virtio tablet click", click);
+	if (vm_qmp(&s->vm, release, reply, sizeof(reply)))
+		fail_msg("QMP: %s", reply);
+	expect(s, "absolute pointer (tablet) (ABS_X/Y with BTN_LEFT, no BTN_TOUCH)", 5000);
+	expect_exit(s);
+}
+
+/* input.calibration = libinput's 90 degrees [0 -1 1 1 0 0]: panel (200, 300) of 640x480,
+ * normalized (0.313, 0.626), goes to (1 - 0.626, 0.313) = pixel (239, 150). */
+static void test_calibration_90(void **state)
+{
+	struct suite *s = begin(state);
+
+	write_conf(s, 0, "input = { calibration = [ 0.0, -1.0, 1.0, 1.0, 0.0, 0.0 ]; };");
+	start_case(s, "calibration matrix of 90 degrees", PRELUDE
+		"mkdev mt 'fbvm panel' 0 639 0 479\n"
+		"start; waitlog 'fbvm panel' || say 'panel not opened'\n"
+		"say ready; hear cmd\n"
+		"echo 'tap 200 300' >&4; sleep 0.1; say acted; hear cmd\n"
+		"finish\n", NULL);
+	tap_and_measure(s, 239, 150, "tap with a 90 degree calibration", NULL);
+	expect(s, "calibration: input.calibration", 5000);
+	expect_exit(s);
+}
+
+/* display.rotate = 90 turns the picture and the touches alike: the rings stay under the
+ * finger on the physical screen. */
+static void test_rotated_display(void **state)
+{
+	struct suite *s = begin(state);
+
+	write_conf(s, 90, "");
+	start_case(s, "display.rotate = 90", PRELUDE
+		"mkdev mt 'fbvm panel' 0 639 0 479\n"
+		"start; waitlog 'fbvm panel' || say 'panel not opened'\n"
+		"say ready; hear cmd\n"
+		"echo 'tap 200 300' >&4; sleep 0.1; say acted; hear cmd\n"
+		"finish\n", NULL);
+	tap_and_measure(s, 200, 300, "tap on a display rotated 90 degrees", NULL);
+	expect(s, "down at 300,439", 5000);	/* logical (y, 639 - x) */
+	expect_exit(s);
+}
+
+/* A panel unplugged in the middle of a stroke: its contact ends, fbripple keeps running and
+ * takes a panel plugged in afterwards. */
+static void test_unplug_mid_stroke(void **state)
+{
+	struct suite *s = begin(state);
+	char line[512];
+
+	write_conf(s, 0, "");
+	start_case(s, "unplug mid-stroke", PRELUDE
+		"mkdev mt 'fbvm panel' 0 639 0 479\n"
+		"start; waitlog 'fbvm panel' || say 'panel not opened'\n"
+		"printf 'down 0 200 200\\nsync\\nmove 0 260 210\\nsync\\n' >&4; sleep 0.3\n"
+		"say \"during $(/usr/bin/fbripple --send status)\"\n"
+		"exec 4>&-; sleep 0.5\n"
+		"grep -qE '\"fbvm panel\" (went away|unplugged)' /tmp/log && say closed\n"
+		"kill -0 $pid && say alive\n"
+		"say \"after $(/usr/bin/fbripple --send status)\"\n"
+		"mkdev mt 'fbvm panel 2' 0 639 0 479\n"
+		"waitlog 'fbvm panel 2' && echo 'tap 400 300' >&4; waitlog 'down at 400,300' && say tapped\n"
+		"finish\n", NULL);
+	if (vm_expect_line(&s->vm, "during ok", 40000, line, sizeof(line)))
+		fail_msg("no status during the stroke");
+	if (!strstr(line, "contacts=1"))
+		fail_msg("during the stroke: %s", line);
+	expect(s, "closed", 5000);
+	expect(s, "alive", 2000);
+	if (vm_expect_line(&s->vm, "after ok", 5000, line, sizeof(line)))
+		fail_msg("no status after the unplug");
+	if (!strstr(line, "contacts=0"))
+		fail_msg("after the unplug: %s", line);
+	expect(s, "tapped", 10000);
+	expect(s, "up at 260,210", 5000);
+	expect_exit(s);
+}
+
+/* A node that fbripple may not open yet (udev applying its ACL late) is opened once its
+ * permissions change: fbripple runs as a user, the new node is root's until a chmod. */
+static void test_permissions_later(void **state)
+{
+	struct suite *s = begin(state);
+
+	write_conf(s, 0, "");
+	start_case(s, "permissions granted late", PRELUDE
+		"printf 'root:x:0:0::/root:/bin/sh\\nkiosk:x:1000:1000::/tmp:/bin/sh\\n' >/etc/passwd\n"
+		"printf 'root:x:0:\\nkiosk:x:1000:\\n' >/etc/group\n"
+		"chmod 666 /dev/fb0; chmod 644 /etc/fbripple.conf /usr/share/fbvm/checker.png\n"
+		"su kiosk -s /bin/sh -c 'exec /usr/bin/fbripple -v' >/tmp/log 2>&1 4>&- & pid=$!\n"
+		"waitlog '/dev/fb0: 640x480' || { say 'fbripple did not start:'; say \"$(cat /tmp/log)\"; }\n"
+		"mkdev mt 'fbvm late acl' 0 639 0 479\n"
+		"node=$(grep -o '/dev/input/event[0-9]*' /tmp/dev.out | tail -n 1)\n"
+		"waitlog \"$node: Permission denied; retrying\" && say refused\n"
+		"chmod 666 $node\n"
+		"waitlog 'fbvm late acl' && say opened\n"
+		"echo 'tap 100 400' >&4; waitlog 'down at 100,400' && say tapped\n"
+		"finish\n", NULL);
+	expect(s, "refused", 40000);
+	expect(s, "opened", 5000);
+	expect(s, "tapped", 5000);
+	expect_exit(s);
+}
+
+/* 10,000 events a second from one panel for 2 s: the frame rate (from "status") holds, and the
+ * contact ends where the flood left it. Then a stopped fbripple misses a stroke's middle
+ * (SYN_DROPPED) and still ends the contact at the stroke's last position. */
+static void test_flood(void **state)
+{
+	struct suite *s = begin(state);
+	char line[512];
+	double calm_fps, flood_fps;
+	/* a sanitizer build renders too slowly under TCG for its frame rate to mean anything */
+	bool sanitized = strstr(getenv("FBRIPPLE_BIN"), "asan") != NULL;
+
+	write_conf(s, 0, "rain = { enabled = true; rate = 30.0; };");
+	start_case(s, "flood of 10,000 events/s", PRELUDE
+		"mkdev mt 'fbvm panel' 0 639 0 479\n"
+		"start; waitlog 'fbvm panel' || say 'panel not opened'\n"
+		"printf 'down 0 450 350\\nsync\\n' >&4; sleep 1.5\n"
+		"say \"calm $(/usr/bin/fbripple --send status)\"\n"
+		"printf 'flood 6667 10000 450 350\\n' >&4\n"
+		"sleep 1.2; say \"flood $(/usr/bin/fbripple --send status)\"\n"
+		"while ! grep -q flood /tmp/dev.out; do sleep 0.05; done; grep flood /tmp/dev.out | while read -r l; do say \"$l\"; done\n"
+		"printf 'up 0\\nsync\\n' >&4; waitlog 'up at' && say \"$(grep -c 'down at' /tmp/log) downs\"\n"
+		"printf 'down 1 100 100\\nsync\\n' >&4; waitlog 'down at 100,100'; kill -STOP $pid\n"
+		"printf 'flood 1000 100000 150 120\\nup 1\\nsync\\nsay flooded\\n' >&4\n"
+		"while ! grep -q flooded /tmp/dev.out; do sleep 0.05; done\n"
+		"kill -CONT $pid; waitlog 'up at 1'\n"
+		"grep -q 'events dropped' /tmp/log && say dropped\n"
+		"say \"$(grep -c 'down at' /tmp/log) downs in all\"\n"
+		"finish\n", NULL);
+	if (vm_expect_line(&s->vm, "calm ok", 40000, line, sizeof(line)))
+		fail_msg("no status before the flood");
+	calm_fps = atof(strstr(line, "fps=") + 4);
+	if (vm_expect_line(&s->vm, "flood ok", 20000, line, sizeof(line)))
+		fail_msg("no status during the flood");
+	flood_fps = atof(strstr(line, "fps=") + 4);
+	if (vm_expect_line(&s->vm, "uinput-dev: flood 20001 events", 20000, line, sizeof(line)))
+		fail_msg("the flood did not run");
+	printf("# vm: %s; fps %.1f with water moving, %.1f during the flood%s\n", line + 12,
+	       calm_fps, flood_fps, sanitized ? " (sanitizer build: not judged)" : "");
+	if (!sanitized && flood_fps < calm_fps * 0.5)
+		fail_msg("the frame rate collapsed: %.1f -> %.1f fps", calm_fps, flood_fps);
+	expect(s, "1 downs", 10000);
+	expect(s, "dropped", 10000);
+	expect(s, "2 downs in all", 2000);
+	expect(s, "up at 450,350", 5000);
+	expect(s, "up at 150,120", 2000);
+	expect_exit(s);
+}
+
+int main(void)
+{
+	const char *only = getenv("FBVM_CASE");	/* a glob of test names, to run fewer */
+
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_multitouch_offset_ranges, case_teardown),
+		cmocka_unit_test_teardown(test_single_touch_hotplug, case_teardown),
+		cmocka_unit_test_teardown(test_mouse, case_teardown),
+		cmocka_unit_test_teardown(test_virtio_tablet, case_teardown),
+		cmocka_unit_test_teardown(test_calibration_90, case_teardown),
+		cmocka_unit_test_teardown(test_rotated_display, case_teardown),
+		cmocka_unit_test_teardown(test_unplug_mid_stroke, case_teardown),
+		cmocka_unit_test_teardown(test_permissions_later, case_teardown),
+		cmocka_unit_test_teardown(test_flood, case_teardown),
+	};
+
+	if (only)
+		cmocka_set_test_filter(only);
+	return cmocka_run_group_tests_name("vm input", tests, suite_setup, suite_teardown);
+}
