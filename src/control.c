@@ -1,0 +1,466 @@
+/* control.c - the control socket: parsing command lines, and a non-blocking server for them. */
+#include "control.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CONTROL_ARGS_MAX 6
+#define CONTROL_READ_MAX 4096	/* bytes per wake-up and client, so nobody starves the rest */
+
+struct token {
+	const char *s;
+	size_t len;
+};
+
+static int fail(char *err, size_t errlen, const char *msg)
+{
+	snprintf(err, errlen, "%s", msg);
+	return -EINVAL;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Splits line into at most CONTROL_ARGS_MAX tokens; their number, or -E2BIG. */
+static int tokenize(const char *line, size_t len, struct token *tok)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < len;) {
+		if (is_blank(line[i])) {
+			i++;
+			continue;
+		}
+		if (n == CONTROL_ARGS_MAX)
+			return -E2BIG;
+		tok[n].s = line + i;
+		while (i < len && !is_blank(line[i]))
+			i++;
+		tok[n].len = (size_t)(line + i - tok[n].s);
+		n++;
+	}
+	return n;
+}
+
+static bool token_is(const struct token *t, const char *word)
+{
+	return t->len == strlen(word) && memcmp(t->s, word, t->len) == 0;
+}
+
+/* A decimal integer in [min, max]; 0 or -EINVAL. */
+static int token_int(const struct token *t, int min, int max, int *out)
+{
+	size_t i = t->s[0] == '-' || t->s[0] == '+';
+	long v = 0;
+
+	if (i == t->len || t->len > 12)
+		return -EINVAL;
+	for (; i < t->len; i++) {
+		if (t->s[i] < '0' || t->s[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (t->s[i] - '0');
+	}
+	if (t->s[0] == '-')
+		v = -v;
+	if (v < min || v > max)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_coords(const struct token *t, int n, int *out, char *err, size_t errlen)
+{
+	for (int i = 0; i < n; i++) {
+		if (token_int(&t[i], -CONTROL_COORD_MAX, CONTROL_COORD_MAX, &out[i]) < 0)
+			return fail(err, errlen, "coordinates must be integers from -65535 to 65535");
+	}
+	return 0;
+}
+
+static int parse_drop(const struct token *t, int n, struct control_command *cmd, char *err,
+		      size_t errlen)
+{
+	int xy[2];
+
+	if (n != 3 && n != 5)
+		return fail(err, errlen, "usage: drop X Y [SIZE WEIGHT]");
+	if (parse_coords(t + 1, 2, xy, err, errlen) < 0)
+		return -EINVAL;
+	cmd->x = xy[0];
+	cmd->y = xy[1];
+	if (n == 5 && (token_int(&t[3], 1, 100, &cmd->size) < 0 ||
+		       token_int(&t[4], 1, 4096, &cmd->weight) < 0))
+		return fail(err, errlen, "SIZE must be 1 to 100 and WEIGHT 1 to 4096");
+	return 0;
+}
+
+static int parse_trail(const struct token *t, int n, struct control_command *cmd, char *err,
+		       size_t errlen)
+{
+	int c[4];
+
+	if (n != 5)
+		return fail(err, errlen, "usage: trail X1 Y1 X2 Y2");
+	if (parse_coords(t + 1, 4, c, err, errlen) < 0)
+		return -EINVAL;
+	cmd->x = c[0];
+	cmd->y = c[1];
+	cmd->x2 = c[2];
+	cmd->y2 = c[3];
+	return 0;
+}
+
+static int parse_rain(const struct token *t, int n, struct control_command *cmd, char *err,
+		      size_t errlen)
+{
+	if (n != 2 || !(token_is(&t[1], "on") || token_is(&t[1], "off")))
+		return fail(err, errlen, "usage: rain on|off");
+	cmd->on = token_is(&t[1], "on");
+	return 0;
+}
+
+static int parse_screenshot(const struct token *t, int n, struct control_command *cmd,
+			    char *err, size_t errlen)
+{
+	if (n != 2 || t[1].s[0] != '/')
+		return fail(err, errlen, "usage: screenshot /ABSOLUTE/PATH.png");
+	memcpy(cmd->path, t[1].s, t[1].len);
+	cmd->path[t[1].len] = '\0';
+	return 0;
+}
+
+static int check_text(const char *line, size_t len, char *err, size_t errlen)
+{
+	if (len >= CONTROL_LINE_MAX)
+		return fail(err, errlen, "line too long");
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+
+		if ((c < 0x20 && c != '\t' && !(c == '\r' && i == len - 1)) || c >= 0x7f)
+			return fail(err, errlen, "not a text line");
+	}
+	return 0;
+}
+
+int control_parse(const char *line, size_t len, struct control_command *cmd, char *err,
+		  size_t errlen)
+{
+	static const char *const words[] = { "drop", "trail", "rain", "pause", "resume",
+					     "screenshot", "reload", "status" };
+	struct token t[CONTROL_ARGS_MAX];
+	int n;
+
+	if (check_text(line, len, err, errlen) < 0)
+		return -EINVAL;
+	if (len && line[len - 1] == '\r')
+		len--;
+	n = tokenize(line, len, t);
+	if (n < 0)
+		return fail(err, errlen, "too many arguments");
+	if (n == 0)
+		return fail(err, errlen, "empty command");
+	memset(cmd, 0, sizeof(*cmd));
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (!token_is(&t[0], words[i]))
+			continue;
+		cmd->type = (enum control_type)i;
+		switch (cmd->type) {
+		case CONTROL_DROP:
+			return parse_drop(t, n, cmd, err, errlen);
+		case CONTROL_TRAIL:
+			return parse_trail(t, n, cmd, err, errlen);
+		case CONTROL_RAIN:
+			return parse_rain(t, n, cmd, err, errlen);
+		case CONTROL_SCREENSHOT:
+			return parse_screenshot(t, n, cmd, err, errlen);
+		default:
+			return n == 1 ? 0 : fail(err, errlen, "this command takes no arguments");
+		}
+	}
+	return fail(err, errlen, "unknown command (drop, trail, rain, pause, resume, screenshot, "
+			    "reload, status)");
+}
+
+/* The server. */
+
+static void client_close(struct control_client *cl)
+{
+	if (cl->src.fd < 0)
+		return;
+	loop_remove(cl->owner->loop, &cl->src);
+	close(cl->src.fd);
+	cl->src.fd = -1;
+}
+
+/* Runs one line and sends its reply; false when the client must go (it does not read). */
+static bool client_line(struct control_client *cl, const char *line, size_t len)
+{
+	struct control *c = cl->owner;
+	struct control_command cmd;
+	char reply[CONTROL_REPLY_MAX], err[160];
+	size_t n;
+
+	if (cl->overflow)
+		snprintf(reply, sizeof(reply), "error: line too long");
+	else if (control_parse(line, len, &cmd, err, sizeof(err)) < 0)
+		snprintf(reply, sizeof(reply), "error: %s", err);
+	else
+		c->exec(c->ctx, &cmd, reply, sizeof(reply) - 1);
+	n = strlen(reply);
+	reply[n++] = '\n';
+	return send(cl->src.fd, reply, n, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)n;
+}
+
+/* Splits the buffered bytes into lines; false when the client must go. */
+static bool client_lines(struct control_client *cl)
+{
+	char *nl;
+
+	while ((nl = memchr(cl->buf, '\n', cl->len))) {
+		size_t used = (size_t)(nl - cl->buf) + 1;
+
+		if (!client_line(cl, cl->buf, used - 1) || cl->src.fd < 0)
+			return false;
+		cl->overflow = false;
+		memmove(cl->buf, cl->buf + used, cl->len - used);
+		cl->len -= used;
+	}
+	if (cl->len == sizeof(cl->buf)) {
+		cl->overflow = true;	/* keep reading to the newline, then say so */
+		cl->len = 0;
+	}
+	return true;
+}
+
+static void on_client(struct loop_source *src, uint32_t events)
+{
+	struct control_client *cl = src->ctx;
+	size_t budget = CONTROL_READ_MAX;
+
+	(void)events;
+	while (cl->src.fd >= 0 && budget > 0) {
+		size_t room = sizeof(cl->buf) - cl->len;
+		ssize_t n = recv(cl->src.fd, cl->buf + cl->len, room < budget ? room : budget,
+				 MSG_DONTWAIT);
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			if (n == 0 && cl->len > 0 && !cl->overflow)
+				client_line(cl, cl->buf, cl->len);	/* last line, no newline */
+			client_close(cl);
+			return;
+		}
+		cl->len += (size_t)n;
+		budget -= (size_t)n;
+		if (!client_lines(cl))
+			client_close(cl);
+	}
+}
+
+static struct control_client *free_slot(struct control *c)
+{
+	struct control_client *oldest = &c->clients[0];
+
+	for (int i = 0; i < CONTROL_CLIENTS; i++) {
+		if (c->clients[i].src.fd < 0)
+			return &c->clients[i];
+		if (c->clients[i].serial < oldest->serial)
+			oldest = &c->clients[i];
+	}
+	client_close(oldest);
+	return oldest;
+}
+
+static void on_listen(struct loop_source *src, uint32_t events)
+{
+	struct control *c = src->ctx;
+
+	(void)events;
+	for (int i = 0; i < CONTROL_CLIENTS; i++) {
+		int fd = accept4(c->listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct control_client *cl;
+
+		if (fd < 0)
+			return;
+		cl = free_slot(c);
+		*cl = (struct control_client){ .src = { fd, on_client, cl }, .owner = c,
+					       .serial = ++c->accepted };
+		if (loop_add(c->loop, &cl->src) < 0) {
+			close(fd);
+			cl->src.fd = -1;
+		}
+	}
+}
+
+void control_init(struct control *c, struct loop *loop, control_exec_fn *exec, void *ctx)
+{
+	memset(c, 0, sizeof(*c));
+	c->listen = (struct loop_source){ -1, on_listen, c };
+	c->loop = loop;
+	c->exec = exec;
+	c->ctx = ctx;
+	for (int i = 0; i < CONTROL_CLIENTS; i++)
+		c->clients[i].src.fd = -1;
+}
+
+static int control_addr(const char *path, struct sockaddr_un *addr)
+{
+	if (strlen(path) >= sizeof(addr->sun_path))
+		return -ENAMETOOLONG;
+	memset(addr, 0, sizeof(*addr));
+	addr->sun_family = AF_UNIX;
+	strcpy(addr->sun_path, path);
+	return 0;
+}
+
+/* Makes the socket's directory if it is missing (one level, like /run/fbripple). */
+static void make_parent(const char *path)
+{
+	char dir[sizeof(((struct control *)0)->path)];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		mkdir(dir, 0755);
+	}
+}
+
+static int bind_socket(const char *path)
+{
+	struct sockaddr_un addr;
+	struct stat st;
+	int fd, ret = control_addr(path, &addr);
+
+	if (ret < 0)
+		return ret;
+	make_parent(path);
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || chmod(path, 0660) < 0 ||
+	    listen(fd, CONTROL_CLIENTS) < 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+static void close_listener(struct control *c)
+{
+	if (c->listen.fd < 0)
+		return;
+	loop_remove(c->loop, &c->listen);
+	close(c->listen.fd);
+	unlink(c->path);
+	c->listen.fd = -1;
+	c->path[0] = '\0';
+}
+
+int control_listen(struct control *c, const char *path)
+{
+	int fd, ret;
+
+	if (!path[0]) {
+		close_listener(c);
+		return 0;
+	}
+	if (strlen(path) >= sizeof(c->path))
+		return -ENAMETOOLONG;
+	if (c->listen.fd >= 0 && strcmp(path, c->path) == 0)
+		return 0;
+	fd = bind_socket(path);
+	if (fd < 0)
+		return fd;
+	close_listener(c);
+	c->listen.fd = fd;
+	ret = loop_add(c->loop, &c->listen);
+	if (ret < 0) {
+		close(fd);
+		unlink(path);
+		c->listen.fd = -1;
+		return ret;
+	}
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	return 0;
+}
+
+void control_close(struct control *c)
+{
+	for (int i = 0; i < CONTROL_CLIENTS; i++)
+		if (c->clients[i].owner)
+			client_close(&c->clients[i]);
+	close_listener(c);
+}
+
+/* The client side. */
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+static int read_reply(int fd, char *reply, size_t len, int timeout_ms)
+{
+	long deadline = now_ms() + timeout_ms;
+	size_t got = 0;
+
+	while (got + 1 < len) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		long left = deadline - now_ms();
+		ssize_t n;
+
+		if (left <= 0 || poll(&p, 1, (int)left) == 0)
+			return -ETIMEDOUT;
+		n = recv(fd, reply + got, 1, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0 || reply[got] == '\n')
+			break;
+		got++;
+	}
+	reply[got] = '\0';
+	return got ? 0 : -ECONNRESET;
+}
+
+int control_send(const char *path, const char *line, char *reply, size_t len, int timeout_ms)
+{
+	struct sockaddr_un addr;
+	size_t n = strlen(line);
+	int fd, ret = control_addr(path, &addr);
+
+	if (ret < 0)
+		return ret;
+	if (len == 0 || strchr(line, '\n'))
+		return -EINVAL;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
+	    send(fd, line, n, MSG_NOSIGNAL) != (ssize_t)n || send(fd, "\n", 1, MSG_NOSIGNAL) != 1)
+		ret = -errno;
+	else
+		ret = read_reply(fd, reply, len, timeout_ms);
+	close(fd);
+	return ret;
+}

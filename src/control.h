@@ -1,0 +1,77 @@
+/* control.h - the control socket: one command per line in, one "ok ..." or "error: ..." line out. */
+#ifndef FBRIPPLE_CONTROL_H
+#define FBRIPPLE_CONTROL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "loop.h"
+
+#define CONTROL_LINE_MAX 512	/* longer commands are refused */
+#define CONTROL_REPLY_MAX 512
+#define CONTROL_CLIENTS 16	/* more connections evict the oldest */
+#define CONTROL_COORD_MAX 65535	/* coordinates beyond the screen are clipped by the water */
+
+enum control_type {
+	CONTROL_DROP,		/* drop X Y [SIZE WEIGHT] */
+	CONTROL_TRAIL,		/* trail X1 Y1 X2 Y2 */
+	CONTROL_RAIN,		/* rain on|off */
+	CONTROL_PAUSE,
+	CONTROL_RESUME,
+	CONTROL_SCREENSHOT,	/* screenshot PATH */
+	CONTROL_RELOAD,
+	CONTROL_STATUS,
+};
+
+struct control_command {
+	enum control_type type;
+	int x, y, x2, y2;
+	int size, weight;	/* drop: 0 = the configured stone */
+	bool on;		/* rain */
+	char path[CONTROL_LINE_MAX];
+};
+
+/* Parses one line (len bytes, no newline; a trailing '\r' is allowed) into cmd. 0, or -EINVAL
+ * with err saying what is wrong. Never reads past len; any NUL or control byte is an error. */
+int control_parse(const char *line, size_t len, struct control_command *cmd, char *err,
+		  size_t errlen);
+
+/* Runs cmd and writes the reply line ("ok ..." or "error: ...", no newline) into reply. */
+typedef void control_exec_fn(void *ctx, const struct control_command *cmd, char *reply,
+			     size_t len);
+
+struct control;
+
+struct control_client {
+	struct loop_source src;		/* fd -1 when the slot is free */
+	struct control *owner;
+	char buf[CONTROL_LINE_MAX];
+	size_t len;
+	bool overflow;			/* the current line is too long: skip to its end */
+	unsigned long serial;		/* accept order */
+};
+
+struct control {
+	struct loop_source listen;	/* fd -1 when closed */
+	struct loop *loop;
+	control_exec_fn *exec;
+	void *ctx;
+	unsigned long accepted;
+	char path[256];
+	struct control_client clients[CONTROL_CLIENTS];
+};
+
+/* Marks everything closed; call once before control_listen. */
+void control_init(struct control *c, struct loop *loop, control_exec_fn *exec, void *ctx);
+
+/* (Re)creates the listening socket at path with mode 0660, replacing a stale socket there;
+ * connected clients stay. "" closes it. 0 or -errno (the old socket then stays). */
+int control_listen(struct control *c, const char *path);
+
+/* Closes the socket and every client, and removes the socket file. */
+void control_close(struct control *c);
+
+/* The client: sends line, waits up to timeout_ms for the reply line. 0 or -errno. */
+int control_send(const char *path, const char *line, char *reply, size_t len, int timeout_ms);
+
+#endif

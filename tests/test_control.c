@@ -1,0 +1,228 @@
+/* test_control.c - control command parsing (with a fuzz loop), the idle timers, reload diffs. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "control.h"
+#include "idle.h"
+#include "reload.h"
+#include "testutil.h"
+
+enum { FUZZ_LINES = 200000 };
+
+static int parse(const char *line, struct control_command *cmd, char *err)
+{
+	return control_parse(line, strlen(line), cmd, err, 160);
+}
+
+static void test_parse_commands(void **state)
+{
+	struct control_command c;
+	char err[160];
+
+	(void)state;
+	assert_int_equal(parse("drop 10 20", &c, err), 0);
+	assert_int_equal(c.type, CONTROL_DROP);
+	assert_int_equal(c.x, 10);
+	assert_int_equal(c.y, 20);
+	assert_int_equal(c.size, 0);
+	assert_int_equal(parse("  drop\t-5  +7 12 300\r", &c, err), 0);
+	assert_int_equal(c.x, -5);
+	assert_int_equal(c.y, 7);
+	assert_int_equal(c.size, 12);
+	assert_int_equal(c.weight, 300);
+	assert_int_equal(parse("trail 1 2 3 4", &c, err), 0);
+	assert_int_equal(c.type, CONTROL_TRAIL);
+	assert_int_equal(c.x2 * 10 + c.y2, 34);
+	assert_int_equal(parse("rain on", &c, err), 0);
+	assert_true(c.type == CONTROL_RAIN && c.on);
+	assert_int_equal(parse("rain off", &c, err), 0);
+	assert_false(c.on);
+	assert_int_equal(parse("screenshot /tmp/a b.png", &c, err), -EINVAL);
+	assert_int_equal(parse("screenshot /tmp/shot.png", &c, err), 0);
+	assert_string_equal(c.path, "/tmp/shot.png");
+	assert_int_equal(parse("pause", &c, err), 0);
+	assert_int_equal(c.type, CONTROL_PAUSE);
+	assert_int_equal(parse("resume", &c, err), 0);
+	assert_int_equal(c.type, CONTROL_RESUME);
+	assert_int_equal(parse("reload", &c, err), 0);
+	assert_int_equal(c.type, CONTROL_RELOAD);
+	assert_int_equal(parse("status", &c, err), 0);
+	assert_int_equal(c.type, CONTROL_STATUS);
+}
+
+static void check_error(const char *line, size_t len, const char *want)
+{
+	struct control_command c;
+	char err[160] = "";
+
+	if (control_parse(line, len, &c, err, sizeof(err)) != -EINVAL)
+		fail_msg("\"%s\" was accepted", line);
+	if (!strstr(err, want))
+		fail_msg("\"%s\": \"%s\" does not say \"%s\"", line, err, want);
+}
+
+static void test_parse_errors(void **state)
+{
+	char big[CONTROL_LINE_MAX + 10];
+
+	(void)state;
+	check_error("", 0, "empty");
+	check_error("   ", 3, "empty");
+	check_error("jump 1 2", 8, "unknown command");
+	check_error("dropp 1 2", 9, "unknown command");
+	check_error("drop 1", 6, "usage: drop");
+	check_error("drop 1 2 3", 10, "usage: drop");
+	check_error("drop x 2", 8, "coordinates");
+	check_error("drop 1 2x", 9, "coordinates");
+	check_error("drop 99999999999999 2", 21, "coordinates");
+	check_error("drop 70000 2", 12, "coordinates");
+	check_error("drop - 2", 8, "coordinates");
+	check_error("drop 1 2 0 10", 13, "SIZE");
+	check_error("drop 1 2 5 5000", 15, "WEIGHT");
+	check_error("trail 1 2 3", 11, "usage: trail");
+	check_error("rain", 4, "usage: rain");
+	check_error("rain maybe", 10, "usage: rain");
+	check_error("pause now", 9, "no arguments");
+	check_error("status 1 2 3 4 5 6 7", 20, "too many");
+	check_error("screenshot relative.png", 23, "ABSOLUTE");
+	check_error("screenshot", 10, "usage: screenshot");
+	check_error("drop 1\0 2", 9, "not a text line");
+	check_error("st\x01tus", 6, "not a text line");
+	check_error("status\xff", 7, "not a text line");
+	check_error("st\ratus", 7, "not a text line");
+	memset(big, 'a', sizeof(big));
+	check_error(big, sizeof(big), "too long");
+}
+
+/* Random bytes and mutated commands: the parser must answer every one without reading past it
+ * (ASan and valgrind watch that) and accept only what it can describe. */
+static void test_parse_fuzz(void **state)
+{
+	static const char *const seeds[] = { "drop 100 200", "drop 1 2 3 4", "trail 1 2 3 4",
+					     "rain on", "screenshot /tmp/x.png", "status" };
+	uint64_t rng = 0x9e3779b97f4a7c15u;
+	int ok = 0;
+
+	(void)state;
+	for (int i = 0; i < FUZZ_LINES; i++) {
+		struct control_command c;
+		char err[160];
+		size_t len;
+		char *line;
+
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		len = i % 2 ? rng % 600 : strlen(seeds[rng % 6]);
+		line = malloc(len + 1);	/* exact size: ASan sees any overread */
+		if (i % 2) {
+			for (size_t j = 0; j < len; j++) {
+				rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+				line[j] = (char)(rng >> 24);
+			}
+		} else {
+			memcpy(line, seeds[rng % 6], len);
+			line[(rng >> 8) % len] = (char)(rng >> 16);
+		}
+		if (control_parse(line, len, &c, err, sizeof(err)) == 0) {
+			ok++;
+			assert_true(c.type <= CONTROL_STATUS);
+		} else {
+			assert_true(strlen(err) > 0);
+		}
+		free(line);
+	}
+	printf("# %d fuzzed lines, %d of them valid commands\n", FUZZ_LINES, ok);
+}
+
+static void test_idle(void **state)
+{
+	struct idle i;
+
+	(void)state;
+	idle_init(&i, 10, 30, 1000);
+	assert_int_equal(idle_next(&i), 11000);
+	assert_int_equal(idle_check(&i, 10999), 0);
+	assert_int_equal(idle_check(&i, 11000), IDLE_RAIN_START);
+	assert_true(i.raining);
+	assert_int_equal(idle_next(&i), 31000);
+	assert_int_equal(idle_check(&i, 20000), 0);
+	/* a touch stops the rain and starts counting again */
+	assert_int_equal(idle_activity(&i, 20000), IDLE_RAIN_STOP);
+	assert_int_equal(idle_next(&i), 30000);
+	assert_int_equal(idle_check(&i, 50000), IDLE_RAIN_START | IDLE_BLANK | IDLE_RAIN_STOP);
+	assert_true(i.blanked);
+	assert_false(i.raining);
+	assert_int_equal(idle_next(&i), -1);	/* asleep: nothing more to wake up for */
+	assert_int_equal(idle_activity(&i, 60000), IDLE_UNBLANK);
+	assert_int_equal(idle_activity(&i, 60001), 0);
+	idle_configure(&i, 0, 0);
+	assert_int_equal(idle_next(&i), -1);
+	assert_int_equal(idle_check(&i, 1000000000), 0);
+}
+
+static void test_reload_changes(void **state)
+{
+	struct config a, b;
+	struct reload_file_id ia = { 0 }, ib = { 0 };
+	char *dir = tu_tmpdir(), what[128];
+	const char *png = tu_path(dir, "s.png");
+
+	(void)state;
+	config_defaults(&a);
+	b = a;
+	assert_int_equal(reload_changes(&a, &b, &ia, &ib), 0);
+	b.stone.size = 9;
+	b.water.damping_shift = 7;
+	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_STONE | RELOAD_WATER);
+	reload_describe(RELOAD_STONE | RELOAD_WATER, what, sizeof(what));
+	assert_string_equal(what, "water stone");
+	b = a;
+	b.display.fps = 30;
+	b.log.level = LOG_LEVEL_DEBUG;
+	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_FPS | RELOAD_LOG);
+	b = a;
+	snprintf(b.display.device, sizeof(b.display.device), "/dev/fb1");
+	b.screensaver.blank_after = 5;
+	snprintf(b.control.socket, sizeof(b.control.socket), "/tmp/c");
+	assert_int_equal(reload_changes(&a, &b, &ia, &ib),
+			 RELOAD_DISPLAY | RELOAD_IDLE | RELOAD_CONTROL);
+	b = a;
+	b.rain.rate = 3;
+	b.splash.background = 0x102030;
+	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_RAIN | RELOAD_SPLASH);
+	/* the same splash path with new contents */
+	tu_write(png, "one");
+	reload_file_id(png, &ia);
+	assert_true(ia.ino != 0);
+	reload_file_id(png, &ib);
+	assert_int_equal(reload_changes(&a, &a, &ia, &ib), 0);
+	tu_write(png, "two!");
+	reload_file_id(png, &ib);
+	assert_int_equal(reload_changes(&a, &a, &ia, &ib), RELOAD_SPLASH);
+	reload_file_id("", &ib);
+	assert_int_equal(ib.ino, 0);
+	tu_rmtree(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_commands),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_parse_fuzz),
+		cmocka_unit_test(test_idle),
+		cmocka_unit_test(test_reload_changes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,754 @@
+/* test_service.c - the daemon as systemd runs it: the notify protocol on a real NOTIFY_SOCKET,
+ * reload by SIGHUP (valid, invalid, new splash, a storm), the control socket, idle wake-ups. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "image.h"
+#include "testutil.h"
+
+enum { W = 320, H = 240 };
+#define RED 0xff0000u
+#define BLUE 0x0000ffu
+#define GREEN 0x00ff00u
+
+struct daemon {
+	char *dir;
+	pid_t pid;
+	int notify;		/* our end of its NOTIFY_SOCKET */
+	char conf[256], fb[256], sock[256], log[256];
+};
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static int setup(void **state)
+{
+	struct daemon *d = calloc(1, sizeof(*d));
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+
+	d->dir = tu_tmpdir();
+	snprintf(d->conf, sizeof(d->conf), "%s/fbripple.conf", d->dir);
+	snprintf(d->fb, sizeof(d->fb), "%s/fb.raw", d->dir);
+	snprintf(d->sock, sizeof(d->sock), "%s/control", d->dir);
+	snprintf(d->log, sizeof(d->log), "%s/log", d->dir);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/notify", d->dir);
+	d->notify = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (d->notify < 0 || bind(d->notify, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		return -1;
+	*state = d;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct daemon *d = *state;
+
+	if (d->pid > 0) {
+		kill(d->pid, SIGKILL);
+		waitpid(d->pid, NULL, 0);
+	}
+	close(d->notify);
+	tu_rmtree(d->dir);
+	free(d);
+	return 0;
+}
+
+/* A solid PNG of the screen's size. */
+static void write_png(const char *path, uint32_t rgb)
+{
+	struct image img = { W, H, malloc(W * H * sizeof(uint32_t)) };
+	char tmp[300];
+
+	for (int i = 0; i < W * H; i++)
+		img.pixels[i] = 0xff000000u | rgb;
+	/* through a new file and rename, as editors and package managers do */
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	assert_int_equal(image_write_png(&img, tmp), 0);
+	assert_int_equal(rename(tmp, path), 0);
+	image_free(&img);
+}
+
+/* A checkerboard PNG, for ripples that show. */
+static void write_checker(const char *path)
+{
+	struct image img = { W, H, malloc(W * H * sizeof(uint32_t)) };
+
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++)
+			img.pixels[y * W + x] = (x / 8 + y / 8) % 2 ? 0xffffffffu : 0xff000080u;
+	assert_int_equal(image_write_png(&img, path), 0);
+	image_free(&img);
+}
+
+/* The config: the control socket in our directory, then extra. */
+static void write_conf(struct daemon *d, const char *extra)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text), "control = { socket = \"%s\"; };\n%.1500s\n", d->sock, extra);
+	tu_write(d->conf, text);
+}
+
+/* The next notify datagram holding want, within timeout_ms; 0 or -ETIMEDOUT. */
+static int wait_notify(struct daemon *d, const char *want, int timeout_ms, char *msg, size_t len)
+{
+	long deadline = now_ms() + timeout_ms;
+	char buf[1024];
+
+	for (;;) {
+		struct pollfd p = { d->notify, POLLIN, 0 };
+		long left = deadline - now_ms();
+		ssize_t n;
+
+		if (poll(&p, 1, left > 0 ? (int)left : 0) <= 0)
+			return -ETIMEDOUT;
+		n = recv(d->notify, buf, sizeof(buf) - 1, 0);
+		if (n < 0)
+			return -errno;
+		buf[n] = '\0';
+		if (strstr(buf, want)) {
+			if (msg)
+				snprintf(msg, len, "%s", buf);
+			return 0;
+		}
+	}
+}
+
+static void expect_notify(struct daemon *d, const char *want, int timeout_ms, char *msg,
+			  size_t len)
+{
+	if (wait_notify(d, want, timeout_ms, msg, len) < 0)
+		fail_msg("no \"%s\" from the daemon within %d ms", want, timeout_ms);
+}
+
+static void drain_notify(struct daemon *d)
+{
+	char buf[1024];
+
+	while (recv(d->notify, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+}
+
+/* Starts the daemon on a 320x240 file framebuffer and waits for READY=1. */
+static void start(struct daemon *d, const char *watchdog_usec)
+{
+	const char *bin = getenv("FBRIPPLE_BIN") ? getenv("FBRIPPLE_BIN") : "./fbripple";
+	char notify[300];
+
+	snprintf(notify, sizeof(notify), "%s/notify", d->dir);
+	unlink(d->fb);
+	d->pid = fork();
+	assert_true(d->pid >= 0);
+	if (d->pid == 0) {
+		int fd = open(d->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		setenv("NOTIFY_SOCKET", notify, 1);
+		unsetenv("JOURNAL_STREAM");
+		/* under ASan, freed memory must not count as memory in use */
+		setenv("ASAN_OPTIONS", "quarantine_size_mb=1", 0);
+		if (watchdog_usec)
+			setenv("WATCHDOG_USEC", watchdog_usec, 1);
+		else
+			unsetenv("WATCHDOG_USEC");
+		execl(bin, bin, "-c", d->conf, "--fbdev", d->fb, "--size", "320x240", (char *)NULL);
+		_exit(127);
+	}
+	expect_notify(d, "READY=1", 10000, NULL, 0);
+}
+
+/* SIGTERM: STOPPING=1, then a clean exit. */
+static void stop(struct daemon *d)
+{
+	int status = 0;
+
+	kill(d->pid, SIGTERM);
+	expect_notify(d, "STOPPING=1", 5000, NULL, 0);
+	assert_int_equal(waitpid(d->pid, &status, 0), d->pid);
+	d->pid = 0;
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void send_cmd(struct daemon *d, const char *cmd, char *reply, size_t len)
+{
+	int ret = control_send(d->sock, cmd, reply, len, 10000);
+
+	if (ret < 0)
+		fail_msg("\"%s\": %s", cmd, strerror(-ret));
+}
+
+static void expect_ok(struct daemon *d, const char *cmd)
+{
+	char reply[CONTROL_REPLY_MAX];
+
+	send_cmd(d, cmd, reply, sizeof(reply));
+	if (strncmp(reply, "ok", 2))
+		fail_msg("\"%s\": %s", cmd, reply);
+}
+
+static void screenshot(struct daemon *d, struct image *img)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "screenshot %s/shot.png", d->dir);
+	expect_ok(d, cmd);
+	tu_load(img, tu_path(d->dir, "shot.png"));
+}
+
+/* How many pixels of the screen are not rgb. */
+static int count_other(struct daemon *d, uint32_t rgb)
+{
+	struct image img;
+	int n = 0;
+
+	screenshot(d, &img);
+	for (int i = 0; i < img.width * img.height; i++)
+		n += (img.pixels[i] & 0xffffff) != rgb;
+	image_free(&img);
+	return n;
+}
+
+static bool log_has(struct daemon *d, const char *text)
+{
+	char buf[65536];
+	FILE *f = fopen(d->log, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	return strstr(buf, text) != NULL;
+}
+
+/* A field of /proc/PID/status ("VmRSS:", "voluntary_ctxt_switches:"). */
+static long proc_status(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, strlen(key)) == 0)
+			v = strtol(line + strlen(key), NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* utime + stime from /proc/PID/stat, in clock ticks. */
+static long proc_cpu(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long utime, stime;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	p = strrchr(buf, ')');
+	assert_non_null(p);
+	/* after ") ": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime */
+	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+				&utime, &stime), 2);
+	return (long)(utime + stime);
+}
+
+static int count_fds(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	int n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	dir = opendir(path);
+	assert_non_null(dir);
+	while ((e = readdir(dir)))
+		n += e->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+static void test_notify_protocol(void **state)
+{
+	struct daemon *d = *state;
+	char msg[1024], *p;
+	long last = 0, worst = 0;
+	int beats = 0;
+
+	write_conf(d, "");
+	start(d, "300000");
+	/* READY=1 comes after the first frame: the splash is in the file already */
+	assert_true(count_other(d, 0x000000) > W * H / 2);
+	kill(d->pid, SIGHUP);
+	expect_notify(d, "RELOADING=1", 5000, msg, sizeof(msg));
+	p = strstr(msg, "MONOTONIC_USEC=");
+	assert_non_null(p);
+	assert_true(strtoull(p + 15, NULL, 10) > 0);
+	expect_notify(d, "READY=1", 5000, msg, sizeof(msg));
+	/* WATCHDOG=1 at half of WATCHDOG_USEC, from the loop even when nothing moves */
+	drain_notify(d);
+	for (long end = now_ms() + 2000; now_ms() < end;) {
+		if (wait_notify(d, "WATCHDOG=1", 1000, NULL, 0) < 0)
+			fail_msg("no WATCHDOG=1 within 1 s (WATCHDOG_USEC=300000)");
+		if (last && now_ms() - last > worst)
+			worst = now_ms() - last;
+		last = now_ms();
+		beats++;
+	}
+	printf("# watchdog: %d beats in 2 s, longest gap %ld ms (WATCHDOG_USEC 300 ms)\n", beats,
+	       worst);
+	assert_true(beats >= 4);
+	assert_true(worst < 300);
+	stop(d);
+}
+
+static void test_reload_splash(void **state)
+{
+	struct daemon *d = *state;
+	const char *png = tu_path(d->dir, "splash.png");
+	char text[512], msg[1024];
+	int samples = 0, bad = 0, fd;
+	uint32_t *px;
+
+	write_png(png, RED);
+	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };", png);
+	write_conf(d, text);
+	start(d, NULL);
+	assert_int_equal(count_other(d, RED), 0);
+
+	/* a new file: watch every pixel of the framebuffer while it reloads */
+	fd = open(d->fb, O_RDONLY);
+	px = mmap(NULL, W * H * 4, PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(px != MAP_FAILED);
+	write_png(tu_path(d->dir, "blue.png"), BLUE);
+	snprintf(text, sizeof(text), "splash = { image = \"%s/blue.png\"; };", d->dir);
+	write_conf(d, text);
+	drain_notify(d);
+	kill(d->pid, SIGHUP);
+	while (wait_notify(d, "READY=1", 0, NULL, 0) < 0) {
+		for (int i = 0; i < W * H; i++) {
+			uint32_t c = px[i] & 0xffffff;
+
+			bad += c != RED && c != BLUE;
+		}
+		samples++;
+		assert_true(samples < 1000000);
+	}
+	munmap(px, W * H * 4);
+	close(fd);
+	printf("# reload: %d samples of the framebuffer, %d pixels neither old nor new\n", samples,
+	       bad);
+	assert_int_equal(bad, 0);
+	assert_int_equal(count_other(d, BLUE), 0);
+
+	/* the same path with new contents */
+	write_png(tu_path(d->dir, "blue.png"), GREEN);
+	kill(d->pid, SIGHUP);
+	expect_notify(d, "READY=1", 5000, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "splash"));
+	assert_int_equal(count_other(d, GREEN), 0);
+
+	/* nothing changed: nothing redrawn, and it says so */
+	kill(d->pid, SIGHUP);
+	expect_notify(d, "READY=1", 5000, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "changed nothing"));
+	stop(d);
+}
+
+static void test_reload_invalid(void **state)
+{
+	struct daemon *d = *state;
+	const char *png = tu_path(d->dir, "splash.png");
+	char text[512], msg[1024], reply[CONTROL_REPLY_MAX];
+
+	write_png(png, RED);
+	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };", png);
+	write_conf(d, text);
+	start(d, NULL);
+	write_png(tu_path(d->dir, "blue.png"), BLUE);
+	snprintf(text, sizeof(text), "splash = { image = \"%s/blue.png\"; };\nstone = {\n"
+		 "  size = 1000;\n};", d->dir);
+	write_conf(d, text);
+	kill(d->pid, SIGHUP);
+	expect_notify(d, "READY=1", 5000, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "STATUS=reload refused"));
+	assert_non_null(strstr(msg, "fbripple.conf:4: stone.size: 1000 is out of range"));
+	assert_true(log_has(d, "fbripple.conf:4: stone.size"));
+	assert_int_equal(count_other(d, RED), 0);
+
+	/* a syntax error, through the control socket */
+	tu_write(d->conf, "display = { fps = ; };\n");
+	send_cmd(d, "reload", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "error: "));
+	assert_non_null(strstr(reply, "fbripple.conf:1:"));
+	/* a splash that does not load refuses the whole reload */
+	snprintf(text, sizeof(text), "splash = { image = \"%s/missing.png\"; };\n"
+		 "display = { fps = 30; };", d->dir);
+	write_conf(d, text);
+	send_cmd(d, "reload", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "error: splash"));
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "target=60"));
+	assert_int_equal(count_other(d, RED), 0);
+
+	/* values for the next drop and step: the waves in flight stay */
+	write_checker(png);
+	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };\nwater = { damping_shift = 12; };",
+		 png);
+	write_conf(d, text);
+	expect_ok(d, "reload");
+	expect_ok(d, "drop 160 120 20 2000");
+	sleep_ms(100);
+	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };\nwater = { damping_shift = 11; };"
+		 "\nstone = { size = 3; weight = 50; };", png);
+	write_conf(d, text);
+	send_cmd(d, "reload", reply, sizeof(reply));
+	assert_string_equal(reply, "ok changed water stone");
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "moving=yes"));	/* the waves were kept */
+	stop(d);
+}
+
+static void test_sighup_storm(void **state)
+{
+	struct daemon *d = *state;
+	const char *png = tu_path(d->dir, "splash.png");
+	char text[512];
+	long rss0, rss1;
+	int fds0, fds1;
+
+	write_png(png, RED);
+	write_png(tu_path(d->dir, "blue.png"), BLUE);
+	write_conf(d, "");
+	start(d, NULL);
+	/* warm up, then 1000 paced reloads (each one answered), half of them a new splash */
+	for (int i = 0; i < 20; i++) {
+		kill(d->pid, SIGHUP);
+		expect_notify(d, "READY=1", 5000, NULL, 0);
+	}
+	rss0 = proc_status(d->pid, "VmRSS:");
+	fds0 = count_fds(d->pid);
+	for (int i = 0; i < 1000; i++) {
+		snprintf(text, sizeof(text), "splash = { image = \"%s/%s.png\"; };\n"
+			 "stone = { size = %d; };", d->dir, i % 2 ? "splash" : "blue", 1 + i % 50);
+		write_conf(d, text);
+		kill(d->pid, SIGHUP);
+		expect_notify(d, "READY=1", 5000, NULL, 0);
+	}
+	/* and 1000 in a row without waiting */
+	for (int i = 0; i < 1000; i++) {
+		kill(d->pid, SIGHUP);
+		drain_notify(d);	/* as systemd would: sd_notify blocks on a full queue */
+	}
+	for (long end = now_ms() + 500; now_ms() < end; sleep_ms(10))
+		drain_notify(d);
+	expect_ok(d, "status");
+	rss1 = proc_status(d->pid, "VmRSS:");
+	fds1 = count_fds(d->pid);
+	printf("# SIGHUP storm: VmRSS %ld -> %ld kB, fds %d -> %d\n", rss0, rss1, fds0, fds1);
+	assert_true(fds1 <= fds0);
+	assert_true(rss1 - rss0 < 2048);
+	assert_int_equal(count_other(d, RED), 0);
+	stop(d);
+}
+
+/* Raw bytes to the socket; the reply lines, up to len. */
+static int raw_exchange(struct daemon *d, const void *data, size_t n, char *reply, size_t len)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	size_t got = 0;
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%.100s", d->sock);
+	assert_int_equal(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	for (size_t off = 0; off < n;) {
+		ssize_t w = send(fd, (const char *)data + off, n - off, MSG_NOSIGNAL);
+
+		if (w <= 0)
+			break;	/* the daemon may hang up on a client that floods it */
+		off += (size_t)w;
+	}
+	shutdown(fd, SHUT_WR);
+	for (;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t r;
+
+		if (poll(&p, 1, 10000) <= 0)
+			fail_msg("no reply within 10 s");
+		r = recv(fd, reply + got, len - 1 - got, 0);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+		if (got == len - 1)
+			break;
+	}
+	reply[got] = '\0';
+	close(fd);
+	return (int)got;
+}
+
+static void test_control_socket(void **state)
+{
+	struct daemon *d = *state;
+	char reply[8192], big[20000];
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct stat st;
+	int stuck[CONTROL_CLIENTS + 4];
+
+	write_checker(tu_path(d->dir, "c.png"));
+	snprintf(reply, sizeof(reply), "splash = { image = \"%s/c.png\"; };", d->dir);
+	write_conf(d, reply);
+	start(d, NULL);
+	assert_int_equal(stat(d->sock, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0660);
+
+	/* every command */
+	expect_ok(d, "drop 10 10");
+	expect_ok(d, "drop 100 100 10 500");
+	expect_ok(d, "trail 0 0 300 200");
+	expect_ok(d, "rain on");
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "rain=on"));
+	assert_non_null(strstr(reply, "config="));
+	assert_non_null(strstr(reply, "contacts="));
+	assert_non_null(strstr(reply, "devices="));
+	expect_ok(d, "rain off");
+	expect_ok(d, "pause");
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "moving=no"));
+	assert_non_null(strstr(reply, "paused=yes"));
+	expect_ok(d, "resume");
+	expect_ok(d, "reload");
+
+	/* garbage: several lines in one go, each answered */
+	static const char garbage[] = "bogus\nstatus\ndrop 1\n\x01\x02\xff\n\0\0\0\ndrop 5 5\n";
+
+	raw_exchange(d, garbage, sizeof(garbage) - 1, reply, sizeof(reply));
+	assert_string_equal(strtok(reply, "\n"), "error: unknown command (drop, trail, rain, "
+			    "pause, resume, screenshot, reload, status)");
+	assert_true(strncmp(strtok(NULL, "\n"), "ok fps=", 7) == 0);
+	assert_string_equal(strtok(NULL, "\n"), "error: usage: drop X Y [SIZE WEIGHT]");
+	assert_string_equal(strtok(NULL, "\n"), "error: not a text line");
+	assert_string_equal(strtok(NULL, "\n"), "error: not a text line");
+	assert_string_equal(strtok(NULL, "\n"), "ok");
+	/* an oversized line: one error, then the next line works */
+	memset(big, 'x', sizeof(big));
+	memcpy(big + sizeof(big) - 8, "\nstatus\n", 8);
+	raw_exchange(d, big, sizeof(big), reply, sizeof(reply));
+	assert_string_equal(strtok(reply, "\n"), "error: line too long");
+	assert_true(strncmp(strtok(NULL, "\n"), "ok fps=", 7) == 0);
+
+	/* clients that never finish their line block nobody, even more of them than slots */
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%.100s", d->sock);
+	for (int i = 0; i < CONTROL_CLIENTS + 4; i++) {
+		stuck[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		assert_int_equal(connect(stuck[i], (struct sockaddr *)&addr, sizeof(addr)), 0);
+		assert_int_equal(send(stuck[i], "drop 1", 6, 0), 6);
+	}
+	expect_ok(d, "status");
+	for (int i = 0; i < CONTROL_CLIENTS + 4; i++)
+		close(stuck[i]);
+
+	/* --send, the client */
+	char out[1024];
+	assert_int_equal(tu_run(out, sizeof(out), "-c", d->conf, "--send", "drop 3 3", NULL), 0);
+	assert_string_equal(out, "ok\n");
+	assert_int_equal(tu_run(out, sizeof(out), "-c", d->conf, "--send", "fly", NULL), 1);
+	assert_true(strncmp(out, "error: unknown command", 22) == 0);
+	stop(d);
+	assert_int_equal(stat(d->sock, &st), -1);	/* removed on the way out */
+	assert_int_equal(tu_run(out, sizeof(out), "-c", d->conf, "--send", "status", NULL), 1);
+	assert_non_null(strstr(out, "control socket"));
+}
+
+/* Random bytes and mutated commands over many connections; then the daemon still answers. */
+static void test_control_fuzz(void **state)
+{
+	static const char *const seeds[] = { "drop 100 200\n", "drop 1 2 3 4\n",
+					     "trail 1 2 3 4\n", "rain on\n", "pause\n", "resume\n",
+					     "status\n", "rain off\n" };
+	struct daemon *d = *state;
+	uint64_t rng = 0x2545f4914f6cdd1du;
+	char buf[4096], reply[65536];
+	long lines = 0;
+	int replies = 0;
+
+	write_conf(d, "");
+	start(d, NULL);
+	for (int conn = 0; conn < 400; conn++) {
+		size_t len = 0;
+
+		while (len < sizeof(buf) - 64) {
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			if (rng % 3 == 0) {
+				size_t n = rng >> 40 & 63;
+
+				for (size_t i = 0; i < n; i++) {
+					rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+					buf[len++] = (char)(rng >> 32);
+				}
+				buf[len++] = '\n';
+			} else {
+				const char *s = seeds[(rng >> 8) % 8];
+				size_t n = strlen(s);
+
+				memcpy(buf + len, s, n);
+				if (rng % 5 == 0)
+					buf[len + (rng >> 20) % (n - 1)] = (char)(rng >> 28);
+				len += n;
+			}
+			lines++;
+		}
+		raw_exchange(d, buf, len, reply, sizeof(reply));
+		for (char *p = reply; (p = strchr(p, '\n')); p++)
+			replies++;
+	}
+	printf("# control fuzz: %ld lines (about 1/3 random bytes) over 400 connections, "
+	       "%d reply lines\n", lines, replies);
+	assert_true(replies > lines / 2);
+	expect_ok(d, "status");
+	stop(d);
+}
+
+/* Calm water and nothing pending: not one wake-up in 10 s, no CPU time. */
+static void test_calm_no_wakeups(void **state)
+{
+	struct daemon *d = *state;
+	char reply[CONTROL_REPLY_MAX];
+	long cpu0, cpu1, sw0, sw1;
+
+	write_conf(d, "");
+	start(d, NULL);
+	expect_ok(d, "drop 160 120");
+	for (int i = 0; i < 100; i++) {	/* until the water is calm again */
+		sleep_ms(100);
+		send_cmd(d, "status", reply, sizeof(reply));
+		if (strstr(reply, "moving=no"))
+			break;
+	}
+	assert_non_null(strstr(reply, "moving=no"));
+	sleep_ms(200);
+	cpu0 = proc_cpu(d->pid);
+	sw0 = proc_status(d->pid, "voluntary_ctxt_switches:") +
+	      proc_status(d->pid, "nonvoluntary_ctxt_switches:");
+	sleep_ms(10000);
+	cpu1 = proc_cpu(d->pid);
+	sw1 = proc_status(d->pid, "voluntary_ctxt_switches:") +
+	      proc_status(d->pid, "nonvoluntary_ctxt_switches:");
+	printf("# calm for 10 s: %ld clock ticks of CPU, %ld context switches\n", cpu1 - cpu0,
+	       sw1 - sw0);
+	assert_int_equal(sw1 - sw0, 0);
+	assert_int_equal(cpu1 - cpu0, 0);
+	stop(d);
+}
+
+/* rain.idle_after starts the rain, a drop stops it; blank_after blanks, the next input wakes. */
+static void test_idle_rain_and_blank(void **state)
+{
+	struct daemon *d = *state;
+	char reply[CONTROL_REPLY_MAX];
+
+	write_conf(d, "rain = { idle_after = 1; };\nscreensaver = { blank_after = 2; };");
+	start(d, NULL);
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "rain=off blanked=no"));
+	sleep_ms(1400);
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "rain=on blanked=no"));
+	expect_ok(d, "drop 5 5");
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "rain=off blanked=no"));
+	sleep_ms(2500);
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "rain=off blanked=yes"));
+	assert_true(log_has(d, "display blanked"));
+	expect_ok(d, "drop 5 5");
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "blanked=no"));
+	stop(d);
+}
+
+static void test_unit_file(void **state)
+{
+	struct daemon *d = *state;
+	char cmd[1024], bin[512], out[8192];
+	const char *env = getenv("FBRIPPLE_BIN");
+	FILE *p;
+	size_t n;
+
+	if (access("/usr/bin/systemd-analyze", X_OK)) {
+		printf("SKIP: no systemd-analyze (Debian package systemd)\n");
+		skip();
+	}
+	assert_non_null(realpath(env ? env : "./fbripple", bin));
+	*strrchr(bin, '/') = '\0';
+	snprintf(cmd, sizeof(cmd), "sed 's|@BINDIR@|%s|g' systemd/fbripple.service > %s/fbripple.service"
+		 " && cd %s && systemd-analyze verify ./fbripple.service 2>&1 && "
+		 "systemd-analyze security --offline=true ./fbripple.service 2>&1 | tail -1",
+		 bin, d->dir, d->dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	assert_int_equal(pclose(p), 0);
+	printf("# %s", out);
+	assert_non_null(strstr(out, "Overall exposure level for fbripple.service"));
+	assert_null(strstr(out, "arning"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_unit_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_notify_protocol, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_splash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_invalid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sighup_storm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_control_socket, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_control_fuzz, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_rain_and_blank, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_calm_no_wakeups, setup, teardown),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
