@@ -16,9 +16,11 @@ CFLAGS    ?= -O2 -g
 WERROR    ?= -Werror
 
 PKGS      = libevdev libconfig libpng libjpeg
-PKGS_OPT  = $(shell $(PKG_CONFIG) --exists libsystemd 2>/dev/null && echo libsystemd)
+PKGS_OPT  = $(shell $(PKG_CONFIG) --exists libsystemd 2>/dev/null && echo libsystemd) \
+            $(shell $(PKG_CONFIG) --exists libudev 2>/dev/null && echo libudev)
 DEFS      = -DFBRIPPLE_VERSION='"$(VERSION)"' -DFBRIPPLE_SYSCONFDIR='"$(SYSCONFDIR)"' \
-            $(if $(PKGS_OPT),-DHAVE_LIBSYSTEMD=1)
+            $(if $(filter libsystemd,$(PKGS_OPT)),-DHAVE_LIBSYSTEMD=1) \
+            $(if $(filter libudev,$(PKGS_OPT)),-DHAVE_LIBUDEV=1)
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -MMD -MP -Isrc $(DEFS) \
              $(shell $(PKG_CONFIG) --cflags $(PKGS) $(PKGS_OPT)) $(CFLAGS)
 LIBS      = $(shell $(PKG_CONFIG) --libs $(PKGS) $(PKGS_OPT)) -lm
@@ -28,11 +30,13 @@ LIB_SRC   = $(filter-out src/main.c,$(wildcard src/*.c))
 LIB_OBJ   = $(LIB_SRC:%.c=$(B)/%.o)
 TEST_SRC  = $(wildcard tests/test_*.c)
 TESTS     = $(TEST_SRC:%.c=$(B)/%)
+VM_TESTS  = $(filter $(B)/tests/test_vm%,$(TESTS))
+UNIT_TESTS = $(filter-out $(VM_TESTS),$(TESTS))
 TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/testutil.o
 
 # Debian/Ubuntu packages: to build, and to test (the VM tests need QEMU and a kernel package).
-DEB_BUILD = gcc make pkg-config libevdev-dev libconfig-dev libpng-dev libjpeg-dev libsystemd-dev
-DEB_TEST  = libcmocka-dev clang valgrind qemu-system-x86 busybox-static cpio kmod
+DEB_BUILD = gcc make pkg-config libevdev-dev libconfig-dev libpng-dev libjpeg-dev libsystemd-dev libudev-dev
+DEB_TEST  = libcmocka-dev clang valgrind qemu-system-x86 busybox-static cpio kmod systemd
 
 .PHONY: all clean install uninstall check check-unit check-vm check-asan check-valgrind \
         check-clang bench run readme-picture deps deps-test help
@@ -56,12 +60,22 @@ $(B)/tests/%.o: tests/%.c
 $(B)/tests/test_%: $(B)/tests/test_%.o $(TEST_AUX) $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS) $(TEST_LIBS)
 
+# The VM tests link the QEMU harness and need static helper programs for the guest.
+VM_HELPERS = $(B)/tests/vm/fbfill $(B)/tests/vm/uinput-touch $(B)/tests/vm/evdump \
+             $(B)/tests/vm/uinput-dev
+$(VM_TESTS): $(B)/tests/vm/vm.o $(B)/tests/vm/vmcase.o | $(VM_HELPERS)
+$(B)/tests/test_vm_input: $(B)/tests/vm/vm.o | $(VM_HELPERS)
+$(B)/tests/vm/vm.o: ALL_CFLAGS += -DFBVM_SRCDIR='"$(CURDIR)/tests/vm"'
+$(B)/tests/vm/%: tests/vm/%.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) -static -o $@ $<
+
 $(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 .SECONDARY:
 
--include $(wildcard $(B)/src/*.d $(B)/tests/*.d)
+-include $(wildcard $(B)/src/*.d $(B)/tests/*.d $(B)/tests/vm/*.d)
 
 # Installs what is missing, as root through apt-get; otherwise says what to install.
 deps:
@@ -70,11 +84,12 @@ deps-test:
 	@FBRIPPLE_PACKAGES="$(DEB_BUILD) $(DEB_TEST)" sh tests/deps.sh
 
 check: deps-test
-	@$(MAKE) --no-print-directory all $(TESTS)
+	@$(MAKE) --no-print-directory all $(TESTS) vm-kernel
 	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(TESTS)
 
-check-unit: all $(TESTS)
-	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(TESTS)
+# Everything but the VM: for the builds the guest does not need (clang, sanitizers, valgrind).
+check-unit: all $(UNIT_TESTS)
+	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(UNIT_TESTS)
 
 check-asan:
 	@$(MAKE) --no-print-directory B=build/asan CC=clang \
@@ -84,8 +99,16 @@ check-asan:
 check-clang:
 	@$(MAKE) --no-print-directory B=build/clang CC=clang check-unit
 
-check-valgrind: all $(TESTS)
-	@FBRIPPLE_BIN=$(B)/fbripple FBRIPPLE_VALGRIND=1 sh tests/run-tests.sh $(TESTS)
+# Debian's kernel for the VM tests, cached outside the tree (tests/vm/kernel.sh says where).
+.PHONY: vm-kernel
+vm-kernel:
+	@sh tests/vm/kernel.sh || echo 'vm-kernel: no kernel; the VM tests will say why they skip'
+
+check-vm: all $(VM_TESTS) vm-kernel
+	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(VM_TESTS)
+
+check-valgrind: all $(UNIT_TESTS)
+	@FBRIPPLE_BIN=$(B)/fbripple FBRIPPLE_VALGRIND=1 sh tests/run-tests.sh $(UNIT_TESTS)
 
 bench: deps $(B)/tests/bench
 	@$(B)/tests/bench
@@ -114,7 +137,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/fbripple $(DESTDIR)$(UNITDIR)/fbripple.service
 
 clean:
-	rm -rf build fbripple src/*.o src/*.d src/*.a tests/*.o tests/*.d $(TESTS) tests/bench
+	rm -rf build fbripple src/*.o src/*.d src/*.a tests/*.o tests/*.d $(TESTS) tests/bench \
+		tests/vm/*.o tests/vm/*.d $(VM_HELPERS)
 
 help:
 	@echo 'make            build ./fbripple'

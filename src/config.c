@@ -14,7 +14,8 @@
 #define CONFIG_NAME_MAX 64	/* longer names are never near a known key */
 #define CONFIG_WHY_MAX 256
 
-enum key_type { KEY_INT, KEY_DOUBLE, KEY_BOOL, KEY_STRING, KEY_ENUM, KEY_COLOUR };
+enum key_type { KEY_INT, KEY_DOUBLE, KEY_BOOL, KEY_STRING, KEY_ENUM, KEY_COLOUR, KEY_STRINGS,
+		KEY_NUMBERS };
 
 struct key_enum {
 	const char *noun;			/* "a scale mode" */
@@ -27,7 +28,9 @@ struct key {
 	const char *name;			/* "group.key" */
 	enum key_type type;
 	size_t offset, size;			/* of the field in struct config */
-	double min, max;			/* KEY_INT, KEY_DOUBLE */
+	double min, max;			/* KEY_INT, KEY_DOUBLE, KEY_NUMBERS' items */
+	int count;				/* KEY_NUMBERS: exactly this many, or none */
+	int step;				/* KEY_INT: only multiples of step, if set */
 	const struct key_enum *choices;		/* KEY_ENUM */
 	double def_num;				/* default of KEY_INT, KEY_DOUBLE, KEY_BOOL */
 	const char *def_str;			/* default of KEY_STRING, KEY_ENUM, KEY_COLOUR */
@@ -43,6 +46,7 @@ struct value {
 
 _Static_assert(sizeof(enum scale_mode) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(enum log_level) == sizeof(int), "enum fields are stored as int");
+_Static_assert(sizeof(enum fb_buffering) == sizeof(int), "enum fields are stored as int");
 
 static int scale_parse(const char *name, int *value)
 {
@@ -78,6 +82,25 @@ static const struct key_enum scale_modes = {
 	"a scale mode", SCALE_FILL, SCALE_TILE, scale_parse, scale_name,
 };
 
+static int buffering_parse(const char *name, int *value)
+{
+	enum fb_buffering mode;
+	int r = fb_buffering_parse(name, &mode);
+
+	if (r == 0)
+		*value = (int)mode;
+	return r;
+}
+
+static const char *buffering_name(int value)
+{
+	return fb_buffering_name((enum fb_buffering)value);
+}
+
+static const struct key_enum bufferings = {
+	"a buffering mode", FB_BUFFER_AUTO, FB_BUFFER_OFF, buffering_parse, buffering_name,
+};
+
 static const struct key_enum log_levels = {
 	"a log level", LOG_LEVEL_ERROR, LOG_LEVEL_DEBUG, level_parse, level_name,
 };
@@ -87,6 +110,10 @@ static const struct key_enum log_levels = {
 static const struct key keys[] = {
 	{ "display.device", KEY_STRING, FIELD(display.device), .def_str = "/dev/fb0" },
 	{ "display.fps", KEY_INT, FIELD(display.fps), 1, 240, .def_num = 60 },
+	{ "display.rotate", KEY_INT, FIELD(display.rotate), 0, 270, .step = 90, .def_num = 0 },
+	{ "display.vt", KEY_INT, FIELD(display.vt), 0, 63, .def_num = 0 },
+	{ "display.double_buffer", KEY_ENUM, FIELD(display.double_buffer), .choices = &bufferings,
+	  .def_str = "auto" },
 	{ "splash.image", KEY_STRING, FIELD(splash.image), .def_str = "" },
 	{ "splash.scale", KEY_ENUM, FIELD(splash.scale), .choices = &scale_modes, .def_str = "fill" },
 	{ "splash.background", KEY_COLOUR, FIELD(splash.background), .def_str = "#000000" },
@@ -97,6 +124,17 @@ static const struct key keys[] = {
 	{ "rain.rate", KEY_DOUBLE, FIELD(rain.rate), 0.0, 1000.0, .def_num = 2.0 },
 	{ "rain.size", KEY_INT, FIELD(rain.size), 1, 100, .def_num = 3 },
 	{ "rain.weight", KEY_INT, FIELD(rain.weight), 1, 4096, .def_num = 64 },
+	{ "rain.idle_after", KEY_INT, FIELD(rain.idle_after), 0, 604800, .def_num = 0 },
+	{ "screensaver.blank_after", KEY_INT, FIELD(screensaver.blank_after), 0, 604800,
+	  .def_num = 0 },
+	{ "control.socket", KEY_STRING, FIELD(control.socket), .def_str = "/run/fbripple/control" },
+	{ "input.devices", KEY_STRINGS, FIELD(input.devices), .def_str = "" },
+	{ "input.grab", KEY_BOOL, FIELD(input.grab), .def_num = 1 },
+	{ "input.trail_spacing", KEY_INT, FIELD(input.trail_spacing), 1, 100, .def_num = 8 },
+	{ "input.trail_weight", KEY_INT, FIELD(input.trail_weight), 1, 4096, .def_num = 48 },
+	{ "input.hover_ripples", KEY_BOOL, FIELD(input.hover_ripples), .def_num = 0 },
+	{ "input.calibration", KEY_NUMBERS, FIELD(input.calibration), -1000, 1000, .count = 6,
+	  .def_str = "" },
 	{ "log.level", KEY_ENUM, FIELD(log.level), .choices = &log_levels, .def_str = "info" },
 };
 
@@ -127,14 +165,20 @@ static int set_int(struct config *cfg, const struct key *k, const struct value *
 		   char *why, size_t len)
 {
 	long long min = (long long)k->min, max = (long long)k->max;
+	char expected[96];
 
+	if (k->step)
+		snprintf(expected, sizeof(expected), "a multiple of %d from %lld to %lld", k->step,
+			 min, max);
+	else
+		snprintf(expected, sizeof(expected), "an integer from %lld to %lld", min, max);
 	if (v->kind != VALUE_INT) {
-		snprintf(why, len, "expected an integer from %lld to %lld", min, max);
+		snprintf(why, len, "expected %s", expected);
 		return -EINVAL;
 	}
-	if (v->i < min || v->i > max) {
-		snprintf(why, len, "%lld is out of range (expected an integer from %lld to %lld)",
-			 v->i, min, max);
+	if (v->i < min || v->i > max || (k->step && v->i % k->step)) {
+		snprintf(why, len, "%lld is %s (expected %s)", v->i,
+			 v->i < min || v->i > max ? "out of range" : "not allowed", expected);
 		return -EINVAL;
 	}
 	store_int(cfg, k, (int)v->i);
@@ -280,6 +324,75 @@ static int set_colour(struct config *cfg, const struct key *k, const struct valu
 	return 0;
 }
 
+static int set_strings(struct config *cfg, const struct key *k, const config_setting_t *s,
+		       char *why, size_t len)
+{
+	struct config_strings l = { 0 };
+	int n = config_setting_length(s);
+
+	if (!config_setting_is_aggregate(s) || config_setting_is_group(s)) {
+		snprintf(why, len, "expected a list of quoted strings [ \"...\", ... ]");
+		return -EINVAL;
+	}
+	if (n > CONFIG_LIST_MAX) {
+		snprintf(why, len, "%d entries is too many (expected at most %d)", n,
+			 CONFIG_LIST_MAX);
+		return -EINVAL;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *str = config_setting_get_string_elem(s, i);
+
+		if (!str) {
+			snprintf(why, len, "entry %d: expected a quoted string", i + 1);
+			return -EINVAL;
+		}
+		if (strlen(str) >= CONFIG_PATH_MAX) {
+			snprintf(why, len, "entry %d is too long (expected at most %d characters)",
+				 i + 1, CONFIG_PATH_MAX - 1);
+			return -EINVAL;
+		}
+		strcpy(l.item[l.n++], str);
+	}
+	assert(k->size == sizeof(l));
+	memcpy(field(cfg, k), &l, sizeof(l));
+	return 0;
+}
+
+static int set_numbers(struct config *cfg, const struct key *k, const config_setting_t *s,
+		       char *why, size_t len)
+{
+	struct config_numbers l = { 0 };
+	int n = config_setting_length(s);
+
+	if (!config_setting_is_aggregate(s) || config_setting_is_group(s) ||
+	    (n != 0 && n != k->count)) {
+		snprintf(why, len, "expected a list of %d numbers [ ... ] or an empty one []",
+			 k->count);
+		return -EINVAL;
+	}
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		int type = config_setting_type(e);
+		double d = type == CONFIG_TYPE_FLOAT ? config_setting_get_float(e)
+						     : (double)config_setting_get_int64(e);
+
+		if (type != CONFIG_TYPE_FLOAT && type != CONFIG_TYPE_INT &&
+		    type != CONFIG_TYPE_INT64) {
+			snprintf(why, len, "entry %d: expected a number", i + 1);
+			return -EINVAL;
+		}
+		if (!(d >= k->min && d <= k->max)) {
+			snprintf(why, len, "entry %d: %g is out of range (expected %g to %g)", i + 1,
+				 d, k->min, k->max);
+			return -EINVAL;
+		}
+		l.item[l.n++] = d;
+	}
+	assert(k->size == sizeof(l));
+	memcpy(field(cfg, k), &l, sizeof(l));
+	return 0;
+}
+
 /* 0, or -EINVAL with why saying what is wrong with v. */
 static int key_set(struct config *cfg, const struct key *k, const struct value *v,
 		   char *why, size_t len)
@@ -297,6 +410,9 @@ static int key_set(struct config *cfg, const struct key *k, const struct value *
 		return set_enum(cfg, k, v, why, len);
 	case KEY_COLOUR:
 		return set_colour(cfg, k, v, why, len);
+	case KEY_STRINGS:
+	case KEY_NUMBERS:
+		return 0;	/* lists default to empty; files go through load_setting */
 	}
 	return -EINVAL;
 }
@@ -522,6 +638,12 @@ static int load_setting(const struct load_ctx *lc, const config_setting_t *s, co
 	if (!k) {
 		warn_unknown_key(lc, s, name);
 		return 0;
+	}
+	if (k->type == KEY_STRINGS || k->type == KEY_NUMBERS) {
+		int r = k->type == KEY_STRINGS ? set_strings(lc->cfg, k, s, why, sizeof(why))
+					       : set_numbers(lc->cfg, k, s, why, sizeof(why));
+
+		return r < 0 ? load_error(lc, s, name, why) : 0;
 	}
 	v = setting_value(s);
 	if (key_set(lc->cfg, k, &v, why, sizeof(why)) < 0)

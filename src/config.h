@@ -6,15 +6,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fb.h"
 #include "image.h"
 #include "log.h"
 
 #define CONFIG_PATH_MAX 256
+#define CONFIG_LIST_MAX 8
+
+/* List values, zero-padded so that configs compare with memcmp. */
+struct config_strings {
+	int n;
+	char item[CONFIG_LIST_MAX][CONFIG_PATH_MAX];
+};
+
+struct config_numbers {
+	int n;
+	double item[CONFIG_LIST_MAX];
+};
 
 struct config {
 	struct {
 		char device[CONFIG_PATH_MAX];
 		int fps;
+		int rotate;			/* 0, 90, 180 or 270, clockwise */
+		int vt;				/* 0: our own tty, or the active VT */
+		enum fb_buffering double_buffer;
 	} display;
 	struct {
 		char image[CONFIG_PATH_MAX];	/* "" = the built-in splash */
@@ -32,7 +48,22 @@ struct config {
 		bool enabled;
 		double rate;			/* drops per second */
 		int size, weight;
+		int idle_after;			/* seconds without input before it rains; 0: never */
 	} rain;
+	struct {
+		int blank_after;		/* seconds without input before FBIOBLANK; 0: never */
+	} screensaver;
+	struct {
+		char socket[CONFIG_PATH_MAX];	/* "" = no control socket */
+	} control;
+	struct {
+		struct config_strings devices;	/* paths or name globs; none: every device */
+		bool grab;			/* EVIOCGRAB the devices in use */
+		int trail_spacing;		/* pixels between the drops of a swipe's trail */
+		int trail_weight;		/* depth of each trail drop */
+		bool hover_ripples;		/* mouse motion without a button trails lightly */
+		struct config_numbers calibration;	/* 6 numbers, or none: udev's, else identity */
+	} input;
 	struct {
 		enum log_level level;
 	} log;

@@ -223,6 +223,10 @@ static void test_error_messages(void **state)
 	check_error("stone", "size = 2.5;", "stone.size: expected an integer from 1 to 100");
 	check_error("display", "fps = 241;",
 		    "display.fps: 241 is out of range (expected an integer from 1 to 240)");
+	check_error("display", "rotate = 45;",
+		    "display.rotate: 45 is not allowed (expected a multiple of 90 from 0 to 270)");
+	check_error("display", "rotate = 360;",
+		    "display.rotate: 360 is out of range (expected a multiple of 90 from 0 to 270)");
 	check_error("splash", "scale = \"zoom\";",
 		    "splash.scale: \"zoom\" is not a scale mode "
 		    "(expected one of fill, fit, stretch, center, tile)");
@@ -255,6 +259,53 @@ static void test_error_messages(void **state)
 		    "display.device: expected a quoted string");
 	check_error("water", "damping_shift = 13;",
 		    "water.damping_shift: 13 is out of range (expected an integer from 1 to 12)");
+}
+
+static void test_input_lists(void **state)
+{
+	struct config cfg, defaults;
+	char path[64], err[MSG_MAX];
+
+	(void)state;
+	config_defaults(&defaults);
+	assert_int_equal(defaults.input.devices.n, 0);
+	assert_int_equal(defaults.input.calibration.n, 0);
+	assert_true(defaults.input.grab);
+	assert_false(defaults.input.hover_ripples);
+	assert_true(defaults.input.trail_weight < defaults.stone.weight);
+	assert_int_equal(load_text(&cfg,
+		"input = { devices = [ \"/dev/input/event3\", \"*Touch*\" ];\n"
+		"  calibration = [ 0.0, -1.0, 1.0, 1.0, 0.0, 0.0 ]; grab = false;\n"
+		"  trail_spacing = 3; trail_weight = 20; hover_ripples = true; };\n",
+		path, err, NULL), 0);
+	assert_int_equal(cfg.input.devices.n, 2);
+	assert_string_equal(cfg.input.devices.item[0], "/dev/input/event3");
+	assert_string_equal(cfg.input.devices.item[1], "*Touch*");
+	assert_int_equal(cfg.input.calibration.n, 6);
+	assert_true(cfg.input.calibration.item[1] == -1.0 && cfg.input.calibration.item[2] == 1.0);
+	assert_false(cfg.input.grab);
+	assert_int_equal(cfg.input.trail_spacing, 3);
+	assert_int_equal(cfg.input.trail_weight, 20);
+	assert_true(cfg.input.hover_ripples);
+	assert_int_equal(load_text(&cfg, "input = { calibration = [ 1, 0, 0, 0, 1, 0 ]; };\n",
+				   path, err, NULL), 0);		/* integers are numbers too */
+	assert_int_equal(cfg.input.calibration.n, 6);
+	assert_true(cfg.input.calibration.item[4] == 1.0);
+
+	check_error("input", "calibration = [ 1.0, 0.0, 0.0 ];",
+		    "input.calibration: expected a list of 6 numbers [ ... ] or an empty one []");
+	check_error("input", "calibration = 1.0;",
+		    "input.calibration: expected a list of 6 numbers [ ... ] or an empty one []");
+	check_error("input", "calibration = [ 1.0, 0.0, 0.0, 0.0, 1.0, 5000.0 ];",
+		    "input.calibration: entry 6: 5000 is out of range (expected -1000 to 1000)");
+	check_error("input", "calibration = ( 1.0, 0.0, \"x\", 0.0, 1.0, 0.0 );",
+		    "input.calibration: entry 3: expected a number");
+	check_error("input", "devices = \"/dev/input/event0\";",
+		    "input.devices: expected a list of quoted strings [ \"...\", ... ]");
+	check_error("input", "devices = [ 1, 2 ];",
+		    "input.devices: entry 1: expected a quoted string");
+	check_error("input", "devices = [ \"1\", \"2\", \"3\", \"4\", \"5\", \"6\", \"7\", \"8\", \"9\" ];",
+		    "input.devices: 9 entries is too many (expected at most 8)");
 }
 
 static void test_too_long_path(void **state)
@@ -337,7 +388,7 @@ static void test_unknown_keys(void **state)
 	check_warning("x = 1;\n", 1, "unknown key \"x\"");
 	check_warning("dispaly = { fps = 30; };\n", 1,
 		      "unknown group \"dispaly\" (did you mean \"display\"?)");
-	check_warning("\nscreensaver = { timeout = 30; };\n", 2, "unknown group \"screensaver\"");
+	check_warning("\nkiosk = { timeout = 30; };\n", 2, "unknown group \"kiosk\"");
 	check_warning("stone = { size = 6; nested = { a = 1; }; };\n", 1,
 		      "unknown key \"stone.nested\"");
 }
@@ -548,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_default_file_documents_every_key),
 		cmocka_unit_test(test_values_of_each_type),
 		cmocka_unit_test(test_error_messages),
+		cmocka_unit_test(test_input_lists),
 		cmocka_unit_test(test_too_long_path),
 		cmocka_unit_test(test_longest_path_fits),
 		cmocka_unit_test(test_syntax_error),

@@ -1,0 +1,32 @@
+/* testutil.h - helpers for the tests that run the fbripple binary and look at its output. */
+#ifndef FBRIPPLE_TESTUTIL_H
+#define FBRIPPLE_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+
+/* A fresh directory under $TMPDIR, and its removal with everything in it. */
+char *tu_tmpdir(void);
+void tu_rmtree(char *dir);
+
+/* path = dir/name in a static ring of buffers: good for a few at a time. */
+const char *tu_path(const char *dir, const char *name);
+void tu_write(const char *path, const char *text);
+
+/*
+ * Runs $FBRIPPLE_BIN (default ./fbripple) with the NULL-terminated arguments, stdout and
+ * stderr captured together into out. Returns the exit status, or 128 + signal.
+ */
+int tu_run(char *out, size_t outlen, const char *arg, ...) __attribute__((sentinel));
+
+/* Loads a PNG the test cannot do without (fails the test otherwise). */
+void tu_load(struct image *img, const char *path);
+
+static inline uint32_t tu_rgb(const struct image *img, int x, int y)
+{
+	return img->pixels[(size_t)y * img->width + x] & 0xffffff;
+}
+
+#endif
