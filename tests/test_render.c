@@ -12,7 +12,14 @@
 #include "render.h"
 #include "water.h"
 
-enum { W = 48, H = 32, PAD = 5, SENTINEL = 0xA5 };
+enum { W = 48, H = 32, SENTINEL = 0xA5 };
+
+/* Rows with padding after them: odd for 24 bpp, whole pixels for 16 and 32 bpp, as on real
+ * framebuffers (whose 16- and 32-bit rows are always aligned). */
+static size_t padded_stride(int width, int bytes)
+{
+	return (size_t)(width + 2) * bytes + (bytes == 3);
+}
 
 static const char *const formats[] = { "RGB565", "BGR565", "RGB888", "BGR888",
 				       "XRGB8888", "XBGR8888", "RGBX8888", "BGRX8888" };
@@ -23,7 +30,7 @@ struct scene {
 	struct water water;
 	struct render render;
 	uint8_t *fb;
-	size_t stride;		/* W * bytes + PAD: odd for 24 bpp */
+	size_t stride;		/* padded_stride(W, bytes) */
 };
 
 /* A splash where every pixel differs from its neighbours even after 5-bit truncation. */
@@ -46,7 +53,7 @@ static void scene_open(struct scene *s, const char *format)
 	assert_int_equal(water_init(&s->water, W, H, 5), 0);
 	assert_int_equal(render_init(&s->render, W, H, 0, &s->fmt), 0);
 	assert_int_equal(render_set_splash(&s->render, &s->splash), 0);
-	s->stride = W * s->fmt.bytes + PAD;
+	s->stride = padded_stride(W, s->fmt.bytes);
 	s->fb = malloc(s->stride * H);
 	memset(s->fb, SENTINEL, s->stride * H);
 }
@@ -207,11 +214,11 @@ static void test_rotation_turns_the_frame(void **state)
 			struct render turned;
 			bool side = rotate != 180;
 			int pw = side ? H : W, ph = side ? W : H;
-			size_t pstride = (size_t)pw * s.fmt.bytes + PAD;
+			size_t pstride;
 			uint8_t *pfb;
 
 			scene_open(&s, depths[f]);
-			pstride = (size_t)pw * s.fmt.bytes + PAD;
+			pstride = padded_stride(pw, s.fmt.bytes);
 			pfb = malloc(pstride * ph);
 			memset(pfb, SENTINEL, pstride * ph);
 			assert_int_equal(render_init(&turned, pw, ph, rotate, &s.fmt), 0);
