@@ -118,6 +118,8 @@ static const struct key keys[] = {
 	{ "splash.scale", KEY_ENUM, FIELD(splash.scale), .choices = &scale_modes, .def_str = "fill" },
 	{ "splash.background", KEY_COLOUR, FIELD(splash.background), .def_str = "#000000" },
 	{ "water.damping_shift", KEY_INT, FIELD(water.damping_shift), 1, 12, .def_num = 5 },
+	{ "water.steps_per_second", KEY_INT, FIELD(water.steps_per_second), 1, 480,
+	  .def_num = 60 },
 	{ "stone.size", KEY_INT, FIELD(stone.size), 1, 100, .def_num = 6 },
 	{ "stone.weight", KEY_INT, FIELD(stone.weight), 1, 4096, .def_num = 128 },
 	{ "rain.enabled", KEY_BOOL, FIELD(rain.enabled), .def_num = 0 },

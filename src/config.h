@@ -39,6 +39,7 @@ struct config {
 	} splash;
 	struct {
 		int damping_shift;
+		int steps_per_second;		/* simulation rate, whatever display.fps is */
 	} water;
 	struct {
 		int size;			/* radius in pixels */

@@ -178,6 +178,21 @@ int water_rain(struct water *w, struct water_rain *rain, double seconds)
 	return n;
 }
 
+int water_clock_steps(long *due, uint64_t frames, int steps_per_second, int fps)
+{
+	long limit = 2L * steps_per_second + fps;
+	int steps;
+
+	if (frames > 3)
+		frames = 3;
+	*due += (long)frames * steps_per_second;
+	if (*due > limit)
+		*due = limit;
+	steps = (int)(*due / fps);
+	*due %= fps;
+	return steps;
+}
+
 bool water_calm(const struct water *w)
 {
 	return w->live_rows == 0;

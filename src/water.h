@@ -45,6 +45,13 @@ void water_trail(struct water *w, int x0, int y0, int x1, int y1, int radius, in
 /* Drops the stones that rain->rate makes due in seconds; returns how many fell. */
 int water_rain(struct water *w, struct water_rain *rain, double seconds);
 
+/*
+ * The water keeps its own time: steps_per_second spread over frames shown at fps. Returns how
+ * many steps the frames that passed owe, carrying the remainder in *due (in 1/fps steps, so
+ * nothing drifts); a late wake-up catches up at most two frames' worth and a step.
+ */
+int water_clock_steps(long *due, uint64_t frames, int steps_per_second, int fps);
+
 /* True when every cell of both time steps is 0: stepping would change nothing. */
 bool water_calm(const struct water *w);
 

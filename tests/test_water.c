@@ -337,6 +337,26 @@ static void test_live_rows_never_miss_a_wet_row(void **state)
 	water_free(&w);
 }
 
+static void test_clock_keeps_water_time(void **state)
+{
+	long due = 0;
+	int steps = 0;
+
+	(void)state;
+	assert_int_equal(water_clock_steps(&due, 1, 60, 60), 1);
+	assert_int_equal(water_clock_steps(&due, 1, 60, 30), 2);
+	for (int i = 0; i < 3; i++)		/* 60 steps over 45 frames: 4 every 3 */
+		steps += water_clock_steps(&due, 1, 60, 45);
+	assert_int_equal(steps, 4);
+	steps = 0;
+	for (int i = 0; i < 4; i++)		/* faster display than water: every other frame */
+		steps += water_clock_steps(&due, 1, 60, 120);
+	assert_int_equal(steps, 2);
+	due = 0;				/* a 10-frame stall catches up 2 frames and a step */
+	assert_int_equal(water_clock_steps(&due, 10, 60, 60), 3);
+	assert_int_equal(water_clock_steps(&due, 1, 60, 60), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_trail_hits_every_cell_of_the_line),
 		cmocka_unit_test(test_rain_rate_and_placement),
 		cmocka_unit_test(test_live_rows_never_miss_a_wet_row),
+		cmocka_unit_test(test_clock_keeps_water_time),
 	};
 
 	return cmocka_run_group_tests_name("water", tests, NULL, NULL);

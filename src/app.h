@@ -1,0 +1,104 @@
+/* app.h - the running daemon's state, shared by main (startup), screen (what is shown),
+ * daemon (the event loop) and service (reload, idle, control socket, systemd). */
+#ifndef FBRIPPLE_APP_H
+#define FBRIPPLE_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "control.h"
+#include "fb.h"
+#include "idle.h"
+#include "input.h"
+#include "log.h"
+#include "loop.h"
+#include "reload.h"
+#include "render.h"
+#include "vt.h"
+#include "water.h"
+
+#define APP_MAX_DROPS 64
+
+struct options {
+	const char *config_path;
+	bool config_given;
+	bool check_config;
+	const char *fbdev_file;
+	int width, height;
+	const char *format;
+	size_t stride;
+	long frames;			/* < 0: run until a signal */
+	const char *screenshot;
+	int drops[APP_MAX_DROPS][2];
+	int ndrops;
+	bool verbose;
+	bool list_devices;
+	const char *send;		/* a control command to send instead of running */
+};
+
+struct app {
+	struct options opt;
+	struct config cfg;
+	struct fb fb;
+	struct vt vt;
+	bool vt_away;			/* switched to another VT: draw nothing */
+	int full_pages;			/* pages still to draw whole */
+	struct water water;
+	struct render render;
+	struct water_rain rain;
+	struct loop loop;
+	struct loop_source signals, ticks;
+	struct loop_source watchdog, idle_timer;
+	struct control control;
+	struct idle idle;
+	struct reload_file_id splash_id;	/* of the splash on screen, to see it change */
+	bool paused, rain_on;
+	struct input *input;		/* NULL: no input (--frames, or none available) */
+	int input_devices, input_contacts;
+	long steps_due;			/* simulation steps owed, in 1/fps steps */
+	long fps_start_ms;
+	int fps_frames;
+	double fps;
+	bool timer_armed;
+	bool quit;
+};
+
+/* config_load's warnings go to the log. */
+static inline void app_warn_config(void *ctx, const char *msg)
+{
+	(void)ctx;
+	log_warn("%s", msg);
+}
+
+/* screen.c */
+void screen_open_console(struct app *app);
+int screen_open_display(struct app *app);
+int screen_setup_scene(struct app *app);
+int screen_list(struct app *app);
+void screen_draw(struct app *app, bool full);
+void screen_redraw(struct app *app);
+int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t len);
+int screen_reload_splash(struct app *app, const struct config *cfg, char *err, size_t len);
+void screen_blank(struct app *app, bool blank);
+int screen_write_png(struct app *app, const char *path);
+void screen_release(struct app *app);
+
+/* daemon.c */
+void daemon_run_frames(struct app *app);
+int daemon_run(struct app *app);
+void daemon_close(struct app *app);
+void daemon_wake(struct app *app);
+int daemon_arm_timer(struct app *app, bool on);
+void daemon_input_options(const struct app *app, struct input_opts *o, const char **devices);
+void daemon_open_input(struct app *app);
+long daemon_now_ms(void);
+
+/* service.c */
+int service_open(struct app *app);
+void service_close(struct app *app);
+bool service_activity(struct app *app);
+int service_reload(struct app *app, char *msg, size_t len);
+void service_on_command(void *ctx, const struct control_command *cmd, char *reply, size_t len);
+
+#endif

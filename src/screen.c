@@ -1,0 +1,279 @@
+/* screen.c - what is on the screen: the console, the framebuffer, the splash, every frame. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "app.h"
+#include "image.h"
+#include "pixfmt.h"
+
+/* The VT under the framebuffer, in graphics mode and switching only when we agree. Without one
+ * fbripple still runs; the console may then draw over the water. */
+void screen_open_console(struct app *app)
+{
+	char err[256];
+	int ret = vt_open(&app->vt, app->cfg.display.vt, err, sizeof(err));
+
+	if (ret == 0 && (ret = vt_take(&app->vt, SIGUSR1, SIGUSR2)) < 0)
+		snprintf(err, sizeof(err), "VT %d: %s", app->vt.num, strerror(-ret));
+	if (ret == 0) {
+		log_debug("drawing on VT %d", app->vt.num);
+		return;
+	}
+	log_warn("%s; drawing without one, the console may show through", err);
+	vt_restore(&app->vt);
+}
+
+/* Pages, and the crash guard that must know the mode and the console to put back. */
+static void prepare_display(struct app *app)
+{
+	enum fb_buffering mode = app->cfg.display.double_buffer;
+
+	if (fb_setup_pages(&app->fb, mode) == 2)
+		log_info("%s: double buffered%s", app->fb.path,
+			 app->fb.can_vsync ? ", vsync" : ", no vsync");
+	else if (mode == FB_BUFFER_ON)
+		log_warn("%s: cannot pan between two pages; single buffered", app->fb.path);
+	else if (mode == FB_BUFFER_AUTO)
+		log_info("%s: single buffered (the driver cannot pan)", app->fb.path);
+	vt_guard_crashes(&app->vt, &app->fb);
+}
+
+/* Leaves the screen as found: cleared, in its old mode, the console in text mode so it
+ * redraws itself. */
+void screen_release(struct app *app)
+{
+	if (app->fb.map && !app->fb.is_file) {
+		memset(app->fb.map, 0, app->fb.map_len);
+		fb_flush(&app->fb);
+	}
+	fb_close(&app->fb);
+	vt_restore(&app->vt);
+}
+
+int screen_open_display(struct app *app)
+{
+	const struct options *o = &app->opt;
+	char err[256];
+	struct pixfmt fmt;
+	int ret;
+
+	if (!o->fbdev_file) {
+		ret = fb_open(&app->fb, app->cfg.display.device, err, sizeof(err));
+		if (ret < 0) {
+			log_error("%s: %s", app->cfg.display.device, err);
+			return ret;
+		}
+		prepare_display(app);
+		return 0;
+	}
+	if (pixfmt_by_name(&fmt, o->format) < 0) {
+		log_error("unknown pixel format '%s'", o->format);
+		return -EINVAL;
+	}
+	ret = fb_open_file(&app->fb, o->fbdev_file, o->width, o->height, &fmt,
+			   o->stride ? o->stride : (size_t)o->width * fmt.bytes, err, sizeof(err));
+	if (ret < 0)
+		log_error("%s: %s", o->fbdev_file, err);
+	return ret;
+}
+
+/* --list-devices, the display's part: what the driver offers and what fbripple makes of it. */
+int screen_list(struct app *app)
+{
+	struct fb *fb = &app->fb;
+	int ret = screen_open_display(app);
+
+	if (ret < 0)
+		return ret;
+	printf("display %s: %s\n", fb->path, fb->id);
+	printf("  resolution %dx%d, virtual %ux%u, %d bpp %s, stride %zu bytes\n", fb->width,
+	       fb->height, fb->var.xres_virtual, fb->var.yres_virtual, fb->fmt.bpp, fb->fmt.name,
+	       fb->stride);
+	if (fb->mode_changed && fb->saved.bits_per_pixel != fb->var.bits_per_pixel)
+		printf("  switched from %u bpp, which fbripple cannot draw\n",
+		       fb->saved.bits_per_pixel);
+	printf("  pan: %s; vsync: %s; drawing: %s\n", fb->pages == 2 ? "yes" : "no",
+	       fb->can_vsync ? "yes" : "no", fb->pages == 2 ? "double buffered" : "single buffer");
+	fb_close(fb);
+	return 0;
+}
+
+/* The configured splash scaled to the screen (the built-in one for ""); 0 or -errno with err
+ * saying why. */
+static int load_splash(const struct config *cfg, int width, int height, struct image *out,
+		       char *err, size_t errlen)
+{
+	struct image src;
+	int ret;
+
+	if (!cfg->splash.image[0])
+		return image_builtin(out, width, height);
+	ret = image_load(&src, cfg->splash.image, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = image_scale(out, &src, width, height, cfg->splash.scale, cfg->splash.background);
+	image_free(&src);
+	if (ret < 0)
+		snprintf(err, errlen, "%s", strerror(-ret));
+	return ret;
+}
+
+/* The configured splash, or the built-in one when it cannot be loaded. */
+static int make_splash(const struct config *cfg, int width, int height, struct image *out)
+{
+	char err[256];
+	int ret = load_splash(cfg, width, height, out, err, sizeof(err));
+
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret < 0) {
+		log_warn("splash %s: %s; using the built-in splash", cfg->splash.image, err);
+		return image_builtin(out, width, height);
+	}
+	return 0;
+}
+
+int screen_setup_scene(struct app *app)
+{
+	const struct config *cfg = &app->cfg;
+	struct image splash;
+	int ret;
+
+	ret = render_init(&app->render, app->fb.width, app->fb.height, cfg->display.rotate,
+			  &app->fb.fmt);
+	if (ret == 0)
+		ret = water_init(&app->water, app->render.width, app->render.height,
+				 cfg->water.damping_shift);
+	if (ret == 0)
+		ret = make_splash(cfg, app->render.width, app->render.height, &splash);
+	if (ret < 0) {
+		log_error("%s", strerror(-ret));
+		return ret;
+	}
+	render_set_splash(&app->render, &splash);
+	image_free(&splash);
+
+	app->rain = (struct water_rain){ .rate = cfg->rain.enabled ? cfg->rain.rate : 0,
+					 .size = cfg->rain.size, .weight = cfg->rain.weight,
+					 .rng = (uint64_t)time(NULL) * 2654435761u | 1 };
+	for (int i = 0; i < app->opt.ndrops; i++)
+		water_drop(&app->water, app->opt.drops[i][0], app->opt.drops[i][1],
+			   cfg->stone.size, cfg->stone.weight);
+	return 0;
+}
+
+/* Draws the water into the page off screen and shows it. full: every row, on every page. */
+void screen_draw(struct app *app, bool full)
+{
+	if (app->vt_away)
+		return;
+	if (full)
+		app->full_pages = app->fb.pages;
+	full = app->full_pages > 0;
+	app->full_pages -= full;
+	render_frame(&app->render, &app->water, fb_draw_pixels(&app->fb), app->fb.stride,
+		     app->fb.page, full);
+	fb_present(&app->fb);
+}
+
+void screen_redraw(struct app *app)
+{
+	screen_draw(app, true);
+	fb_flush(&app->fb);
+}
+
+/* A new display device or rotation: the new one is set up completely before the old one goes,
+ * so a failure leaves everything as it was. The waves survive unless the size changes. */
+int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t len)
+{
+	struct fb old_fb = app->fb;
+	struct render old_render = app->render;
+	struct config old_cfg = app->cfg;
+	struct image splash;
+	int ret = 0;
+
+	app->cfg.display = cfg->display;
+	app->cfg.splash = cfg->splash;
+	if (!app->opt.fbdev_file && strcmp(cfg->display.device, old_cfg.display.device))
+		ret = screen_open_display(app);
+	if (ret == 0)
+		ret = render_init(&app->render, app->fb.width, app->fb.height,
+				  cfg->display.rotate, &app->fb.fmt);
+	if (ret == 0 && (ret = make_splash(cfg, app->render.width, app->render.height,
+					   &splash)) < 0)
+		render_free(&app->render);
+	if (ret < 0) {
+		if (app->fb.map != old_fb.map)
+			fb_close(&app->fb);
+		app->fb = old_fb;
+		app->render = old_render;
+		app->cfg = old_cfg;
+		snprintf(err, len, "display %s: %s", cfg->display.device, strerror(-ret));
+		return ret;
+	}
+	render_set_splash(&app->render, &splash);
+	image_free(&splash);
+	render_free(&old_render);
+	if (app->fb.map != old_fb.map) {
+		fb_close(&old_fb);
+		vt_guard_crashes(&app->vt, &app->fb);
+	}
+	if (app->render.width != app->water.width || app->render.height != app->water.height) {
+		water_free(&app->water);
+		ret = water_init(&app->water, app->render.width, app->render.height,
+				 cfg->water.damping_shift);
+	}
+	return ret;
+}
+
+/* The new picture, converted while the old one stays on screen. */
+int screen_reload_splash(struct app *app, const struct config *cfg, char *err, size_t len)
+{
+	struct image splash;
+	char why[256];
+	int ret = load_splash(cfg, app->render.width, app->render.height, &splash, why,
+			      sizeof(why));
+
+	if (ret < 0) {
+		snprintf(err, len, "splash %.200s: %.200s", cfg->splash.image, why);
+		return ret;
+	}
+	ret = render_set_splash(&app->render, &splash);
+	image_free(&splash);
+	return ret;
+}
+
+int screen_write_png(struct app *app, const char *path)
+{
+	struct image img;
+	int ret;
+
+	fb_flush(&app->fb);
+	ret = fb_read_image(&app->fb, &img);
+	if (ret == 0) {
+		ret = image_write_png(&img, path);
+		image_free(&img);
+	}
+	if (ret < 0)
+		log_error("screenshot %s: %s", path, strerror(-ret));
+	return ret;
+}
+
+void screen_blank(struct app *app, bool blank)
+{
+	int ret;
+
+	/* the display is another VT's while we are switched away: leave it alone */
+	if (app->vt_away)
+		return;
+	ret = fb_blank(&app->fb, blank);
+	if (ret < 0 && ret != -ENOTTY)
+		log_warn("%s: FBIOBLANK: %s", app->fb.path, strerror(-ret));
+	log_info(blank ? "no input for screensaver.blank_after: display blanked"
+		       : "input: display unblanked");
+	if (!blank)
+		screen_redraw(app);
+}
