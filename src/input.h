@@ -101,6 +101,9 @@ void input_decoder_feed(struct input_decoder *d, const struct input_event *ev);
 /* Ends every contact that is down (the device went away). */
 void input_decoder_release(struct input_decoder *d);
 
+/* Reports INPUT_ACTIVITY: the device did something, whatever it was. */
+void input_decoder_activity(struct input_decoder *d);
+
 struct libevdev;
 
 /* The class of dev and why ("ABS_MT_SLOT + INPUT_PROP_DIRECT"); the axes that map. */

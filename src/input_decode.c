@@ -1,0 +1,455 @@
+/* input_decode.c - one input device's events into contacts: classification, protocol A and B
+ * multitouch, single touch, pointers, and mapping through calibration and rotation. */
+#include "input.h"
+
+#include <errno.h>
+#include <libevdev/libevdev.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const double identity[6] = { 1, 0, 0, 0, 1, 0 };
+
+/* ---- mapping ---- */
+
+void input_map_init(struct input_map *m, int fb_width, int fb_height, int rotate,
+		    const double *cal)
+{
+	bool sideways = rotate == 90 || rotate == 270;
+
+	m->width = sideways ? fb_height : fb_width;
+	m->height = sideways ? fb_width : fb_height;
+	m->rotate = rotate;
+	memcpy(m->cal, cal ? cal : identity, sizeof(m->cal));
+}
+
+static int clamp(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static int to_pixel(double n, int size)
+{
+	double p = floor(n * size);
+
+	if (!(p >= 0))		/* also NaN */
+		return 0;
+	return p >= size ? size - 1 : (int)p;
+}
+
+/* The picture is turned clockwise on the panel, so a logical point (lu, lv) shows at panel
+ * point (1 - lv, lu) for 90 degrees; this is the inverse. */
+void input_map_point(const struct input_map *m, double u, double v, int *x, int *y)
+{
+	const double *c = m->cal;
+	double cu = c[0] * u + c[1] * v + c[2], cv = c[3] * u + c[4] * v + c[5];
+	double lu = cu, lv = cv;
+
+	if (m->rotate == 90) {
+		lu = cv;
+		lv = 1 - cu;
+	} else if (m->rotate == 180) {
+		lu = 1 - cu;
+		lv = 1 - cv;
+	} else if (m->rotate == 270) {
+		lu = 1 - cv;
+		lv = cu;
+	}
+	*x = to_pixel(lu, m->width);
+	*y = to_pixel(lv, m->height);
+}
+
+int input_parse_matrix(const char *text, double cal[6])
+{
+	double m[6];
+	char *end;
+	const char *p = text;
+
+	for (int i = 0; i < 6; i++) {
+		m[i] = strtod(p, &end);
+		if (end == p || !isfinite(m[i]))
+			return -EINVAL;
+		p = end;
+	}
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	if (*p)
+		return -EINVAL;
+	memcpy(cal, m, sizeof(m));
+	return 0;
+}
+
+/* ---- the decoder ---- */
+
+void input_decoder_init(struct input_decoder *d, enum input_class cls,
+			const struct input_axis *ax, const struct input_axis *ay,
+			const struct input_map *map, int min_move, int id_base,
+			input_fn *fn, void *ctx)
+{
+	*d = (struct input_decoder){ .cls = cls, .ax = *ax, .ay = *ay, .map = map,
+				     .min_move = min_move, .id_base = id_base, .fn = fn,
+				     .ctx = ctx, .button = cls == INPUT_MT_A };
+	for (int i = 0; i < INPUT_SLOTS; i++)
+		d->s[i] = (struct input_slot){ .id = -1, .rx = -1, .ry = -1 };
+	if (cls == INPUT_MOUSE) {
+		d->s[0].x = d->s[0].rx = map->width / 2;
+		d->s[0].y = d->s[0].ry = map->height / 2;
+	}
+}
+
+static void emit(struct input_decoder *d, enum input_action a, int slot, int x, int y,
+		 int fx, int fy)
+{
+	struct input_contact c = { a, d->id_base + slot, x, y, fx, fy };
+
+	d->fn(d->ctx, &c);
+}
+
+static double normalize(int v, const struct input_axis *a)
+{
+	int range = a->max - a->min + 1;
+
+	return (v - a->min + 0.5) / (range > 0 ? range : 1);
+}
+
+static void logical(const struct input_decoder *d, const struct input_slot *s, int *x, int *y)
+{
+	if (d->cls == INPUT_MOUSE) {
+		*x = s->x;
+		*y = s->y;
+		return;
+	}
+	input_map_point(d->map, normalize(s->x, &d->ax), normalize(s->y, &d->ay), x, y);
+}
+
+static bool moved(const struct input_decoder *d, const struct input_slot *s, int x, int y)
+{
+	long dx = x - s->rx, dy = y - s->ry;
+	long min = d->min_move > 1 ? d->min_move : 1;
+
+	return dx * dx + dy * dy >= min * min;
+}
+
+static void report(struct input_decoder *d, int i, enum input_action a, int x, int y)
+{
+	struct input_slot *s = &d->s[i];
+
+	emit(d, a, i, x, y, s->rx, s->ry);
+	s->rx = x;
+	s->ry = y;
+}
+
+/* Reports what changed in slot i since the last frame. */
+static void commit_slot(struct input_decoder *d, int i)
+{
+	struct input_slot *s = &d->s[i];
+	bool want = s->id >= 0;
+	int x, y;
+
+	logical(d, s, &x, &y);
+	if (s->down && (!want || s->fresh)) {
+		if (!s->fresh && (x != s->rx || y != s->ry))
+			report(d, i, INPUT_MOVE, x, y);
+		emit(d, INPUT_UP, i, s->rx, s->ry, s->rx, s->ry);
+		s->down = false;
+	}
+	if (want && !s->down) {
+		s->down = true;
+		report(d, i, INPUT_DOWN, x, y);
+	} else if (want && moved(d, s, x, y)) {
+		report(d, i, INPUT_MOVE, x, y);
+	} else if (!want && (d->cls == INPUT_MOUSE || d->cls == INPUT_TABLET) &&
+		   (x != s->rx || y != s->ry)) {
+		if (s->rx >= 0 && moved(d, s, x, y))
+			report(d, i, INPUT_HOVER, x, y);
+		else if (s->rx < 0)
+			s->rx = x, s->ry = y;
+	}
+	s->fresh = false;
+}
+
+static void set_id(struct input_slot *s, int id)
+{
+	if (id >= 0 && s->down && id != s->id)
+		s->fresh = true;
+	s->id = id;
+}
+
+static void feed_mt_b(struct input_decoder *d, const struct input_event *ev)
+{
+	struct input_slot *s;
+
+	if (ev->type != EV_ABS)
+		return;
+	if (ev->code == ABS_MT_SLOT) {
+		d->slot = ev->value >= 0 && ev->value < INPUT_SLOTS ? ev->value : -1;
+		return;
+	}
+	if (d->slot < 0)
+		return;
+	s = &d->s[d->slot];
+	if (ev->code == ABS_MT_TRACKING_ID)
+		set_id(s, ev->value);
+	else if (ev->code == ABS_MT_POSITION_X)
+		s->x = ev->value;
+	else if (ev->code == ABS_MT_POSITION_Y)
+		s->y = ev->value;
+}
+
+static void feed_mt_a(struct input_decoder *d, const struct input_event *ev)
+{
+	struct input_slot *c = &d->mt[d->nmt < INPUT_SLOTS ? d->nmt : INPUT_SLOTS - 1];
+
+	if (ev->type == EV_KEY && ev->code == BTN_TOUCH && ev->value != 2)
+		d->button = ev->value;
+	if (ev->type == EV_SYN && ev->code == SYN_MT_REPORT) {
+		if (c->fresh && d->nmt < INPUT_SLOTS)
+			d->nmt++;
+		d->mt[d->nmt < INPUT_SLOTS ? d->nmt : INPUT_SLOTS - 1].fresh = false;
+		return;
+	}
+	if (ev->type != EV_ABS)
+		return;
+	if (ev->code == ABS_MT_POSITION_X)
+		c->x = ev->value, c->fresh = true;
+	else if (ev->code == ABS_MT_POSITION_Y)
+		c->y = ev->value, c->fresh = true;
+	else if (ev->code == ABS_MT_TRACKING_ID)
+		c->id = ev->value, d->mt_has_id = true;
+}
+
+static int find_slot(const struct input_decoder *d, int id, bool free_only)
+{
+	for (int i = 0; i < INPUT_SLOTS; i++) {
+		if (!free_only && d->s[i].id == id)
+			return i;
+		if (free_only && d->s[i].id < 0 && !d->s[i].down)
+			return i;
+	}
+	return -1;
+}
+
+/* Protocol A sends every contact in every frame: match them to slots by tracking id when the
+ * device has one, else by their order in the frame. */
+static void frame_mt_a(struct input_decoder *d)
+{
+	int n = d->button ? d->nmt : 0;
+	bool matched[INPUT_SLOTS] = { false };
+
+	for (int i = 0; i < INPUT_SLOTS; i++) {
+		int j = -1;
+
+		for (int k = 0; k < n && d->mt_has_id && d->s[i].id >= 0; k++)
+			if (d->mt[k].id == d->s[i].id)
+				j = k;
+		if (!d->mt_has_id)
+			j = i < n ? i : -1;
+		if (j < 0) {
+			d->s[i].id = -1;
+			continue;
+		}
+		matched[j] = true;
+		d->s[i].id = d->mt_has_id ? d->mt[j].id : i;
+		d->s[i].x = d->mt[j].x;
+		d->s[i].y = d->mt[j].y;
+	}
+	for (int k = 0; k < n; k++) {
+		int i = matched[k] ? -1 : find_slot(d, -1, true);
+
+		if (i >= 0)
+			d->s[i] = (struct input_slot){ .id = d->mt[k].id, .x = d->mt[k].x,
+						       .y = d->mt[k].y, .rx = -1, .ry = -1 };
+	}
+	d->nmt = 0;
+	d->mt[0].fresh = false;
+}
+
+static void feed_single(struct input_decoder *d, const struct input_event *ev)
+{
+	int button = d->cls == INPUT_TOUCH ? BTN_TOUCH : BTN_LEFT;
+
+	if (ev->type == EV_KEY && ev->code == button && ev->value != 2)
+		set_id(&d->s[0], ev->value ? 0 : -1);
+	else if (ev->type == EV_ABS && ev->code == ABS_X)
+		d->s[0].x = ev->value;
+	else if (ev->type == EV_ABS && ev->code == ABS_Y)
+		d->s[0].y = ev->value;
+}
+
+static void feed_mouse(struct input_decoder *d, const struct input_event *ev)
+{
+	if (ev->type == EV_KEY && ev->code == BTN_LEFT && ev->value != 2)
+		set_id(&d->s[0], ev->value ? 0 : -1);
+	else if (ev->type == EV_REL && ev->code == REL_X)
+		d->dx += ev->value;
+	else if (ev->type == EV_REL && ev->code == REL_Y)
+		d->dy += ev->value;
+}
+
+static void frame(struct input_decoder *d)
+{
+	if (d->cls == INPUT_MT_A && !(d->dropped && d->button))
+		frame_mt_a(d);
+	d->nmt = 0;
+	d->dropped = false;
+	if (d->cls == INPUT_MOUSE) {
+		d->s[0].x = clamp(d->s[0].x + d->dx, 0, d->map->width - 1);
+		d->s[0].y = clamp(d->s[0].y + d->dy, 0, d->map->height - 1);
+		d->dx = d->dy = 0;
+	}
+	for (int i = 0; i < INPUT_SLOTS; i++)
+		if (d->s[i].id >= 0 || d->s[i].down || d->cls == INPUT_MOUSE ||
+		    d->cls == INPUT_TABLET)
+			commit_slot(d, i);
+	d->frames += d->frame;
+	d->frame = false;
+}
+
+void input_decoder_feed(struct input_decoder *d, const struct input_event *ev)
+{
+	if (ev->type == EV_SYN && ev->code == SYN_REPORT) {
+		frame(d);
+		return;
+	}
+	if (ev->type == EV_SYN && ev->code == SYN_DROPPED) {
+		/* libevdev resyncs slots, keys and axes but cannot restore a protocol A frame:
+		 * drop the partial one, and keep the contacts unless the sync lifts BTN_TOUCH. */
+		d->nmt = 0;
+		d->mt[0].fresh = false;
+		d->dx = d->dy = 0;
+		d->dropped = true;
+		return;
+	}
+	d->frame = true;
+	switch (d->cls) {
+	case INPUT_MT_B:
+		feed_mt_b(d, ev);
+		break;
+	case INPUT_MT_A:
+		feed_mt_a(d, ev);
+		break;
+	case INPUT_TOUCH:
+	case INPUT_TABLET:
+		feed_single(d, ev);
+		break;
+	case INPUT_MOUSE:
+		feed_mouse(d, ev);
+		break;
+	case INPUT_IGNORED:
+		break;
+	}
+}
+
+void input_decoder_activity(struct input_decoder *d)
+{
+	emit(d, INPUT_ACTIVITY, 0, 0, 0, 0, 0);
+}
+
+void input_decoder_release(struct input_decoder *d)
+{
+	for (int i = 0; i < INPUT_SLOTS; i++) {
+		struct input_slot *s = &d->s[i];
+
+		if (s->down)
+			emit(d, INPUT_UP, i, s->rx, s->ry, s->rx, s->ry);
+		s->down = false;
+		s->id = -1;
+	}
+}
+
+/* ---- classification ---- */
+
+const char *input_class_name(enum input_class cls)
+{
+	static const char *const names[] = {
+		[INPUT_IGNORED] = "ignored",
+		[INPUT_MT_B] = "multitouch (protocol B, slots)",
+		[INPUT_MT_A] = "multitouch (protocol A)",
+		[INPUT_TOUCH] = "touchscreen (single touch)",
+		[INPUT_TABLET] = "absolute pointer (tablet)",
+		[INPUT_MOUSE] = "mouse",
+	};
+
+	return cls <= INPUT_MOUSE ? names[cls] : "?";
+}
+
+static struct input_axis axis_of(const struct libevdev *dev, unsigned code)
+{
+	const struct input_absinfo *a = libevdev_get_abs_info(dev, code);
+
+	return a ? (struct input_axis){ a->minimum, a->maximum } : (struct input_axis){ 0, 0 };
+}
+
+static bool key(const struct libevdev *dev, unsigned code)
+{
+	return libevdev_has_event_code(dev, EV_KEY, code);
+}
+
+static bool abs_pair(const struct libevdev *dev, unsigned x, unsigned y)
+{
+	return libevdev_has_event_code(dev, EV_ABS, x) && libevdev_has_event_code(dev, EV_ABS, y);
+}
+
+static enum input_class classify_mt(const struct libevdev *dev, char *why, size_t len)
+{
+	bool slots = libevdev_has_event_code(dev, EV_ABS, ABS_MT_SLOT);
+	bool only = !key(dev, BTN_TOUCH) && !abs_pair(dev, ABS_X, ABS_Y);
+
+	snprintf(why, len, "ABS_MT_POSITION_X/Y %s%s%s", slots ? "with ABS_MT_SLOT" :
+		 "without ABS_MT_SLOT (SYN_MT_REPORT)",
+		 libevdev_has_property(dev, INPUT_PROP_DIRECT) ? ", INPUT_PROP_DIRECT" : "",
+		 only ? ", MT-only (no BTN_TOUCH, no ABS_X/Y)" : "");
+	return slots ? INPUT_MT_B : INPUT_MT_A;
+}
+
+static enum input_class classify_other(const struct libevdev *dev, char *why, size_t len)
+{
+	bool keyboard = key(dev, KEY_A) && key(dev, KEY_ENTER);
+
+	if (abs_pair(dev, ABS_X, ABS_Y) && key(dev, BTN_LEFT)) {
+		snprintf(why, len, "ABS_X/Y with BTN_LEFT, no BTN_TOUCH");
+		return INPUT_TABLET;
+	}
+	if (libevdev_has_event_code(dev, EV_REL, REL_X) &&
+	    libevdev_has_event_code(dev, EV_REL, REL_Y) && key(dev, BTN_LEFT)) {
+		snprintf(why, len, "REL_X/Y with BTN_LEFT%s", keyboard ? " (also a keyboard)" : "");
+		return INPUT_MOUSE;
+	}
+	if (keyboard)
+		snprintf(why, len, "a keyboard: keys, no pointer axes");
+	else if (abs_pair(dev, ABS_X, ABS_Y))
+		snprintf(why, len, "ABS_X/Y without BTN_TOUCH or BTN_LEFT");
+	else if (libevdev_has_event_code(dev, EV_REL, REL_X))
+		snprintf(why, len, "REL_X/Y without BTN_LEFT");
+	else
+		snprintf(why, len, "no pointer axes (buttons or switches only)");
+	return INPUT_IGNORED;
+}
+
+enum input_class input_classify(const struct libevdev *dev, char *why, size_t len,
+				struct input_axis *ax, struct input_axis *ay)
+{
+	bool pointer = libevdev_has_property(dev, INPUT_PROP_POINTER) &&
+		       !libevdev_has_property(dev, INPUT_PROP_DIRECT);
+	bool mt = abs_pair(dev, ABS_MT_POSITION_X, ABS_MT_POSITION_Y);
+	enum input_class cls;
+
+	*ax = axis_of(dev, mt ? ABS_MT_POSITION_X : ABS_X);
+	*ay = axis_of(dev, mt ? ABS_MT_POSITION_Y : ABS_Y);
+	if (pointer && (mt || key(dev, BTN_TOUCH))) {
+		snprintf(why, len, "a touchpad: touch axes with INPUT_PROP_POINTER");
+		return INPUT_IGNORED;
+	}
+	if (mt)
+		return classify_mt(dev, why, len);
+	if (abs_pair(dev, ABS_X, ABS_Y) && key(dev, BTN_TOUCH)) {
+		snprintf(why, len, "ABS_X/Y with BTN_TOUCH, %s INPUT_PROP_DIRECT",
+			 libevdev_has_property(dev, INPUT_PROP_DIRECT) ? "with" : "without");
+		return INPUT_TOUCH;
+	}
+	cls = classify_other(dev, why, len);
+	if (cls == INPUT_MOUSE)
+		*ax = *ay = (struct input_axis){ 0, 0 };
+	return cls;
+}
