@@ -1,9 +1,8 @@
-/* image.c - pictures in memory: load PNG/JPEG/PPM, scale to a screen, the built-in splash, PNG out. */
+/* image.c - picture files: load PNG, JPEG and PPM into memory, write PNG. */
 #include "image.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,28 +17,6 @@
 #define MAX_SIDE	16384UL
 #define MAX_PIXELS	(64UL * 1024 * 1024)
 
-static const char *const mode_names[] = { "fill", "fit", "stretch", "center", "tile" };
-
-int scale_mode_parse(const char *name, enum scale_mode *mode)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++) {
-		if (name && strcmp(name, mode_names[i]) == 0) {
-			*mode = (enum scale_mode)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-const char *scale_mode_name(enum scale_mode mode)
-{
-	if ((unsigned)mode >= sizeof(mode_names) / sizeof(mode_names[0]))
-		return "unknown";
-	return mode_names[mode];
-}
-
 void image_free(struct image *img)
 {
 	if (!img)
@@ -48,12 +25,6 @@ void image_free(struct image *img)
 	img->pixels = NULL;
 	img->width = img->height = 0;
 }
-
-static uint32_t argb(unsigned r, unsigned g, unsigned b, unsigned a)
-{
-	return (uint32_t)a << 24 | (uint32_t)r << 16 | (uint32_t)g << 8 | (uint32_t)b;
-}
-
 /* ---- loading ----------------------------------------------------------------------------- */
 
 /* Decoder state lives here, outside the functions that call setjmp, so it survives a longjmp. */
@@ -175,7 +146,7 @@ static int png_decode(struct load *ld, png_structp png, png_infop info)
 		for (x = 0; x < w; x++) {
 			const uint8_t *p = (const uint8_t *)(row + x);
 
-			row[x] = argb(p[0], p[1], p[2], p[3]);
+			row[x] = image_argb(p[0], p[1], p[2], p[3]);
 		}
 	}
 	return 0;
@@ -230,7 +201,7 @@ static void jpeg_cmyk_row(uint32_t *out, const JSAMPLE *in, int w, int inverted)
 		if (!inverted) {
 			c = 255 - c, m = 255 - m, y = 255 - y, k = 255 - k;
 		}
-		out[x] = argb((c * k + 127) / 255, (m * k + 127) / 255, (y * k + 127) / 255, 255);
+		out[x] = image_argb((c * k + 127) / 255, (m * k + 127) / 255, (y * k + 127) / 255, 255);
 	}
 }
 
@@ -276,10 +247,10 @@ static int jpeg_decode(struct load *ld, struct jpeg_decompress_struct *cinfo)
 		jpeg_read_scanlines(cinfo, buf, 1);
 		if (want == 1) {
 			for (x = 0; x < ld->width; x++)
-				out[x] = argb(in[x], in[x], in[x], 255);
+				out[x] = image_argb(in[x], in[x], in[x], 255);
 		} else if (want == 3) {
 			for (x = 0; x < ld->width; x++, in += 3)
-				out[x] = argb(in[0], in[1], in[2], 255);
+				out[x] = image_argb(in[0], in[1], in[2], 255);
 		} else {
 			jpeg_cmyk_row(out, in, ld->width, cinfo->saw_Adobe_marker);
 		}
@@ -392,8 +363,8 @@ static int load_ppm(struct load *ld, int channels)
 
 				c[k] = s >= maxval ? 255 : (unsigned)((s * 255 + maxval / 2) / maxval);
 			}
-			out[x] = channels == 3 ? argb(c[0], c[1], c[2], 255)
-					       : argb(c[0], c[0], c[0], 255);
+			out[x] = channels == 3 ? image_argb(c[0], c[1], c[2], 255)
+					       : image_argb(c[0], c[0], c[0], 255);
 		}
 	}
 	free(row);
@@ -466,535 +437,6 @@ int image_load(struct image *img, const char *path, char *err, size_t errlen)
 	img->pixels = ld.pixels;
 	return 0;
 }
-
-/* ---- scaling ----------------------------------------------------------------------------- */
-
-/* For each destination index along one axis: the source indices it reads, with weights. */
-struct taps {
-	int *start, *count;
-	float *w;	/* maxn per destination index */
-	int maxn;
-};
-
-static void taps_free(struct taps *t)
-{
-	free(t->start);
-	free(t->count);
-	free(t->w);
-}
-
-/* dlen destination pixels cover source [s0, s0 + dlen * f), f source pixels per destination
- * pixel. Shrinking averages the exact footprint (box filter, fractional edges); growing is
- * bilinear. */
-static int taps_build(struct taps *t, int dlen, int slen, double s0, double f)
-{
-	int i, j;
-
-	t->maxn = f >= 1.0 ? (int)ceil(f) + 2 : 2;
-	t->start = malloc((size_t)dlen * sizeof(int));
-	t->count = malloc((size_t)dlen * sizeof(int));
-	t->w = malloc((size_t)dlen * (size_t)t->maxn * sizeof(float));
-	if (!t->start || !t->count || !t->w) {
-		taps_free(t);
-		return -ENOMEM;
-	}
-	for (i = 0; i < dlen; i++) {
-		float *w = t->w + (size_t)i * t->maxn;
-
-		if (f >= 1.0) {
-			double a = fmax(s0 + i * f, 0.0), b = fmin(s0 + (i + 1) * f, (double)slen);
-			int j0 = (int)floor(a), j1 = (int)ceil(b);
-
-			if (j1 > slen)
-				j1 = slen;
-			if (j0 > j1 - 1)
-				j0 = j1 - 1;
-			if (j1 - j0 > t->maxn)
-				j1 = j0 + t->maxn;
-			t->start[i] = j0;
-			t->count[i] = j1 - j0;
-			for (j = j0; j < j1; j++)
-				w[j - j0] = b > a ? (float)((fmin(b, j + 1.0) - fmax(a, (double)j)) / (b - a))
-						  : 1.0f / (float)(j1 - j0);
-		} else {
-			double u = s0 + (i + 0.5) * f - 0.5;
-			int j0 = (int)floor(u);
-			float frac = (float)(u - j0);
-
-			if (j0 < 0 || j0 >= slen - 1) {
-				t->start[i] = j0 < 0 ? 0 : slen - 1;
-				t->count[i] = 1;
-				w[0] = 1.0f;
-			} else {
-				t->start[i] = j0;
-				t->count[i] = 2;
-				w[0] = 1.0f - frac;
-				w[1] = frac;
-			}
-		}
-	}
-	return 0;
-}
-
-static inline unsigned clamp_byte(float v)
-{
-	return v <= 0.0f ? 0 : v >= 255.0f ? 255 : (unsigned)(v + 0.5f);
-}
-
-/* Rows of 4 floats per pixel: premultiplied r, g, b and alpha, all 0..255. */
-static void premultiply(float *out, const uint32_t *in, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		uint32_t p = in[i];
-		float a = (float)(p >> 24), k = a * (1.0f / 255.0f);
-
-		out[4 * i + 0] = (float)((p >> 16) & 0xff) * k;
-		out[4 * i + 1] = (float)((p >> 8) & 0xff) * k;
-		out[4 * i + 2] = (float)(p & 0xff) * k;
-		out[4 * i + 3] = a;
-	}
-}
-
-/* One source row, premultiplied and resampled across to dw pixels of 4 floats. */
-static void resample_row(const struct taps *tx, const uint32_t *in, float *prow, float *h, int dw)
-{
-	int cx0 = tx->start[0], cx1 = tx->start[dw - 1] + tx->count[dw - 1], x, k;
-
-	premultiply(prow, in + cx0, cx1 - cx0);
-	for (x = 0; x < dw; x++) {
-		const float *p = prow + (size_t)(tx->start[x] - cx0) * 4;
-		const float *wx = tx->w + (size_t)x * tx->maxn;
-		float r = 0, g = 0, b = 0, a = 0;
-
-		for (k = 0; k < tx->count[x]; k++, p += 4) {
-			r += wx[k] * p[0];
-			g += wx[k] * p[1];
-			b += wx[k] * p[2];
-			a += wx[k] * p[3];
-		}
-		h[4 * x] = r, h[4 * x + 1] = g, h[4 * x + 2] = b, h[4 * x + 3] = a;
-	}
-}
-
-/* Source rectangle (fractional) -> destination rectangle dx, dy, dw x dh of dst. Each output
- * row sums resampled source rows; consecutive output rows share at most two source rows (one
- * when shrinking, two when growing), so two cached rows avoid resampling any row twice. */
-static int resample(const struct image *src, double sx, double sw, double sy, double sh,
-		    struct image *dst, int dx, int dy, int dw, int dh, uint32_t bg)
-{
-	struct taps tx = { 0 }, ty = { 0 };
-	float *prow = NULL, *cache = NULL, *acc = NULL;
-	float bgr = (float)((bg >> 16) & 0xff), bgg = (float)((bg >> 8) & 0xff),
-	      bgb = (float)(bg & 0xff);
-	int rc = -ENOMEM, cached[2] = { -1, -1 }, x, y, k;
-
-	if (taps_build(&tx, dw, src->width, sx, sw / dw) < 0)
-		return -ENOMEM;
-	if (taps_build(&ty, dh, src->height, sy, sh / dh) < 0)
-		goto out;
-	prow = malloc((size_t)src->width * 4 * sizeof(float));
-	cache = malloc((size_t)2 * dw * 4 * sizeof(float));
-	acc = malloc((size_t)dw * 4 * sizeof(float));
-	if (!prow || !cache || !acc)
-		goto out;
-
-	for (y = 0; y < dh; y++) {
-		const float *wy = ty.w + (size_t)y * ty.maxn;
-		uint32_t *out = dst->pixels + (size_t)(dy + y) * dst->width + dx;
-
-		memset(acc, 0, (size_t)dw * 4 * sizeof(float));
-		for (k = 0; k < ty.count[y]; k++) {
-			int r = ty.start[y] + k;
-			float *h = cache + (size_t)(r & 1) * dw * 4, wk = wy[k];
-
-			if (cached[r & 1] != r) {
-				resample_row(&tx, src->pixels + (size_t)r * src->width, prow, h, dw);
-				cached[r & 1] = r;
-			}
-			for (x = 0; x < dw * 4; x++)
-				acc[x] += wk * h[x];
-		}
-		for (x = 0; x < dw; x++) {
-			const float *p = acc + 4 * x;
-			float t = (255.0f - p[3]) * (1.0f / 255.0f);
-
-			out[x] = argb(clamp_byte(p[0] + bgr * t), clamp_byte(p[1] + bgg * t),
-				      clamp_byte(p[2] + bgb * t), 255);
-		}
-	}
-	rc = 0;
-out:
-	free(prow);
-	free(cache);
-	free(acc);
-	taps_free(&tx);
-	taps_free(&ty);
-	return rc;
-}
-
-static uint32_t over(uint32_t p, uint32_t bg)
-{
-	unsigned a = p >> 24, na = 255 - a;
-
-	if (a == 255)
-		return p;
-	return argb((((p >> 16) & 0xff) * a + ((bg >> 16) & 0xff) * na + 127) / 255,
-		    (((p >> 8) & 0xff) * a + ((bg >> 8) & 0xff) * na + 127) / 255,
-		    ((p & 0xff) * a + (bg & 0xff) * na + 127) / 255, 255);
-}
-
-static void place_center(const struct image *src, struct image *dst, uint32_t bg)
-{
-	int ox = (dst->width - src->width) / 2, oy = (dst->height - src->height) / 2;
-	int x0 = ox > 0 ? ox : 0, y0 = oy > 0 ? oy : 0;
-	int x1 = ox + src->width < dst->width ? ox + src->width : dst->width;
-	int y1 = oy + src->height < dst->height ? oy + src->height : dst->height;
-	int x, y;
-
-	for (y = y0; y < y1; y++) {
-		const uint32_t *in = src->pixels + (size_t)(y - oy) * src->width - ox;
-		uint32_t *out = dst->pixels + (size_t)y * dst->width;
-
-		for (x = x0; x < x1; x++)
-			out[x] = over(in[x], bg);
-	}
-}
-
-static void place_tiles(const struct image *src, struct image *dst, uint32_t bg)
-{
-	int x, y;
-
-	for (y = 0; y < dst->height; y++) {
-		const uint32_t *in = src->pixels + (size_t)(y % src->height) * src->width;
-		uint32_t *out = dst->pixels + (size_t)y * dst->width;
-
-		for (x = 0; x < dst->width; x++)
-			out[x] = over(in[x % src->width], bg);
-	}
-}
-
-int image_scale(struct image *dst, const struct image *src, int width, int height,
-		enum scale_mode mode, uint32_t background)
-{
-	struct image out = { width, height, NULL };
-	long long sw = src->width, sh = src->height, w = width, h = height;
-	uint32_t fillc = 0xff000000u | (background & 0xffffff);
-	size_t i, n;
-	int rc = 0;
-
-	if (width <= 0 || height <= 0 || src->width <= 0 || src->height <= 0 || !src->pixels)
-		return -EINVAL;
-	n = (size_t)width * (size_t)height;
-	out.pixels = malloc(n * sizeof(uint32_t));
-	if (!out.pixels)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		out.pixels[i] = fillc;
-
-	switch (mode) {
-	case SCALE_FIT: {
-		int dw = width, dh = height;
-
-		/* The tighter axis spans the screen exactly; the other is rounded. */
-		if (w * sh <= h * sw)
-			dh = (int)((sh * w * 2 + sw) / (sw * 2));
-		else
-			dw = (int)((sw * h * 2 + sh) / (sh * 2));
-		dw = dw < 1 ? 1 : dw;
-		dh = dh < 1 ? 1 : dh;
-		rc = resample(src, 0, (double)sw, 0, (double)sh, &out, (width - dw) / 2,
-			      (height - dh) / 2, dw, dh, background);
-		break;
-	}
-	case SCALE_STRETCH:
-		rc = resample(src, 0, (double)sw, 0, (double)sh, &out, 0, 0, width, height, background);
-		break;
-	case SCALE_CENTER:
-		place_center(src, &out, background);
-		break;
-	case SCALE_TILE:
-		place_tiles(src, &out, background);
-		break;
-	case SCALE_FILL:
-	default: {
-		double vw = (double)sw, vh = (double)sh;
-
-		/* The looser axis spans the source exactly; the other is cropped evenly. */
-		if (w * sh >= h * sw)
-			vh = (double)(h * sw) / (double)w;
-		else
-			vw = (double)(w * sh) / (double)h;
-		rc = resample(src, ((double)sw - vw) / 2, vw, ((double)sh - vh) / 2, vh, &out, 0, 0,
-			      width, height, background);
-		break;
-	}
-	}
-	if (rc < 0) {
-		free(out.pixels);
-		return rc;
-	}
-	*dst = out;
-	return 0;
-}
-
-/* ---- the built-in splash ----------------------------------------------------------------- */
-
-static uint32_t hash2(int x, int y)
-{
-	uint32_t h = (uint32_t)x * 0x8da6b343u ^ (uint32_t)y * 0xd8163841u;
-
-	h ^= h >> 15;
-	h *= 0x2c1b3c6du;
-	h ^= h >> 12;
-	h *= 0x297a2d39u;
-	h ^= h >> 15;
-	return h;
-}
-
-static float clampf(float v, float lo, float hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
-static float smooth01(float t)
-{
-	t = clampf(t, 0.0f, 1.0f);
-	return t * t * (3.0f - 2.0f * t);
-}
-
-/* Signed distance to a drop: a round bottom of radius r at the origin narrowing to a rounded tip
- * of radius r2 at height len (y grows upwards). Inigo Quilez's "uneven capsule". */
-static float drop_distance(float px, float py, float r, float r2, float len)
-{
-	float b = (r - r2) / len, a = sqrtf(1.0f - b * b);
-	float k;
-
-	px = fabsf(px);
-	k = -b * px + a * py;
-	if (k < 0.0f)
-		return sqrtf(px * px + py * py) - r;
-	if (k > a * len)
-		return sqrtf(px * px + (py - len) * (py - len)) - r2;
-	return a * px + b * py - r;
-}
-
-/* Plane waves sin(kx x + ky y + phase) = sin(kx x + phase) cos(ky y) + cos(kx x + phase) sin(ky y),
- * tabulated per column and per row so the caustic pattern costs a few multiplies per pixel. */
-#define NWAVES 6
-
-struct splash_axis {
-	float s[NWAVES], c[NWAVES];
-	float f;		/* pixel centre over the side length, 0..1 */
-	int tile, in;		/* tile index, position inside the tile */
-};
-
-struct splash {
-	int w, h;
-	int tile, grout;
-	float bevel;
-	float cx, cy, r;	/* drop: centre of the round part, radius */
-};
-
-static void splash_axis_init(struct splash_axis *ax, int n, int origin, int tile, float k,
-			     float phase_scale)
-{
-	static const float dir[NWAVES][3] = {
-		/* angle, relative frequency, phase */
-		{ 0.31f, 1.00f, 0.0f }, { 2.43f, 1.13f, 1.7f }, { 4.29f, 0.89f, 4.1f },
-		{ 1.12f, 2.07f, 0.6f }, { 3.05f, 1.91f, 2.9f }, { 5.37f, 2.23f, 5.3f },
-	};
-	int i, j;
-
-	for (j = 0; j < n; j++) {
-		int t = j - origin;
-		int ix = t >= 0 ? t / tile : -((tile - 1 - t) / tile);
-
-		ax[j].tile = ix;
-		ax[j].in = t - ix * tile;
-		ax[j].f = ((float)j + 0.5f) / (float)n;
-	}
-	for (i = 0; i < NWAVES; i++) {
-		/* phase_scale picks the x (cos) or y (sin) component of the wave direction. */
-		float kk = k * dir[i][1] * (phase_scale > 0 ? cosf(dir[i][0]) : sinf(dir[i][0]));
-		float ph = phase_scale > 0 ? dir[i][2] : 0.0f;
-
-		for (j = 0; j < n; j++) {
-			ax[j].s[i] = sinf(kk * (float)j + ph);
-			ax[j].c[i] = cosf(kk * (float)j + ph);
-		}
-	}
-}
-
-/* Bright where the sum of three waves crosses zero: a net of thin, soft lines. */
-static float caustic(const struct splash_axis *cx, const struct splash_axis *cy, int first)
-{
-	float s = 0.0f, c;
-	int i;
-
-	for (i = first; i < first + 3; i++)
-		s += cx->s[i] * cy->c[i] + cx->c[i] * cy->s[i];
-	c = 1.0f - fabsf(s) * (1.0f / 3.0f);
-	c *= c;
-	c *= c;
-	return c * c;
-}
-
-struct tile_look {
-	float shade, tint, dim[3];
-};
-
-static void tile_look(struct tile_look *tl, int ix, int iy)
-{
-	uint32_t hs = hash2(ix, iy);
-	int accent = ((hs >> 16) & 0xff) < 14;	/* an occasional darker tile */
-
-	tl->shade = 1.0f + 0.10f * ((float)(hs & 0xff) * (1.0f / 255.0f) - 0.5f);
-	tl->tint = 0.05f * ((float)((hs >> 8) & 0xff) * (1.0f / 255.0f) - 0.5f);
-	tl->dim[0] = accent ? 0.55f : 1.0f;
-	tl->dim[1] = accent ? 0.62f : 1.0f;
-	tl->dim[2] = accent ? 0.85f : 1.0f;
-}
-
-/* The pool floor along one row: depth gradient, tiles with bevels and grout, caustics. */
-static void floor_row(const struct splash *sp, const struct splash_axis *ax,
-		      const struct splash_axis *ay, uint32_t *out)
-{
-	static const float deep[3] = { 0.02f, 0.12f, 0.34f }, shallow[3] = { 0.10f, 0.70f, 0.76f };
-	static const float grout_c[3] = { 0.78f, 0.92f, 0.96f };
-	struct tile_look tl;
-	float vy = (ay->f - 0.5f) * (ay->f - 0.5f), b = sp->bevel, g = (float)sp->grout;
-	float e = (float)(sp->tile - 1), v = (float)ay->in;
-	float lit_v = clampf(1.0f - (v - g) * b, 0, 1) - clampf(1.0f - (e - v) * b, 0, 1);
-	int x, k, last_tile = ax[0].tile;
-
-	tile_look(&tl, ax[0].tile, ay->tile);
-	for (x = 0; x < sp->w; x++) {
-		const struct splash_axis *cx = &ax[x];
-		float t = smooth01(0.8f * ay->f + 0.2f * cx->f);
-		float vig = 1.0f - 0.35f * ((cx->f - 0.5f) * (cx->f - 0.5f) + vy);
-		float c[3], ca, i, u = (float)cx->in;
-
-		if (cx->tile != last_tile) {
-			last_tile = cx->tile;
-			tile_look(&tl, cx->tile, ay->tile);
-		}
-		for (k = 0; k < 3; k++)
-			c[k] = (deep[k] + (shallow[k] - deep[k]) * t) * tl.dim[k];
-		if (cx->in < sp->grout || ay->in < sp->grout) {
-			for (k = 0; k < 3; k++)
-				c[k] += (grout_c[k] - c[k]) * 0.42f;
-		} else {
-			float lit = lit_v + clampf(1.0f - (u - g) * b, 0, 1) -
-				    clampf(1.0f - (e - u) * b, 0, 1);
-
-			c[0] = c[0] * tl.shade + 0.06f * lit;
-			c[1] = (c[1] + tl.tint) * tl.shade + 0.07f * lit;
-			c[2] = c[2] * tl.shade + 0.07f * lit;
-		}
-		ca = 0.65f * caustic(cx, ay, 0) + 0.35f * caustic(cx, ay, 3);
-		i = ca * (0.30f + 0.45f * t);
-		out[x] = argb(clamp_byte((c[0] * vig + i * 0.55f) * 255.0f),
-			      clamp_byte((c[1] * vig + i * 0.90f) * 255.0f),
-			      clamp_byte((c[2] * vig + i * 0.95f) * 255.0f), 255);
-	}
-}
-
-/* The drop emblem over the floor colour c: shadow, glassy body, rim and highlights. */
-static void drop_color(const struct splash *sp, int x, int y, float c[3])
-{
-	float r = sp->r, len = 1.75f * r, r2 = 0.05f * r;
-	float px = (float)x + 0.5f - sp->cx, py = sp->cy - ((float)y + 0.5f);
-	float ds = drop_distance(px - 0.22f * r, py + 0.28f * r, r, r2, len);
-	float d = drop_distance(px, py, r, r2, len);
-	float shadow = 0.38f * smooth01(0.5f - ds / (0.45f * r));
-	float cover = clampf(0.5f - d, 0.0f, 1.0f);
-	float rim, tint, hl, e, spot;
-	int k;
-
-	for (k = 0; k < 3; k++)
-		c[k] *= 1.0f - shadow * (1.0f - cover);
-	if (cover <= 0.0f)
-		return;
-	rim = clampf(1.0f + d / (0.4f * r), 0.0f, 1.0f);
-	tint = cover * (0.16f + 0.38f * rim * rim);
-	c[0] += (0.70f - c[0]) * tint;
-	c[1] += (0.93f - c[1]) * tint;
-	c[2] += (1.00f - c[2]) * tint;
-	e = (px + 0.42f * r) * (px + 0.42f * r) / (0.13f * 0.13f * r * r) +
-	    (py - 0.28f * r) * (py - 0.28f * r) / (0.33f * 0.33f * r * r);
-	hl = clampf(1.2f - e, 0.0f, 1.0f);
-	e = ((px - 0.45f * r) * (px - 0.45f * r) + (py + 0.45f * r) * (py + 0.45f * r)) /
-	    (0.08f * 0.08f * r * r);
-	spot = clampf(1.1f - e, 0.0f, 1.0f);
-	hl = cover * (0.85f * hl * hl + 0.6f * spot + 0.45f * clampf(1.0f - fabsf(d + 1.2f) / 1.6f, 0, 1));
-	for (k = 0; k < 3; k++)
-		c[k] += (1.0f - c[k]) * clampf(hl, 0.0f, 1.0f);
-}
-
-int image_builtin(struct image *img, int width, int height)
-{
-	struct splash sp;
-	struct splash_axis *ax, *ay;
-	float c[3], m, k;
-	uint32_t *px;
-	int x, y, bx0, bx1, by0, by1;
-
-	if (width <= 0 || height <= 0)
-		return -EINVAL;
-	px = malloc((size_t)width * (size_t)height * sizeof(uint32_t));
-	ax = malloc(((size_t)width + (size_t)height) * sizeof(*ax));
-	if (!px || !ax) {
-		free(px);
-		free(ax);
-		return -ENOMEM;
-	}
-	ay = ax + width;
-	m = (float)(width < height ? width : height);
-	sp.w = width;
-	sp.h = height;
-	sp.tile = (int)(m / 15.0f + 0.5f);
-	sp.tile = sp.tile < 6 ? 6 : sp.tile;
-	sp.grout = sp.tile / 11 < 1 ? 1 : sp.tile / 11;
-	sp.bevel = 1.0f / ((float)sp.tile * 0.16f);
-	sp.r = m * 0.11f;
-	sp.cx = (float)width * 0.5f;
-	sp.cy = (float)height * 0.5f + 0.35f * sp.r;
-	k = 6.2831853f / (m * 0.21f + 4.0f);
-	splash_axis_init(ax, width, width / 2 - sp.tile / 2, sp.tile, k, 1.0f);
-	splash_axis_init(ay, height, height / 2 - sp.tile / 2, sp.tile, k, -1.0f);
-
-	/* Emblem bounding box, shadow and anti-aliased edge included. */
-	bx0 = (int)floorf(sp.cx - 1.4f * sp.r) - 2;
-	bx1 = (int)ceilf(sp.cx + 1.7f * sp.r) + 2;
-	by0 = (int)floorf(sp.cy - 2.0f * sp.r) - 2;
-	by1 = (int)ceilf(sp.cy + 1.8f * sp.r) + 2;
-	for (y = 0; y < height; y++)
-		floor_row(&sp, ax, &ay[y], px + (size_t)y * width);
-	bx0 = bx0 < 0 ? 0 : bx0;
-	by0 = by0 < 0 ? 0 : by0;
-	bx1 = bx1 >= width ? width - 1 : bx1;
-	by1 = by1 >= height ? height - 1 : by1;
-	for (y = by0; y <= by1; y++) {
-		for (x = bx0; x <= bx1; x++) {
-			uint32_t *p = px + (size_t)y * width + x;
-
-			c[0] = (float)((*p >> 16) & 0xff) * (1.0f / 255.0f);
-			c[1] = (float)((*p >> 8) & 0xff) * (1.0f / 255.0f);
-			c[2] = (float)(*p & 0xff) * (1.0f / 255.0f);
-			drop_color(&sp, x, y, c);
-			*p = argb(clamp_byte(c[0] * 255.0f), clamp_byte(c[1] * 255.0f),
-				  clamp_byte(c[2] * 255.0f), 255);
-		}
-	}
-	free(ax);
-	img->width = width;
-	img->height = height;
-	img->pixels = px;
-	return 0;
-}
-
 /* ---- PNG out ----------------------------------------------------------------------------- */
 
 struct save {

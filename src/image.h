@@ -11,6 +11,17 @@ struct image {
 	uint32_t *pixels;
 };
 
+static inline uint32_t image_argb(unsigned r, unsigned g, unsigned b, unsigned a)
+{
+	return (uint32_t)a << 24 | (uint32_t)r << 16 | (uint32_t)g << 8 | (uint32_t)b;
+}
+
+/* A channel value computed in floats, rounded and clamped to 0..255. */
+static inline unsigned image_channel(float v)
+{
+	return v <= 0.0f ? 0 : v >= 255.0f ? 255 : (unsigned)(v + 0.5f);
+}
+
 enum scale_mode {
 	SCALE_FILL,	/* cover the screen, crop the overflow, keep the aspect */
 	SCALE_FIT,	/* whole image visible, letterboxed on the background */
