@@ -53,7 +53,8 @@ void screen_release(struct app *app)
 	vt_restore(&app->vt);
 }
 
-int screen_open_display(struct app *app)
+/* display.device, or the headless file the options describe. */
+static int open_fb(struct app *app)
 {
 	const struct options *o = &app->opt;
 	char err[256];
@@ -62,12 +63,9 @@ int screen_open_display(struct app *app)
 
 	if (!o->fbdev_file) {
 		ret = fb_open(&app->fb, app->cfg.display.device, err, sizeof(err));
-		if (ret < 0) {
+		if (ret < 0)
 			log_error("%s: %s", app->cfg.display.device, err);
-			return ret;
-		}
-		prepare_display(app);
-		return 0;
+		return ret;
 	}
 	if (pixfmt_by_name(&fmt, o->format) < 0) {
 		log_error("unknown pixel format '%s'", o->format);
@@ -80,14 +78,24 @@ int screen_open_display(struct app *app)
 	return ret;
 }
 
+int screen_open_display(struct app *app)
+{
+	int ret = open_fb(app);
+
+	if (ret == 0 && !app->fb.is_file)
+		prepare_display(app);
+	return ret;
+}
+
 /* --list-devices, the display's part: what the driver offers and what fbripple makes of it. */
 int screen_list(struct app *app)
 {
 	struct fb *fb = &app->fb;
-	int ret = screen_open_display(app);
+	int ret = open_fb(app);
 
 	if (ret < 0)
 		return ret;
+	fb_setup_pages(fb, app->cfg.display.double_buffer);
 	printf("display %s: %s\n", fb->path, fb->id);
 	printf("  resolution %dx%d, virtual %ux%u, %d bpp %s, stride %zu bytes\n", fb->width,
 	       fb->height, fb->var.xres_virtual, fb->var.yres_virtual, fb->fmt.bpp, fb->fmt.name,

@@ -289,6 +289,47 @@ static void test_console_back_after_sigsegv(void **state)
 	console_case(state, "segv", "exited 139");
 }
 
+/* A palette mode fbripple cannot draw and vesafb cannot leave: one clear line, exit 1, and the
+ * console as it was. */
+static void test_8bpp_refused_clearly(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	struct vm_opts o = { .display = VM_VESA, .vga_mode = 0x301, .width = W, .height = H,
+			     .name = "vesa 8 bpp refused", .script =
+		"printf '\\033[2J\\033[HFBRIPPLE CONSOLE MARK\\n' > /dev/tty1\n"
+		"fbripple -c /dev/null 2>/tmp/err; say \"exit $?\"\n"
+		"say \"$(grep -c . /tmp/err) line: $(cat /tmp/err)\"\n"
+		"hear cmd\n" };
+	struct image img = { 0 };
+
+	vm_case_start(s, &o);
+	vm_case_expect(s, "exit 1", 30000);
+	vm_case_expect(s, "1 line: fbripple: error: /dev/fb0: 8 bpp (type 0, visual 3) and no 32 "
+		       "or 16 bpp true-colour mode could be set", 2000);
+	vm_case_wait_screen(s, 5000, check_console, NULL, &img);
+	free(img.pixels);
+	assert_int_equal(vm_send(&s->vm, "bye"), 0);
+	vm_case_expect_exit(s, 0);
+}
+
+/* What the real driver offers, as --list-devices tells an integrator. */
+static void test_list_devices_display(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	struct vm_opts o = { .display = VM_VESA, .vga_mode = 0x311, .width = W, .height = H,
+			     .name = "list devices", .script =
+		"fbripple --list-devices -c /dev/null > /tmp/out 2>&1; say \"exit $?\"\n"
+		"head -n 3 /tmp/out | while read -r l; do say \"list $l\"; done\n" };
+
+	vm_case_start(s, &o);
+	vm_case_expect(s, "exit 0", 30000);
+	vm_case_expect(s, "list display /dev/fb0: VESA VGA", 2000);
+	vm_case_expect(s, "list resolution 640x480, virtual 640x480, 16 bpp RGB565, stride 1280 bytes",
+		       2000);
+	vm_case_expect(s, "list pan: no; vsync: no; drawing: single buffer", 2000);
+	vm_case_expect_exit(s, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +341,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_vt_switch_and_back, vm_case_teardown),
 		cmocka_unit_test_teardown(test_console_back_after_sigterm, vm_case_teardown),
 		cmocka_unit_test_teardown(test_console_back_after_sigsegv, vm_case_teardown),
+		cmocka_unit_test_teardown(test_8bpp_refused_clearly, vm_case_teardown),
+		cmocka_unit_test_teardown(test_list_devices_display, vm_case_teardown),
 	};
 
 	if (getenv("FBRIPPLE_TEST_FILTER"))
