@@ -16,30 +16,13 @@
 #include <unistd.h>
 
 #include "image.h"
-#include "vm/vm.h"
+#include "vm/vmcase.h"
 
 #define W 640
 #define H 480
 
-struct suite {
-	int available;
-	char why[512];
-	char helpers[512];
-	char checker[64];	/* a 2-pixel checkerboard PNG: every displacement shows */
-	char conf[64];
-	struct vm_base base;
-	struct vm vm;
-	long start_ms;
-	int cases;
-};
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
+/* A 2-pixel checkerboard PNG (every displacement shows) and the current case's config. */
+static char checker[64], conf[64];
 
 static void sleep_ms(int ms)
 {
@@ -48,22 +31,8 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-static int find_helpers(struct suite *s)
-{
-	char exe[400], path[600];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n <= 0)
-		return -errno;
-	exe[n] = 0;
-	*strrchr(exe, '/') = 0;
-	snprintf(s->helpers, sizeof(s->helpers), "%s/vm", exe);
-	snprintf(path, sizeof(path), "%s/uinput-dev", s->helpers);
-	return access(path, X_OK) ? -errno : 0;
-}
-
 /* 640x640, so that it also covers the screen turned by display.rotate = 90. */
-static int write_checker(struct suite *s)
+static int write_checker(void)
 {
 	struct image img = { W, W, malloc((size_t)W * W * 4) };
 	int fd, rc;
@@ -73,91 +42,44 @@ static int write_checker(struct suite *s)
 	for (int y = 0; y < W; y++)
 		for (int x = 0; x < W; x++)
 			img.pixels[y * W + x] = (x / 2 + y / 2) % 2 ? 0xffffffff : 0xff203040;
-	snprintf(s->checker, sizeof(s->checker), "/tmp/fbvm-checker.XXXXXX");
-	fd = mkstemp(s->checker);
+	snprintf(checker, sizeof(checker), "/tmp/fbvm-checker.XXXXXX");
+	fd = mkstemp(checker);
 	if (fd < 0) {
 		free(img.pixels);
 		return -errno;
 	}
 	close(fd);
-	rc = image_write_png(&img, s->checker);
+	rc = image_write_png(&img, checker);
 	free(img.pixels);
 	return rc;
 }
 
 static int suite_setup(void **state)
 {
-	struct suite *s = calloc(1, sizeof(*s));
-	const char *bin = getenv("FBRIPPLE_BIN");
-	char dev[600], fbripple[600];
-	const char *files[4] = { dev, fbripple, NULL };
+	struct vm_suite *s;
 
-	if (!s)
+	if (write_checker() || vm_suite_setup(state, NULL))
 		return -1;
-	*state = s;
-	s->start_ms = now_ms();
-	s->available = vm_available(s->why, sizeof(s->why));
-	if (s->available && (!bin || access(bin, X_OK))) {
+	s = *state;
+	if (s->available && !s->have_fbripple) {
 		s->available = 0;
 		snprintf(s->why, sizeof(s->why), "FBRIPPLE_BIN is not set to the fbripple program");
 	}
-	if (!s->available)
-		return 0;
-	if (find_helpers(s)) {
-		fprintf(stderr, "vm: guest helpers missing in %s (build them with make)\n",
-			s->helpers);
-		return -1;
-	}
-	snprintf(dev, sizeof(dev), "%s/uinput-dev", s->helpers);
-	snprintf(fbripple, sizeof(fbripple), "%s=/usr/bin/fbripple", bin);
-	if (write_checker(s) || vm_base_build(&s->base, files))
-		return -1;
-	printf("# vm: base initramfs ready in %.1f s\n", (now_ms() - s->start_ms) / 1000.0);
 	return 0;
 }
 
 static int suite_teardown(void **state)
 {
-	struct suite *s = *state;
-
-	vm_stop(&s->vm);
-	vm_base_free(&s->base);
-	if (s->checker[0])
-		unlink(s->checker);
-	printf("# vm: %d input cases, %.1f s in all\n", s->cases, (now_ms() - s->start_ms) / 1000.0);
-	free(s);
-	return 0;
+	unlink(checker);
+	return vm_suite_teardown(state);
 }
 
 static int case_teardown(void **state)
 {
-	struct suite *s = *state;
-
-	vm_stop(&s->vm);
-	if (s->conf[0])
-		unlink(s->conf);
-	s->conf[0] = 0;
-	return 0;
-}
-
-static struct suite *begin(void **state)
-{
-	struct suite *s = *state;
-
-	if (!s->available) {
-		printf("SKIP: %s\n", s->why);
-		skip();
-	}
-	s->cases++;
-	return s;
-}
-
-static void expect(struct suite *s, const char *text, int timeout_ms)
-{
-	int rc = vm_expect(&s->vm, text, timeout_ms);
-
-	if (rc)
-		fail_msg("expected '%s' from the guest: %s", text, strerror(-rc));
+	if (conf[0])
+		unlink(conf);
+	conf[0] = 0;
+	return vm_case_teardown(state);
 }
 
 /* ---- the guest side ---- */
@@ -176,13 +98,13 @@ static void expect(struct suite *s, const char *text, int timeout_ms)
 	" kill $pid; wait $pid; say \"fbripple exit $?\"; exec 4>&-; wait; }\n"
 
 /* The config of a case: the checkerboard splash, the control socket in /tmp, debug logging. */
-static void write_conf(struct suite *s, int rotate, const char *groups)
+static void write_conf(int rotate, const char *groups)
 {
 	FILE *f;
 	int fd;
 
-	snprintf(s->conf, sizeof(s->conf), "/tmp/fbvm-conf.XXXXXX");
-	fd = mkstemp(s->conf);
+	snprintf(conf, sizeof(conf), "/tmp/fbvm-conf.XXXXXX");
+	fd = mkstemp(conf);
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");
 	assert_non_null(f);
@@ -193,11 +115,11 @@ static void write_conf(struct suite *s, int rotate, const char *groups)
 	fclose(f);
 }
 
-static void start_case(struct suite *s, const char *name, const char *script,
+static void start_case(struct vm_suite *s, const char *name, const char *script,
 		       const char *const *qemu)
 {
-	const struct vm_file files[] = { { s->checker, "/usr/share/fbvm/checker.png" },
-					 { s->conf, "/etc/fbripple.conf" }, { NULL, NULL } };
+	const struct vm_file files[] = { { checker, "/usr/share/fbvm/checker.png" },
+					 { conf, "/etc/fbripple.conf" }, { NULL, NULL } };
 	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = name,
 			     .script = script, .files = files, .qemu_args = qemu,
 			     .timeout_ms = 90000 };
@@ -209,7 +131,7 @@ static void start_case(struct suite *s, const char *name, const char *script,
 
 /* ---- pixels ---- */
 
-static struct image screendump(struct suite *s)
+static struct image screendump(struct vm_suite *s)
 {
 	struct image img = { 0 };
 	int rc = vm_screendump(&s->vm, &img);
@@ -254,19 +176,19 @@ static void check_rings(const struct image *a, const struct image *b, int ex, in
 
 /* The guest says "ready" when the splash is up; the host takes a screendump, says "go", the
  * guest acts and says "acted", and the host compares a second screendump with the first. */
-static void tap_and_measure(struct suite *s, int ex, int ey, const char *what,
+static void tap_and_measure(struct vm_suite *s, int ex, int ey, const char *what,
 			    const char *qmp_after_go)
 {
 	struct image before, after;
 	char reply[512];
 
-	expect(s, "ready", 40000);
+	vm_case_expect(s, "ready", 40000);
 	sleep_ms(400);
 	before = screendump(s);
 	assert_int_equal(vm_send(&s->vm, "go"), 0);
 	if (qmp_after_go && vm_qmp(&s->vm, qmp_after_go, reply, sizeof(reply)))
 		fail_msg("QMP: %s", reply);
-	expect(s, "acted", 20000);
+	vm_case_expect(s, "acted", 20000);
 	sleep_ms(600);
 	after = screendump(s);
 	assert_int_equal(vm_send(&s->vm, "bye"), 0);
@@ -275,9 +197,9 @@ static void tap_and_measure(struct suite *s, int ex, int ey, const char *what,
 	free(after.pixels);
 }
 
-static void expect_exit(struct suite *s)
+static void expect_exit(struct vm_suite *s)
 {
-	expect(s, "fbripple exit 0", 15000);
+	vm_case_expect(s, "fbripple exit 0", 15000);
 	int rc = vm_wait_exit(&s->vm, 15000);
 	if (rc != 0) {
 		vm_print_console(&s->vm, 40);
@@ -291,10 +213,10 @@ static void expect_exit(struct suite *s)
  * starts. --list-devices explains it; a tap at pixel (200, 300) rings there. */
 static void test_multitouch_offset_ranges(void **state)
 {
-	struct suite *s = begin(state);
+	struct vm_suite *s = vm_case_begin(state);
 	char line[512];
 
-	write_conf(s, 0, "");
+	write_conf(0, "");
 	start_case(s, "multitouch, ranges from 1000 and 2000", PRELUDE
 		"mkdev mt 'fbvm panel' 1000 7399 2000 6799\n"
 		"/usr/bin/fbripple --list-devices 2>&1 | grep -A1 'fbvm panel' |"
@@ -308,9 +230,9 @@ static void test_multitouch_offset_ranges(void **state)
 	if (!strstr(line, "\"fbvm panel\": multitouch (protocol B, slots): ABS_MT_POSITION_X/Y "
 			  "with ABS_MT_SLOT, INPUT_PROP_DIRECT"))
 		fail_msg("--list-devices: %s", line);
-	expect(s, "list x 1000..7399, y 2000..6799 -> screen (0,0)..(639,479) of 640x480", 2000);
+	vm_case_expect(s, "list x 1000..7399, y 2000..6799 -> screen (0,0)..(639,479) of 640x480", 2000);
 	tap_and_measure(s, 200, 300, "multitouch tap", NULL);
-	expect(s, "down at 200,300", 5000);
+	vm_case_expect(s, "down at 200,300", 5000);
 	expect_exit(s);
 }
 
@@ -318,9 +240,9 @@ static void test_multitouch_offset_ranges(void **state)
  * 1 s later must ring at the mapped position. */
 static void test_single_touch_hotplug(void **state)
 {
-	struct suite *s = begin(state);
+	struct vm_suite *s = vm_case_begin(state);
 
-	write_conf(s, 0, "");
+	write_conf(0, "");
 	start_case(s, "single touch, hot-plugged", PRELUDE
 		"start\n"
 		"say ready; hear cmd\n"
@@ -328,9 +250,9 @@ static void test_single_touch_hotplug(void **state)
 		"sleep 1; echo 'tap 2791 1249' >&4; sleep 0.1; say acted; hear cmd\n"
 		"finish\n", NULL);
 	tap_and_measure(s, 420, 160, "hot-plugged single-touch tap", NULL);
-	expect(s, "\"fbvm resistive\": touchscreen (single touch) (ABS_X/Y with BTN_TOUCH, "
+	vm_case_expect(s, "\"fbvm resistive\": touchscreen (single touch) (ABS_X/Y with BTN_TOUCH, "
 		  "without INPUT_PROP_DIRECT)", 5000);
-	expect(s, "contact", 2000);
+	vm_case_expect(s, "contact", 2000);
 	expect_exit(s);
 }
 
@@ -338,9 +260,9 @@ static void test_single_touch_hotplug(void **state)
  * clamped at the right edge (639), comes back 139 and goes down 50: a click at (500, 290). */
 static void test_mouse(void **state)
 {
-	struct suite *s = begin(state);
+	struct vm_suite *s = vm_case_begin(state);
 
-	write_conf(s, 0, "");
+	write_conf(0, "");
 	start_case(s, "relative mouse", PRELUDE
 		"mkdev mouse 'fbvm mouse'\n"
 		"start; waitlog 'fbvm mouse' || say 'mouse not opened'\n"
@@ -349,8 +271,8 @@ static void test_mouse(void **state)
 		"say acted; hear cmd\n"
 		"finish\n", NULL);
 	tap_and_measure(s, 500, 290, "mouse click", NULL);
-	expect(s, "\"fbvm mouse\": mouse (REL_X/Y with BTN_LEFT (also a keyboard))", 5000);
-	expect(s, "contact", 2000);
+	vm_case_expect(s, "\"fbvm mouse\": mouse (REL_X/Y with BTN_LEFT (also a keyboard))", 5000);
+	vm_case_expect(s, "contact", 2000);
 	expect_exit(s);
 }
 
@@ -366,10 +288,10 @@ static void test_virtio_tablet(void **state)
 	static const char release[] =
 		"{\"execute\":\"input-send-event\",\"arguments\":{\"events\":["
 		"{\"type\":\"btn\",\"data\":{\"down\":false,\"button\":\"left\"}}]}}";
-	struct suite *s = begin(state);
+	struct vm_suite *s = vm_case_begin(state);
 	char reply[512];
 
-	write_conf(s, 0, "");
+	write_conf(0, "");
 	start_case(s, "virtio tablet", PRELUDE
 		"start; waitlog 'QEMU Virtio Tablet' || say 'tablet not opened'\n"
 		"say ready; hear cmd\n"
@@ -378,7 +300,7 @@ static void test_virtio_tablet(void **state)
 	tap_and_measure(s, 160, 360, "virtio tablet click", click);
 	if (vm_qmp(&s->vm, release, reply, sizeof(reply)))
 		fail_msg("QMP: %s", reply);
-	expect(s, "absolute pointer (tablet) (ABS_X/Y with BTN_LEFT, no BTN_TOUCH)", 5000);
+	vm_case_expect(s, "absolute pointer (tablet) (ABS_X/Y with BTN_LEFT, no BTN_TOUCH)", 5000);
 	expect_exit(s);
 }
 
@@ -386,9 +308,9 @@ static void test_virtio_tablet(void **state)
  * normalized (0.313, 0.626), goes to (1 - 0.626, 0.313) = pixel (239, 150). */
 static void test_calibration_90(void **state)
 {
-	struct suite *s = begin(state);
+	struct vm_suite *s = vm_case_begin(state);
 
-	write_conf(s, 0, "input = { calibration = [ 0.0, -1.0, 1.0, 1.0, 0.0, 0.0 ]; };");
+	write_conf(0, "input = { calibration = [ 0.0, -1.0, 1.0, 1.0, 0.0, 0.0 ]; };");
 	start_case(s, "calibration matrix of 90 degrees", PRELUDE
 		"mkdev mt 'fbvm panel' 0 639 0 479\n"
 		"start; waitlog 'fbvm panel' || say 'panel not opened'\n"
@@ -396,7 +318,7 @@ static void test_calibration_90(void **state)
 		"echo 'tap 200 300' >&4; sleep 0.1; say acted; hear cmd\n"
 		"finish\n", NULL);
 	tap_and_measure(s, 239, 150, "tap with a 90 degree calibration", NULL);
-	expect(s, "calibration: input.calibration", 5000);
+	vm_case_expect(s, "calibration: input.calibration", 5000);
 	expect_exit(s);
 }
 
@@ -404,9 +326,9 @@ static void test_calibration_90(void **state)
  * finger on the physical screen. */
 static void test_rotated_display(void **state)
 {
-	struct suite *s = begin(state);
+	struct vm_suite *s = vm_case_begin(state);
 
-	write_conf(s, 90, "");
+	write_conf(90, "");
 	start_case(s, "display.rotate = 90", PRELUDE
 		"mkdev mt 'fbvm panel' 0 639 0 479\n"
 		"start; waitlog 'fbvm panel' || say 'panel not opened'\n"
@@ -414,7 +336,7 @@ static void test_rotated_display(void **state)
 		"echo 'tap 200 300' >&4; sleep 0.1; say acted; hear cmd\n"
 		"finish\n", NULL);
 	tap_and_measure(s, 200, 300, "tap on a display rotated 90 degrees", NULL);
-	expect(s, "down at 300,439", 5000);	/* logical (y, 639 - x) */
+	vm_case_expect(s, "down at 300,439", 5000);	/* logical (y, 639 - x) */
 	expect_exit(s);
 }
 
@@ -422,10 +344,10 @@ static void test_rotated_display(void **state)
  * takes a panel plugged in afterwards. */
 static void test_unplug_mid_stroke(void **state)
 {
-	struct suite *s = begin(state);
+	struct vm_suite *s = vm_case_begin(state);
 	char line[512];
 
-	write_conf(s, 0, "");
+	write_conf(0, "");
 	start_case(s, "unplug mid-stroke", PRELUDE
 		"mkdev mt 'fbvm panel' 0 639 0 479\n"
 		"start; waitlog 'fbvm panel' || say 'panel not opened'\n"
@@ -442,14 +364,14 @@ static void test_unplug_mid_stroke(void **state)
 		fail_msg("no status during the stroke");
 	if (!strstr(line, "contacts=1"))
 		fail_msg("during the stroke: %s", line);
-	expect(s, "closed", 5000);
-	expect(s, "alive", 2000);
+	vm_case_expect(s, "closed", 5000);
+	vm_case_expect(s, "alive", 2000);
 	if (vm_expect_line(&s->vm, "after ok", 5000, line, sizeof(line)))
 		fail_msg("no status after the unplug");
 	if (!strstr(line, "contacts=0"))
 		fail_msg("after the unplug: %s", line);
-	expect(s, "tapped", 10000);
-	expect(s, "up at 260,210", 5000);
+	vm_case_expect(s, "tapped", 10000);
+	vm_case_expect(s, "up at 260,210", 5000);
 	expect_exit(s);
 }
 
@@ -457,9 +379,9 @@ static void test_unplug_mid_stroke(void **state)
  * permissions change: fbripple runs as a user, the new node is root's until a chmod. */
 static void test_permissions_later(void **state)
 {
-	struct suite *s = begin(state);
+	struct vm_suite *s = vm_case_begin(state);
 
-	write_conf(s, 0, "");
+	write_conf(0, "");
 	start_case(s, "permissions granted late", PRELUDE
 		"printf 'root:x:0:0::/root:/bin/sh\\nkiosk:x:1000:1000::/tmp:/bin/sh\\n' >/etc/passwd\n"
 		"printf 'root:x:0:\\nkiosk:x:1000:\\n' >/etc/group\n"
@@ -473,9 +395,9 @@ static void test_permissions_later(void **state)
 		"waitlog 'fbvm late acl' && say opened\n"
 		"echo 'tap 100 400' >&4; waitlog 'down at 100,400' && say tapped\n"
 		"finish\n", NULL);
-	expect(s, "refused", 40000);
-	expect(s, "opened", 5000);
-	expect(s, "tapped", 5000);
+	vm_case_expect(s, "refused", 40000);
+	vm_case_expect(s, "opened", 5000);
+	vm_case_expect(s, "tapped", 5000);
 	expect_exit(s);
 }
 
@@ -484,11 +406,11 @@ static void test_permissions_later(void **state)
  * (SYN_DROPPED) and still ends the contact at the stroke's last position. */
 static void test_flood(void **state)
 {
-	struct suite *s = begin(state);
+	struct vm_suite *s = vm_case_begin(state);
 	char line[512];
 	double calm_fps, flood_fps;
 
-	write_conf(s, 0, "rain = { enabled = true; rate = 30.0; };");
+	write_conf(0, "rain = { enabled = true; rate = 30.0; };");
 	start_case(s, "flood of 10,000 events/s", PRELUDE
 		"mkdev mt 'fbvm panel' 0 639 0 479\n"
 		"start; waitlog 'fbvm panel' || say 'panel not opened'\n"
@@ -516,11 +438,11 @@ static void test_flood(void **state)
 	/* measured and reported, not asserted: a loaded TCG guest has no steady frame rate */
 	printf("# vm: %s; fps %.1f with water moving, %.1f during the flood\n", line + 12,
 	       calm_fps, flood_fps);
-	expect(s, "1 downs", 10000);
-	expect(s, "dropped", 10000);
-	expect(s, "2 downs in all", 2000);
-	expect(s, "up at 450,350", 5000);
-	expect(s, "up at 150,120", 2000);
+	vm_case_expect(s, "1 downs", 10000);
+	vm_case_expect(s, "dropped", 10000);
+	vm_case_expect(s, "2 downs in all", 2000);
+	vm_case_expect(s, "up at 450,350", 5000);
+	vm_case_expect(s, "up at 150,120", 2000);
 	expect_exit(s);
 }
 
