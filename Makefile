@@ -38,7 +38,7 @@ TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/testutil.o
 DEB_BUILD = gcc make pkg-config libevdev-dev libconfig-dev libpng-dev libjpeg-dev libsystemd-dev libudev-dev
 DEB_TEST  = libcmocka-dev clang valgrind qemu-system-x86 busybox-static cpio kmod systemd
 
-.PHONY: all clean install uninstall check check-unit check-vm check-asan check-valgrind \
+.PHONY: all clean install uninstall check check-unit check-vm check-asan check-valgrind check-valgrind-run deps-asan \
         check-clang bench run readme-picture deps deps-test help
 
 all: $(B)/fbripple
@@ -82,6 +82,9 @@ deps:
 	@FBRIPPLE_PACKAGES="$(DEB_BUILD)" sh tests/deps.sh
 deps-test:
 	@FBRIPPLE_PACKAGES="$(DEB_BUILD) $(DEB_TEST)" sh tests/deps.sh
+# clang's sanitizer runtime is only recommended by clang on Debian 12
+deps-asan:
+	@FBRIPPLE_PACKAGES="$(DEB_BUILD) $(DEB_TEST)" FBRIPPLE_OPTIONAL="libclang-rt-dev" sh tests/deps.sh
 
 check: deps-test
 	@$(MAKE) --no-print-directory all $(TESTS) vm-kernel
@@ -91,12 +94,12 @@ check: deps-test
 check-unit: all $(UNIT_TESTS)
 	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(UNIT_TESTS)
 
-check-asan:
+check-asan: deps-asan
 	@$(MAKE) --no-print-directory B=build/asan CC=clang \
 		CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all' \
 		LDFLAGS='-fsanitize=address,undefined' check-unit
 
-check-clang:
+check-clang: deps-test
 	@$(MAKE) --no-print-directory B=build/clang CC=clang check-unit
 
 # Debian's kernel for the VM tests, cached outside the tree (tests/vm/kernel.sh says where).
@@ -107,7 +110,10 @@ vm-kernel:
 check-vm: all $(VM_TESTS) vm-kernel
 	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(VM_TESTS)
 
-check-valgrind: all $(UNIT_TESTS)
+check-valgrind: deps-test
+	@$(MAKE) --no-print-directory check-valgrind-run
+
+check-valgrind-run: all $(UNIT_TESTS)
 	@FBRIPPLE_BIN=$(B)/fbripple FBRIPPLE_VALGRIND=1 sh tests/run-tests.sh $(UNIT_TESTS)
 
 bench: deps $(B)/tests/bench

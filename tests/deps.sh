@@ -1,17 +1,28 @@
 #!/bin/sh
-# Installs the Debian/Ubuntu packages in $FBRIPPLE_PACKAGES that are missing (as root, via apt-get).
+# Installs the Debian/Ubuntu packages in $FBRIPPLE_PACKAGES that are missing (as root, via apt-get),
+# and those in $FBRIPPLE_OPTIONAL that the release has (Debian and Ubuntu name some apart).
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+updated=""
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
+update() { [ -n "$updated" ] || $sudo apt-get update -qq >/dev/null; updated=1; }
+known() { apt-cache show "$1" >/dev/null 2>&1 || { update && apt-cache show "$1" >/dev/null 2>&1; }; }
+
 missing=""
 for p in $FBRIPPLE_PACKAGES; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+	installed "$p" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-if ! command -v apt-get >/dev/null 2>&1; then
+if [ -n "$missing$FBRIPPLE_OPTIONAL" ] && ! command -v apt-get >/dev/null 2>&1; then
+	[ -z "$missing" ] && exit 0
 	echo "fbripple: please install:$missing" >&2
 	exit 1
 fi
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo="sudo"
+for p in $FBRIPPLE_OPTIONAL; do
+	installed "$p" || ! known "$p" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
 echo "fbripple: installing:$missing"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq >/dev/null && $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
+update && $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
 	{ echo "fbripple: could not install:$missing" >&2; exit 1; }
