@@ -27,11 +27,12 @@ static inline int clamp(int v, int hi)
 		type *restrict out = (type *)dst;                                              \
 		const type *restrict in = (const type *)r->splash;                             \
 		const int16_t *h = s->h;                                                       \
-		int width = r->width, x = s->x, y = s->y;                                      \
-		int hstep = HSTEP, dx = DX, dy = DY;                                           \
-		for (int i = 0; i < s->n; i++, h += hstep, x += dx, y += dy) {                \
-			int sx = clamp(x + h[-1] - h[1], width - 1);                           \
-			int sy = clamp(y + h[-stride] - h[stride], r->height - 1);             \
+		const int width = r->width, xmax = r->width - 1, ymax = r->height - 1;         \
+		const int n = s->n, hstep = HSTEP, dx = DX, dy = DY;                           \
+		int x = s->x, y = s->y;                                                        \
+		for (int i = 0; i < n; i++, h += hstep, x += dx, y += dy) {                   \
+			int sx = clamp(x + h[-1] - h[1], xmax);                                \
+			int sy = clamp(y + h[-stride] - h[stride], ymax);                      \
 			out[i] = in[(size_t)sy * width + sx];                                  \
 		}                                                                              \
 	}
