@@ -70,7 +70,9 @@ static int teardown(void **state)
 	"  bye) break ;;\n"                                                                    \
 	"  esac\n"                                                                             \
 	"done\n"                                                                               \
-	"kill $pid 2>/dev/null; cat /tmp/fbr.log\n"
+	"kill $pid 2>/dev/null; wait $pid\n"                                                    \
+	"say \"warnings $(grep -c warning /tmp/fbr.log): $(grep warning /tmp/fbr.log)\"\n"       \
+	"cat /tmp/fbr.log\n"
 
 #define SPLASH_CONF(more)                                                                      \
 	"'splash: { image = \"/etc/fbr/splash.png\"; scale = \"fit\"; background = \"#ffff00\"; };' " \
@@ -312,6 +314,24 @@ static void test_8bpp_refused_clearly(void **state)
 	vm_case_expect_exit(s, 0);
 }
 
+/* No VT to take (a serial console, or a kernel without CONFIG_VT): draw anyway, warn once. */
+static void test_no_vt_draws_anyway(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = "no VT",
+			     .script = "rm -f /dev/tty0\n" CASE_SCRIPT(SPLASH_CONF(""), "") };
+	struct image img = { 0 };
+
+	vm_case_start(s, &o);
+	vm_case_expect(s, "started", 30000);
+	vm_case_wait_screen(s, 20000, check_points, (void *)&fitted, &img);
+	free(img.pixels);
+	assert_int_equal(vm_send(&s->vm, "bye"), 0);
+	vm_case_expect(s, "warnings 1: fbripple: warning: no virtual terminal (/dev/tty0: No such "
+		       "file or directory); drawing without one", 10000);
+	vm_case_expect_exit(s, 0);
+}
+
 /* What the real driver offers, as --list-devices tells an integrator. */
 static void test_list_devices_display(void **state)
 {
@@ -343,6 +363,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_console_back_after_sigsegv, vm_case_teardown),
 		cmocka_unit_test_teardown(test_8bpp_refused_clearly, vm_case_teardown),
 		cmocka_unit_test_teardown(test_list_devices_display, vm_case_teardown),
+		cmocka_unit_test_teardown(test_no_vt_draws_anyway, vm_case_teardown),
 	};
 
 	if (getenv("FBRIPPLE_TEST_FILTER"))
