@@ -183,12 +183,12 @@ static void test_uinput_touch(void **state)
 {
 	struct vm_opts o = { .display = VM_NONE, .name = "uinput touchscreen", .script =
 		"mkfifo /tmp/touch\n"
-		"/bin/uinput-touch 'fbvm touch' 640 480 </tmp/touch >/tmp/node &\n"
+		"/bin/uinput-dev mt 'fbvm touch' 0 639 0 479 </tmp/touch >/tmp/node &\n"
 		"exec 4>/tmp/touch\n"
 		"n=0; while ! grep -q event /tmp/node && [ $n -lt 100 ]; do sleep 0.05; n=$((n+1)); done\n"
 		"say \"$(cat /tmp/node)\"\n"
 		"grep -A6 'Name=\"fbvm touch\"' /proc/bus/input/devices | while read -r l; do say \"dev $l\"; done\n"
-		"/bin/evdump 'fbvm touch' 10 5000 >/tmp/ev &\n"
+		"/bin/evdump 'fbvm touch' 8 5000 >/tmp/ev &\n"
 		"n=0; while ! grep -q evdump: /tmp/ev && [ $n -lt 100 ]; do sleep 0.05; n=$((n+1)); done\n"
 		"echo 'tap 100 200' >&4\n"
 		"wait $!; say \"evdump exit $?\"\n"
@@ -198,7 +198,7 @@ static void test_uinput_touch(void **state)
 	char line[256], node[64];
 
 	vm_case_start(s, &o);
-	if (vm_expect_line(&s->vm, "uinput-touch: /dev/input/event", 30000, line, sizeof(line)))
+	if (vm_expect_line(&s->vm, "uinput-dev: /dev/input/event", 30000, line, sizeof(line)))
 		fail_msg("the uinput device got no /dev/input/event node");
 	snprintf(node, sizeof(node), "%s", strrchr(line, '/') + 1);
 	vm_case_expect(s, "dev N: Name=\"fbvm touch\"", 5000);
@@ -283,5 +283,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_dynamic_program, vm_case_teardown),
 	};
 
+	if (getenv("FBRIPPLE_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("FBRIPPLE_TEST_FILTER"));
 	return cmocka_run_group_tests_name("vm", tests, suite_setup, suite_teardown);
 }

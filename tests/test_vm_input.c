@@ -448,7 +448,7 @@ static void test_flood(void **state)
 
 int main(void)
 {
-	const char *only = getenv("FBVM_CASE");	/* a glob of test names, to run fewer */
+	const char *only = getenv("FBRIPPLE_TEST_FILTER");	/* a glob of test names */
 
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_multitouch_offset_ranges, case_teardown),
