@@ -40,10 +40,13 @@ int daemon_arm_timer(struct app *app, bool on)
 	if (on == app->timer_armed)
 		return 0;
 	if (on)
-		its.it_interval = its.it_value = (struct timespec){ 0, period };
+		its.it_interval = its.it_value = (struct timespec){ period / 1000000000L,
+								     period % 1000000000L };
 	app->steps_due = 0;
-	if (timerfd_settime(app->ticks.fd, 0, &its, NULL) < 0)
+	if (timerfd_settime(app->ticks.fd, 0, &its, NULL) < 0) {
+		log_error("frame timer: %s", strerror(errno));
 		return -errno;
+	}
 	app->timer_armed = on;
 	return 0;
 }

@@ -616,6 +616,28 @@ static void test_control_socket(void **state)
 }
 
 /* Random bytes and mutated commands over many connections; then the daemon still answers. */
+/* The slowest frame rate allowed still moves the water: a one-second period is 1 s, 0 ns. */
+static void test_one_frame_per_second(void **state)
+{
+	struct daemon *d = *state;
+	char reply[512];
+	bool moving = false;
+
+	write_checker(tu_path(d->dir, "c.png"));
+	snprintf(reply, sizeof(reply), "splash = { image = \"%s/c.png\"; };\n"
+		 "display = { fps = 1; };", d->dir);
+	write_conf(d, reply);
+	start(d, NULL);
+	expect_ok(d, "drop 100 100");
+	for (long end = now_ms() + 3000; !moving && now_ms() < end; sleep_ms(100)) {
+		send_cmd(d, "status", reply, sizeof(reply));
+		moving = strstr(reply, "moving=yes") != NULL;
+	}
+	assert_true(moving);
+	assert_false(log_has(d, "frame timer"));
+	stop(d);
+}
+
 static void test_control_fuzz(void **state)
 {
 	static const char *const seeds[] = { "drop 100 200\n", "drop 1 2 3 4\n",
@@ -759,6 +781,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_invalid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sighup_storm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_control_socket, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_frame_per_second, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_control_fuzz, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_rain_and_blank, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_calm_no_wakeups, setup, teardown),
