@@ -44,6 +44,7 @@ struct input {
 	int dir_wd;			/* inotify watch on /dev/input, or -1 while it is missing */
 	struct input_device dev[INPUT_DEVICES_MAX];
 	long activity_ms;		/* when INPUT_ACTIVITY was last reported */
+	bool let_go;			/* grabs released while another VT is in front */
 	char retry[INPUT_DEVICES_MAX][INPUT_PATH_MAX];	/* nodes we may not open yet */
 	input_fn *fn;
 	input_note_fn *note;
@@ -210,11 +211,12 @@ static void on_device(struct loop_source *src, uint32_t events)
 {
 	struct input_device *d = src->ctx;
 
+	/* No EPOLLHUP test: an entry closed and reused earlier in this batch may get the old fd's
+	 * hangup. evdev hangs up exactly when a read says -ENODEV, which feed_all handles. */
+	(void)events;
 	if (!d->evdev)
 		return;		/* closed earlier in this batch */
 	feed_all(d);
-	if (d->evdev && (events & (EPOLLHUP | EPOLLERR)))
-		device_close(d, "went away");
 }
 
 static void retry_later(struct input *in, const char *path)
@@ -264,14 +266,13 @@ static int device_setup(struct input *in, struct input_device *d, int fd, const 
 		     libevdev_get_name(d->evdev), cls == INPUT_IGNORED ? why : "not in input.devices");
 		return 1;
 	}
-	if (in->opts.grab && (rc = libevdev_grab(d->evdev, LIBEVDEV_GRAB)) < 0)
+	if (in->opts.grab && !in->let_go && (rc = libevdev_grab(d->evdev, LIBEVDEV_GRAB)) < 0)
 		note(in, LOG_LEVEL_WARNING, "%s: cannot grab: %s", path, strerror(-rc));
 	from = device_matrix(in, fd, cal);
 	input_map_init(&d->map, in->opts.fb_width, in->opts.fb_height, in->opts.rotate, cal);
 	input_decoder_init(&d->dec, cls, &ax, &ay, &d->map, in->opts.min_move,
 			   (int)(d - in->dev) * INPUT_SLOTS, in->fn, in->ctx);
-	if (cls == INPUT_MT_B)
-		d->dec.slot = libevdev_get_current_slot(d->evdev);
+	input_decoder_seed(&d->dec, d->evdev);
 	snprintf(d->path, sizeof(d->path), "%s", path);
 	d->src = (struct loop_source){ fd, on_device, d };
 	rc = loop_add(in->loop, &d->src);
@@ -522,6 +523,16 @@ int input_open(struct input **out, const struct input_opts *opts, struct loop *l
 	*out = in;
 	scan(scan_add, in);
 	return 0;
+}
+
+void input_grab(struct input *in, bool grab)
+{
+	if (!in || !in->opts.grab)
+		return;
+	in->let_go = !grab;
+	for (int i = 0; i < INPUT_DEVICES_MAX; i++)
+		if (in->dev[i].evdev)
+			libevdev_grab(in->dev[i].evdev, grab ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB);
 }
 
 void input_close(struct input *in)

@@ -101,10 +101,18 @@ void input_decoder_feed(struct input_decoder *d, const struct input_event *ev);
 /* Ends every contact that is down (the device went away). */
 void input_decoder_release(struct input_decoder *d);
 
+struct libevdev;
+
+/*
+ * Starts from the state libevdev read when the device was opened: the kernel does not resend
+ * values that have not changed, so without this a tablet clicked before it moves would land at
+ * 0,0. Positions and the current slot only: a finger already down is not a new touch.
+ */
+void input_decoder_seed(struct input_decoder *d, const struct libevdev *dev);
+
 /* Reports INPUT_ACTIVITY: the device did something, whatever it was. */
 void input_decoder_activity(struct input_decoder *d);
 
-struct libevdev;
 
 /* The class of dev and why ("ABS_MT_SLOT + INPUT_PROP_DIRECT"); the axes that map. */
 enum input_class input_classify(const struct libevdev *dev, char *why, size_t len,
@@ -129,6 +137,10 @@ struct input;
 int input_open(struct input **in, const struct input_opts *opts, struct loop *loop,
 	       input_fn *fn, input_note_fn *note, void *ctx);
 void input_close(struct input *in);
+
+/* Takes the devices (input.grab) or lets go of them, also those plugged in meanwhile: while
+ * another VT is in front its programs must get the touches. */
+void input_grab(struct input *in, bool grab);
 
 /* Closes every device (ending its contacts) and opens them again under new options. Unlike
  * input_close + input_open it frees nothing, so it is safe inside a loop handler. */

@@ -298,10 +298,12 @@ static void frame(struct input_decoder *d)
 		d->s[0].y = clamp(d->s[0].y + d->dy, 0, d->map->height - 1);
 		d->dx = d->dy = 0;
 	}
-	for (int i = 0; i < INPUT_SLOTS; i++)
-		if (d->s[i].id >= 0 || d->s[i].down || d->cls == INPUT_MOUSE ||
-		    d->cls == INPUT_TABLET)
-			commit_slot(d, i);
+	if (d->cls == INPUT_MOUSE || d->cls == INPUT_TABLET)
+		commit_slot(d, 0);	/* one pointer, reported even while it only hovers */
+	else
+		for (int i = 0; i < INPUT_SLOTS; i++)
+			if (d->s[i].id >= 0 || d->s[i].down)
+				commit_slot(d, i);
 	d->frames += d->frame;
 	d->frame = false;
 }
@@ -337,6 +339,30 @@ void input_decoder_feed(struct input_decoder *d, const struct input_event *ev)
 		feed_mouse(d, ev);
 		break;
 	case INPUT_IGNORED:
+		break;
+	}
+}
+
+void input_decoder_seed(struct input_decoder *d, const struct libevdev *dev)
+{
+	int slot, slots;
+
+	switch (d->cls) {
+	case INPUT_MT_B:
+		slot = libevdev_get_current_slot(dev);
+		d->slot = slot >= 0 && slot < INPUT_SLOTS ? slot : -1;
+		slots = libevdev_get_num_slots(dev);
+		for (int i = 0; i < INPUT_SLOTS && i < slots; i++) {
+			d->s[i].x = libevdev_get_slot_value(dev, i, ABS_MT_POSITION_X);
+			d->s[i].y = libevdev_get_slot_value(dev, i, ABS_MT_POSITION_Y);
+		}
+		break;
+	case INPUT_TOUCH:
+	case INPUT_TABLET:
+		d->s[0].x = libevdev_get_event_value(dev, EV_ABS, ABS_X);
+		d->s[0].y = libevdev_get_event_value(dev, EV_ABS, ABS_Y);
+		break;
+	default:
 		break;
 	}
 }

@@ -465,6 +465,57 @@ static enum input_class classify(struct libevdev *dev, char *why, struct input_a
 	return cls;
 }
 
+/* ---- devices opened mid-use: state from libevdev, not from events that never come ---- */
+
+static void set_abs(struct libevdev *dev, unsigned code, int min, int max, int value)
+{
+	struct input_absinfo a = { .minimum = min, .maximum = max, .value = value };
+
+	assert_int_equal(libevdev_enable_event_code(dev, EV_ABS, code, &a), 0);
+}
+
+/* A tablet clicked before it moves lands where its axes already are, not at 0,0. */
+static void test_seed_tablet_position(void **state)
+{
+	static const unsigned left[] = { BTN_LEFT };
+	struct libevdev *dev = make_device("tablet");
+	struct fixture f;
+
+	(void)state;
+	set_abs(dev, ABS_X, 0, 999, 300);
+	set_abs(dev, ABS_Y, 0, 799, 200);
+	add(dev, EV_KEY, left, 1);
+	setup(&f, INPUT_TABLET, AXIS(0, 1000), AXIS(0, 800), 1);
+	input_decoder_seed(&f.dec, dev);
+	feed(&f.dec, "E: 0.0 0001 0110 0001\nE: 0.0 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 300,200");
+	libevdev_free(dev);
+}
+
+/* A new contact in a slot whose position did not change keeps that position; a current slot
+ * beyond ours is ignored instead of written past the end. */
+static void test_seed_multitouch_slots(void **state)
+{
+	struct libevdev *dev = make_device("panel");
+	struct fixture f;
+
+	(void)state;
+	set_abs(dev, ABS_MT_SLOT, 0, 39, 0);
+	set_abs(dev, ABS_MT_TRACKING_ID, -1, 65535, -1);
+	set_abs(dev, ABS_MT_POSITION_X, 0, 999, 0);
+	set_abs(dev, ABS_MT_POSITION_Y, 0, 799, 0);
+	assert_int_equal(libevdev_set_slot_value(dev, 2, ABS_MT_POSITION_X, 640), 0);
+	assert_int_equal(libevdev_set_slot_value(dev, 2, ABS_MT_POSITION_Y, 480), 0);
+	assert_int_equal(libevdev_set_event_value(dev, EV_ABS, ABS_MT_SLOT, 33), 0);
+	setup(&f, INPUT_MT_B, AXIS(0, 1000), AXIS(0, 800), 1);
+	input_decoder_seed(&f.dec, dev);
+	assert_int_equal(f.dec.slot, -1);
+	feed(&f.dec, "E: 0.0 0003 0035 0777\nE: 0.0 0003 0036 0777\nE: 0.0 0000 0000 0000\n"
+		     "E: 0.1 0003 002f 0002\nE: 0.1 0003 0039 0005\nE: 0.1 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 2 640,480");
+	libevdev_free(dev);
+}
+
 static void test_classify(void **state)
 {
 	static const unsigned touch[] = { BTN_TOUCH }, left[] = { BTN_LEFT, BTN_RIGHT };
@@ -626,6 +677,8 @@ int main(void)
 		cmocka_unit_test(test_release),
 		cmocka_unit_test(test_rotation),
 		cmocka_unit_test(test_calibration),
+		cmocka_unit_test(test_seed_tablet_position),
+		cmocka_unit_test(test_seed_multitouch_slots),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_flood),
 	};

@@ -342,6 +342,28 @@ static void test_rotated_display(void **state)
 
 /* A panel unplugged in the middle of a stroke: its contact ends, fbripple keeps running and
  * takes a panel plugged in afterwards. */
+/* input.grab holds the panel only while fbripple's VT is in front: on another VT, other
+ * programs get the touches (an EVIOCGRAB elsewhere would keep every event from them). */
+static void test_grab_follows_the_vt(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+
+	write_conf(0, "");
+	start_case(s, "grab follows the VT", PRELUDE
+		"mkdev mt 'fbvm panel' 0 639 0 479\n"
+		"start; waitlog 'fbvm panel' || say 'panel not opened'\n"
+		"tapdump() { /bin/evdump 'fbvm panel' 1 1500 >/dev/null & e=$!; sleep 0.3;"
+		" echo 'tap 300 200' >&4; wait $e; say \"$1: evdump exit $?\"; }\n"
+		"tapdump drawing\n"
+		"chvt 2; tapdump away\n"
+		"chvt 1; tapdump back\n"
+		"finish\n", NULL);
+	vm_case_expect(s, "drawing: evdump exit 1", 40000);
+	vm_case_expect(s, "away: evdump exit 0", 10000);
+	vm_case_expect(s, "back: evdump exit 1", 10000);
+	expect_exit(s);
+}
+
 static void test_unplug_mid_stroke(void **state)
 {
 	struct vm_suite *s = vm_case_begin(state);
@@ -458,6 +480,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_calibration_90, case_teardown),
 		cmocka_unit_test_teardown(test_rotated_display, case_teardown),
 		cmocka_unit_test_teardown(test_unplug_mid_stroke, case_teardown),
+		cmocka_unit_test_teardown(test_grab_follows_the_vt, case_teardown),
 		cmocka_unit_test_teardown(test_permissions_later, case_teardown),
 		cmocka_unit_test_teardown(test_flood, case_teardown),
 	};
