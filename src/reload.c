@@ -47,13 +47,19 @@ unsigned reload_changes(const struct config *old, const struct config *new,
 		c |= RELOAD_CONTROL;
 	if (!SAME(old, new, log))
 		c |= RELOAD_LOG;
+	if (!SAME(old, new, input))
+		c |= RELOAD_INPUT;
+	if (old->display.vt != new->display.vt ||
+	    old->display.double_buffer != new->display.double_buffer)
+		c |= RELOAD_RESTART;
 	return c;
 }
 
 void reload_describe(unsigned changes, char *buf, size_t len)
 {
 	static const char *const names[] = { "display", "fps", "splash", "water", "stone", "rain",
-					     "idle", "control", "log" };
+					     "idle", "control", "log", "input",
+					     "display.vt/double_buffer (at restart)" };
 	size_t used = 0;
 
 	buf[0] = '\0';

@@ -17,6 +17,8 @@ enum reload_change {
 	RELOAD_IDLE = 1 << 6,		/* rain.idle_after, screensaver.blank_after */
 	RELOAD_CONTROL = 1 << 7,	/* the control socket's path */
 	RELOAD_LOG = 1 << 8,
+	RELOAD_INPUT = 1 << 9,		/* devices, grab, trails, calibration: reconfigure input */
+	RELOAD_RESTART = 1 << 10,	/* display.vt, display.double_buffer: only at start */
 };
 
 /* Identifies the contents of a splash file without reading it: a file rewritten in place or

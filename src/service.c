@@ -60,37 +60,47 @@ static void on_watchdog(struct loop_source *src, uint32_t events)
 		notify_send("WATCHDOG=1");
 }
 
-/* Applies what changed; on an error err says why and nothing changed. */
-static int apply_config(struct app *app, const struct config *cfg, unsigned changes,
+/* Applies what changed and clears from *changes what it could not; on an error err says why
+ * and nothing changed. */
+static int apply_config(struct app *app, const struct config *new, unsigned *changes,
 			char *err, size_t len)
 {
-	bool input_changed = (changes & RELOAD_DISPLAY) ||
-			     memcmp(&app->cfg.input, &cfg->input, sizeof(cfg->input));
+	struct config adopted = *new, *cfg = &adopted;
 	int ret = 0;
 
-	if (changes & RELOAD_DISPLAY)
+	if (*changes & RELOAD_RESTART) {
+		log_warn("display.vt and display.double_buffer take effect when fbripple restarts");
+		adopted.display.vt = app->cfg.display.vt;
+		adopted.display.double_buffer = app->cfg.display.double_buffer;
+	}
+
+	if (*changes & RELOAD_DISPLAY)
 		ret = screen_reopen(app, cfg, err, len);
-	else if (changes & RELOAD_SPLASH)
+	else if (*changes & RELOAD_SPLASH)
 		ret = screen_reload_splash(app, cfg, err, len);
 	if (ret < 0)
 		return ret;
-	if (changes & (RELOAD_DISPLAY | RELOAD_SPLASH))
+	if (*changes & (RELOAD_DISPLAY | RELOAD_SPLASH))
 		screen_redraw(app);
-	if ((changes & RELOAD_CONTROL) &&
-	    (ret = control_listen(&app->control, cfg->control.socket)) < 0)
+	if ((*changes & RELOAD_CONTROL) &&
+	    (ret = control_listen(&app->control, cfg->control.socket)) < 0) {
 		log_warn("control socket %s: %s; keeping %s", cfg->control.socket,
 			 strerror(-ret), app->control.path[0] ? app->control.path : "none");
-	if ((changes & RELOAD_LOG) && !app->opt.verbose)
+		snprintf(adopted.control.socket, sizeof(adopted.control.socket), "%s",
+			 app->control.path);
+		*changes &= ~RELOAD_CONTROL;
+	}
+	if ((*changes & RELOAD_LOG) && !app->opt.verbose)
 		log_set_level(cfg->log.level);
-	if (changes & RELOAD_RAIN)
+	if (*changes & RELOAD_RAIN)
 		app->rain_on = cfg->rain.enabled;
-	if (changes & RELOAD_IDLE)
+	if (*changes & RELOAD_IDLE)
 		idle_configure(&app->idle, cfg->rain.idle_after, cfg->screensaver.blank_after);
-	if (changes & RELOAD_FPS)
+	if (*changes & RELOAD_FPS)
 		daemon_arm_timer(app, false);	/* wake re-arms it with the new period */
 	app->water.damping_shift = cfg->water.damping_shift;
 	memcpy(&app->cfg, cfg, sizeof(*cfg));
-	if (input_changed && app->loop.epfd >= 0)
+	if ((*changes & (RELOAD_DISPLAY | RELOAD_INPUT)) && app->loop.epfd >= 0)
 		daemon_open_input(app);
 	daemon_wake(app);
 	arm_idle(app);
@@ -103,7 +113,7 @@ int service_reload(struct app *app, char *msg, size_t len)
 {
 	struct config cfg = app->cfg;
 	struct reload_file_id splash_id;
-	char err[512] = "", what[128];
+	char err[512] = "", what[256];
 	unsigned changes = 0;
 	int ret;
 
@@ -116,7 +126,7 @@ int service_reload(struct app *app, char *msg, size_t len)
 	if (ret == 0) {
 		reload_file_id(cfg.splash.image, &splash_id);
 		changes = reload_changes(&app->cfg, &cfg, &app->splash_id, &splash_id);
-		ret = apply_config(app, &cfg, changes, err, sizeof(err));
+		ret = apply_config(app, &cfg, &changes, err, sizeof(err));
 	}
 	if (ret < 0) {
 		log_error("reload refused, the running configuration stays: %s", err);

@@ -200,6 +200,15 @@ static void test_reload_changes(void **state)
 	b.rain.rate = 3;
 	b.splash.background = 0x102030;
 	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_RAIN | RELOAD_SPLASH);
+	b = a;
+	b.input.trail_spacing = 3;
+	b.display.vt = 7;
+	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_INPUT | RELOAD_RESTART);
+	reload_describe(RELOAD_INPUT | RELOAD_RESTART, what, sizeof(what));
+	assert_string_equal(what, "input display.vt/double_buffer (at restart)");
+	b = a;
+	b.display.double_buffer = FB_BUFFER_OFF;
+	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_RESTART);
 	/* the same splash path with new contents */
 	tu_write(png, "one");
 	reload_file_id(png, &ia);

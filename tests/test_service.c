@@ -616,6 +616,28 @@ static void test_control_socket(void **state)
 }
 
 /* Random bytes and mutated commands over many connections; then the daemon still answers. */
+/* A reload says what it applied: a control socket it cannot create is not claimed, and the one
+ * that works stays; keys read only at start are named as such. */
+static void test_reload_reports_what_it_applied(void **state)
+{
+	struct daemon *d = *state;
+	char reply[512];
+
+	write_conf(d, "");
+	start(d, NULL);
+	tu_write(d->conf, "control = { socket = \"/nonexistent/dir/ctl\"; };\n"
+		 "stone = { size = 9; };\n");
+	send_cmd(d, "reload", reply, sizeof(reply));
+	assert_string_equal(reply, "ok changed stone");
+	assert_true(log_has(d, "control socket /nonexistent/dir/ctl"));
+	expect_ok(d, "status");		/* still on the old socket */
+	write_conf(d, "display = { vt = 5; double_buffer = \"off\"; };");
+	send_cmd(d, "reload", reply, sizeof(reply));
+	assert_string_equal(reply, "ok changed stone display.vt/double_buffer (at restart)");
+	assert_true(log_has(d, "take effect when fbripple restarts"));
+	stop(d);
+}
+
 /* The slowest frame rate allowed still moves the water: a one-second period is 1 s, 0 ns. */
 static void test_one_frame_per_second(void **state)
 {
@@ -782,6 +804,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sighup_storm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_control_socket, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_frame_per_second, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_reports_what_it_applied, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_control_fuzz, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_rain_and_blank, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_calm_no_wakeups, setup, teardown),
