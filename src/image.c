@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -497,28 +498,54 @@ static int png_encode(struct save *sv, png_structp png, png_infop info, const st
 	return 0;
 }
 
+/*
+ * A path that a control-socket client may choose: never follow a link, never wait on a FIFO (a
+ * daemon stuck in open is a dead daemon), and write only a regular file, which is then also ours
+ * to remove after a failure.
+ */
+static int open_regular(const char *path, FILE **f)
+{
+	struct stat st;
+	int fd;
+
+	/* a clear answer for what is there already; the flags below hold even if it changes */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return S_ISLNK(st.st_mode) ? -ELOOP : -EINVAL;
+	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if (ftruncate(fd, 0) < 0 || !(*f = fdopen(fd, "wb"))) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	return 0;
+}
+
 int image_write_png(const struct image *img, const char *path)
 {
 	struct save sv = { NULL, -EIO };
 	png_structp png = NULL;
 	png_infop info = NULL;
-	struct stat st;
 	uint8_t *row;
-	int rc, regular;
+	int rc;
 
 	if (!img->pixels || img->width <= 0 || img->height <= 0)
 		return -EINVAL;
-	row = malloc((size_t)img->width * 3);
-	if (!row)
-		return -ENOMEM;
-	sv.f = fopen(path, "wb");
-	if (!sv.f) {
-		rc = -errno;
-		free(row);
+	rc = open_regular(path, &sv.f);
+	if (rc < 0)
 		return rc;
+	row = malloc((size_t)img->width * 3);
+	if (!row) {
+		fclose(sv.f);
+		unlink(path);
+		return -ENOMEM;
 	}
-	/* Only a regular file is ours to remove after a failure, never a device or a pipe. */
-	regular = fstat(fileno(sv.f), &st) == 0 && S_ISREG(st.st_mode);
 	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, save_on_error, png_on_warning);
 	info = png ? png_create_info_struct(png) : NULL;
 	errno = 0;
@@ -527,7 +554,7 @@ int image_write_png(const struct image *img, const char *path)
 	free(row);
 	if (fclose(sv.f) != 0 && rc == 0)
 		rc = errno ? -errno : -EIO;
-	if (rc < 0 && regular)
+	if (rc < 0)
 		unlink(path);
 	return rc;
 }

@@ -158,6 +158,7 @@ void service_on_command(void *ctx, const struct control_command *cmd, char *repl
 	struct app *app = ctx;
 	const struct config *cfg = &app->cfg;
 	char msg[400];
+	int ret;
 
 	switch (cmd->type) {
 	case CONTROL_DROP:
@@ -179,8 +180,10 @@ void service_on_command(void *ctx, const struct control_command *cmd, char *repl
 		app->paused = cmd->type == CONTROL_PAUSE;
 		break;
 	case CONTROL_SCREENSHOT:
-		if (screen_write_png(app, cmd->path) < 0) {
-			snprintf(reply, len, "error: cannot write %s", cmd->path);
+		ret = screen_write_png(app, cmd->path);
+		if (ret < 0) {
+			snprintf(reply, len, "error: cannot write %.200s: %s", cmd->path,
+				 ret == -EINVAL ? "not a regular file" : strerror(-ret));
 			return;
 		}
 		break;

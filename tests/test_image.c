@@ -641,6 +641,29 @@ static void test_write_png_fails(void **state)
 	assert_int_equal(access(p, F_OK), -1);
 }
 
+/* A screenshot path chosen over the control socket: a FIFO is refused at once instead of
+ * blocking the daemon, a symlink is not followed, and the file it points to is untouched. */
+static void test_write_png_only_regular(void **state)
+{
+	char fifo[512], link[512], target[512];
+	struct image img;
+	struct stat st;
+
+	assert_int_equal(image_builtin(&img, 8, 8), 0);
+	snprintf(fifo, sizeof(fifo), "%s", tmp(state, "fifo"));
+	snprintf(link, sizeof(link), "%s", tmp(state, "link.png"));
+	snprintf(target, sizeof(target), "%s", tmp(state, "target"));
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(image_write_png(&img, fifo), -EINVAL);
+	write_file(target, "keep", 4);
+	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(image_write_png(&img, link), -ELOOP);
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_size, 4);
+	assert_int_equal(image_write_png(&img, "/dev/null"), -EINVAL);
+	image_free(&img);
+}
+
 /* ---- scaling ---- */
 
 #define BG	0x203040u
@@ -1047,6 +1070,7 @@ int main(void)
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_write_png),
 		cmocka_unit_test(test_write_png_fails),
+		cmocka_unit_test(test_write_png_only_regular),
 		cmocka_unit_test(test_scale_fit),
 		cmocka_unit_test(test_scale_fill),
 		cmocka_unit_test(test_scale_stretch),

@@ -573,6 +573,14 @@ static void test_control_socket(void **state)
 	assert_non_null(strstr(reply, "paused=yes"));
 	expect_ok(d, "resume");
 	expect_ok(d, "reload");
+	/* a screenshot path must be a regular file: a FIFO would block the daemon */
+	snprintf(big, sizeof(big), "%s/fifo", d->dir);
+	assert_int_equal(mkfifo(big, 0600), 0);
+	snprintf(big, sizeof(big), "screenshot %s/fifo", d->dir);
+	send_cmd(d, big, reply, sizeof(reply));
+	assert_non_null(strstr(reply, "error: cannot write"));
+	assert_non_null(strstr(reply, "fifo: not a regular file"));
+	expect_ok(d, "status");
 
 	/* garbage: several lines in one go, each answered */
 	static const char garbage[] = "bogus\nstatus\ndrop 1\n\x01\x02\xff\n\0\0\0\ndrop 5 5\n";
