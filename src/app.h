@@ -57,7 +57,7 @@ struct app {
 	struct input *input;		/* NULL: no input (--frames, or none available) */
 	int input_devices, input_contacts;
 	long steps_due;			/* simulation steps owed, in 1/fps steps */
-	long fps_start_ms;
+	int64_t fps_start_ms;
 	int fps_frames;
 	double fps;
 	bool timer_armed;
@@ -92,7 +92,7 @@ void daemon_wake(struct app *app);
 int daemon_arm_timer(struct app *app, bool on);
 void daemon_input_options(const struct app *app, struct input_opts *o, const char **devices);
 void daemon_open_input(struct app *app);
-long daemon_now_ms(void);
+int64_t daemon_now_ms(void);
 
 /* service.c */
 int service_open(struct app *app);

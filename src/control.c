@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,8 +62,9 @@ static bool token_is(const struct token *t, const char *word)
 static int token_int(const struct token *t, int min, int max, int *out)
 {
 	size_t i = t->s[0] == '-' || t->s[0] == '+';
-	long v = 0;
+	int64_t v = 0;
 
+	/* 12 digits cannot overflow 64 bits, whatever long is on this machine */
 	if (i == t->len || t->len > 12)
 		return -EINVAL;
 	for (; i < t->len; i++) {
@@ -410,22 +412,22 @@ void control_close(struct control *c)
 
 /* The client side. */
 
-static long now_ms(void)
+static int64_t now_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int read_reply(int fd, char *reply, size_t len, int timeout_ms)
 {
-	long deadline = now_ms() + timeout_ms;
+	int64_t deadline = now_ms() + timeout_ms;
 	size_t got = 0;
 
 	while (got + 1 < len) {
 		struct pollfd p = { fd, POLLIN, 0 };
-		long left = deadline - now_ms();
+		int64_t left = deadline - now_ms();
 		ssize_t n;
 
 		if (left <= 0 || poll(&p, 1, (int)left) == 0)

@@ -56,12 +56,12 @@ static bool nothing_moves(const struct app *app)
 	return water_calm(&app->water) && app->rain.rate == 0;
 }
 
-long daemon_now_ms(void)
+int64_t daemon_now_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Whether the frame timer has work: not paused or blanked, and the water moves or rain falls. */
@@ -83,7 +83,7 @@ void daemon_wake(struct app *app)
 
 static void count_frame(struct app *app)
 {
-	long now = daemon_now_ms(), span = now - app->fps_start_ms;
+	int64_t now = daemon_now_ms(), span = now - app->fps_start_ms;
 
 	app->fps_frames++;
 	if (span > 2000) {		/* the timer slept: start a new window */

@@ -1,7 +1,7 @@
 /* idle.c - what a screen nobody touches does: rain after a while, blank after a longer while. */
 #include "idle.h"
 
-void idle_init(struct idle *i, int rain_after_s, int blank_after_s, long now_ms)
+void idle_init(struct idle *i, int rain_after_s, int blank_after_s, int64_t now_ms)
 {
 	*i = (struct idle){ .last_ms = now_ms };
 	idle_configure(i, rain_after_s, blank_after_s);
@@ -13,7 +13,7 @@ void idle_configure(struct idle *i, int rain_after_s, int blank_after_s)
 	i->blank_after_ms = blank_after_s * 1000L;
 }
 
-unsigned idle_activity(struct idle *i, long now_ms)
+unsigned idle_activity(struct idle *i, int64_t now_ms)
 {
 	unsigned ev = (i->raining ? IDLE_RAIN_STOP : 0) | (i->blanked ? IDLE_UNBLANK : 0);
 
@@ -22,7 +22,7 @@ unsigned idle_activity(struct idle *i, long now_ms)
 	return ev;
 }
 
-unsigned idle_check(struct idle *i, long now_ms)
+unsigned idle_check(struct idle *i, int64_t now_ms)
 {
 	unsigned ev = 0;
 
@@ -42,16 +42,16 @@ unsigned idle_check(struct idle *i, long now_ms)
 	return ev;
 }
 
-long idle_next(const struct idle *i)
+int64_t idle_next(const struct idle *i)
 {
-	long next = -1;
+	int64_t next = -1;
 
 	if (i->blanked)
 		return -1;
 	if (i->rain_after_ms && !i->raining)
 		next = i->last_ms + i->rain_after_ms;
 	if (i->blank_after_ms) {
-		long blank = i->last_ms + i->blank_after_ms;
+		int64_t blank = i->last_ms + i->blank_after_ms;
 
 		if (next < 0 || blank < next)
 			next = blank;

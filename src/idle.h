@@ -3,6 +3,7 @@
 #define FBRIPPLE_IDLE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 enum idle_event {
 	IDLE_RAIN_START = 1 << 0,
@@ -12,24 +13,24 @@ enum idle_event {
 };
 
 struct idle {
-	long rain_after_ms, blank_after_ms;	/* 0: never */
-	long last_ms;				/* the last input */
+	int64_t rain_after_ms, blank_after_ms;	/* 0: never */
+	int64_t last_ms;				/* the last input */
 	bool raining, blanked;
 };
 
 /* Starts counting from now_ms, neither raining nor blank. */
-void idle_init(struct idle *i, int rain_after_s, int blank_after_s, long now_ms);
+void idle_init(struct idle *i, int rain_after_s, int blank_after_s, int64_t now_ms);
 
 /* New delays (a reload); the state and the last input stay. */
 void idle_configure(struct idle *i, int rain_after_s, int blank_after_s);
 
 /* An input at now_ms: the idle_event bits it causes (IDLE_RAIN_STOP, IDLE_UNBLANK). */
-unsigned idle_activity(struct idle *i, long now_ms);
+unsigned idle_activity(struct idle *i, int64_t now_ms);
 
 /* The idle_event bits due at now_ms (IDLE_RAIN_START, IDLE_BLANK). */
-unsigned idle_check(struct idle *i, long now_ms);
+unsigned idle_check(struct idle *i, int64_t now_ms);
 
 /* When idle_check has something to do next, in the clock of now_ms; -1 for never. */
-long idle_next(const struct idle *i);
+int64_t idle_next(const struct idle *i);
 
 #endif

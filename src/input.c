@@ -43,7 +43,7 @@ struct input {
 	struct loop_source watch;	/* inotify or udev monitor */
 	int dir_wd;			/* inotify watch on /dev/input, or -1 while it is missing */
 	struct input_device dev[INPUT_DEVICES_MAX];
-	long activity_ms;		/* when INPUT_ACTIVITY was last reported */
+	int64_t activity_ms;		/* when INPUT_ACTIVITY was last reported */
 	bool let_go;			/* grabs released while another VT is in front */
 	char retry[INPUT_DEVICES_MAX][INPUT_PATH_MAX];	/* nodes we may not open yet */
 	input_fn *fn;
@@ -169,10 +169,10 @@ static void feed_sync(struct input_device *d, const struct input_event *ev)
 static bool activity_due(struct input *in)
 {
 	struct timespec ts;
-	long now;
+	int64_t now;
 
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	now = ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+	now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	if (in->activity_ms && now - in->activity_ms < INPUT_ACTIVITY_MS)
 		return false;
 	in->activity_ms = now;

@@ -11,7 +11,7 @@
 
 static void arm_idle(struct app *app)
 {
-	long next = idle_next(&app->idle);
+	int64_t next = idle_next(&app->idle);
 	struct itimerspec its = { 0 };
 
 	if (app->idle_timer.fd < 0)

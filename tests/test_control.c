@@ -168,6 +168,14 @@ static void test_idle(void **state)
 	idle_configure(&i, 0, 0);
 	assert_int_equal(idle_next(&i), -1);
 	assert_int_equal(idle_check(&i, 1000000000), 0);
+
+	/* months of uptime: past 2^31 ms (24.8 days), where a 32-bit long wraps */
+	const int64_t day = 24LL * 3600 * 1000, t = 100 * day;
+
+	idle_init(&i, 10, 30, t);
+	assert_true(idle_next(&i) == t + 10000);
+	assert_int_equal(idle_check(&i, t + 9999), 0);
+	assert_int_equal(idle_check(&i, t + 30000), IDLE_RAIN_START | IDLE_BLANK | IDLE_RAIN_STOP);
 }
 
 static void test_reload_changes(void **state)
