@@ -67,8 +67,12 @@ static uint8_t step_row(const int16_t *restrict up, const int16_t *restrict mid,
 	int16_t any = 0;
 
 	for (int x = 0; x < width; x++) {
-		int16_t v = (int16_t)(((up[x] + down[x] + mid[x - 1] + mid[x + 1]) >> 1) - out[x]);
+		int w = ((up[x] + down[x] + mid[x - 1] + mid[x + 1]) >> 1) - out[x];
+		int16_t v;
 
+		/* heavy stones with little damping can outgrow int16: saturate, never wrap into
+		 * noise that would never calm (below that, exactly the seeds' arithmetic) */
+		v = (int16_t)(w > INT16_MAX ? INT16_MAX : w < -INT16_MAX ? -INT16_MAX : w);
 		v = (int16_t)(v - (v >> shift));
 		out[x] = v;
 		any |= v;

@@ -337,6 +337,26 @@ static void test_live_rows_never_miss_a_wet_row(void **state)
 	water_free(&w);
 }
 
+/* The heaviest stone the config allows, with the least damping: heights saturate instead of
+ * wrapping round into noise, and the water still comes to rest. */
+static void test_heavy_stones_saturate_and_calm(void **state)
+{
+	struct water w;
+	int step, lowest = 0;
+
+	(void)state;
+	assert_int_equal(water_init(&w, 160, 120, 12), 0);
+	water_drop(&w, 80, 60, 100, 4096);
+	for (step = 0; step < 100000 && !water_calm(&w); step++) {
+		water_step(&w);
+		for (int x = 0; x < 160; x++)
+			lowest = water_row(&w, 60)[x] < lowest ? water_row(&w, 60)[x] : lowest;
+	}
+	assert_true(water_calm(&w));
+	assert_true(lowest >= -INT16_MAX);
+	water_free(&w);
+}
+
 static void test_clock_keeps_water_time(void **state)
 {
 	long due = 0;
@@ -369,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_trail_hits_every_cell_of_the_line),
 		cmocka_unit_test(test_rain_rate_and_placement),
 		cmocka_unit_test(test_live_rows_never_miss_a_wet_row),
+		cmocka_unit_test(test_heavy_stones_saturate_and_calm),
 		cmocka_unit_test(test_clock_keeps_water_time),
 	};
 
