@@ -85,6 +85,7 @@ int screen_write_png(struct app *app, const char *path);
 void screen_release(struct app *app);
 
 /* daemon.c */
+int daemon_block_signals(void);
 void daemon_run_frames(struct app *app);
 int daemon_run(struct app *app);
 void daemon_close(struct app *app);

@@ -24,10 +24,22 @@ static void advance(struct app *app, int steps)
 	screen_draw(app, false);
 }
 
+/* Without a loop a --frames run on a real display looks for a stop or a VT switch itself,
+ * between frames, and then ends (restoring the console); a headless run needs no such care. */
+static bool asked_to_stop(const struct app *app)
+{
+	sigset_t pending;
+
+	if (app->opt.fbdev_file || sigpending(&pending) < 0)
+		return false;
+	return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
+	       sigismember(&pending, SIGUSR1);
+}
+
 void daemon_run_frames(struct app *app)
 {
 	screen_draw(app, true);
-	for (long i = 0; i < app->opt.frames; i++)
+	for (long i = 0; i < app->opt.frames && !asked_to_stop(app); i++)
 		advance(app, 1);
 }
 
@@ -222,19 +234,33 @@ static void on_signal(struct loop_source *src, uint32_t events)
 	}
 }
 
+static void handled_signals(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGHUP);
+	sigaddset(mask, SIGUSR1);
+	sigaddset(mask, SIGUSR2);
+}
+
+int daemon_block_signals(void)
+{
+	sigset_t mask;
+
+	handled_signals(&mask);
+	return sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ? -errno : 0;
+}
+
 static int open_loop(struct app *app)
 {
 	sigset_t mask;
 	int ret;
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGUSR1);
-	sigaddset(&mask, SIGUSR2);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-		return -errno;
+	handled_signals(&mask);
+	ret = daemon_block_signals();
+	if (ret < 0)
+		return ret;
 	app->signals = (struct loop_source){ signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC),
 					     on_signal, app };
 	app->ticks = (struct loop_source){ timerfd_create(CLOCK_MONOTONIC,

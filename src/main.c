@@ -1,6 +1,7 @@
 /* main.c - the command line, and starting and stopping the daemon. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,7 +256,11 @@ int main(int argc, char **argv)
 
 	app.fb.fd = -1;
 	app.vt.fd = -1;
-	if (!app.opt.fbdev_file)
+	/* a log line to a reader that went away must not kill us with the console taken */
+	signal(SIGPIPE, SIG_IGN);
+	/* from the moment the VT is ours a switch, Ctrl-C or a stop must reach our handlers, not
+	 * the default actions that would leave the console in graphics mode */
+	if (!app.opt.fbdev_file && daemon_block_signals() == 0)
 		screen_open_console(&app);
 	if (screen_open_display(&app) < 0 || screen_setup_scene(&app) < 0) {
 		daemon_close(&app);

@@ -38,12 +38,30 @@ static int make_splash(void)
 	return ret;
 }
 
+/* A large picture, slow to decode and scale in the emulated guest: startup takes seconds. */
+static const char big_png[] = "/tmp/fbripple-vm-big.png";
+
+static int make_big(void)
+{
+	enum { BW = 2400, BH = 1800 };
+	struct image img = { BW, BH, malloc((size_t)BW * BH * sizeof(uint32_t)) };
+	int ret;
+
+	for (int y = 0; y < BH; y++)
+		for (int x = 0; x < BW; x++)
+			img.pixels[(size_t)y * BW + x] = 0xff000000u | (x * 255 / BW) << 16 |
+							 (y * 255 / BH) << 8;
+	ret = image_write_png(&img, big_png);
+	image_free(&img);
+	return ret;
+}
+
 static int setup(void **state)
 {
 	static const char *const extra[] = { "/tmp/fbripple-vm-splash.png=/etc/fbr/splash.png",
-					     NULL };
+					     "/tmp/fbripple-vm-big.png=/etc/fbr/big.png", NULL };
 
-	if (make_splash() < 0)
+	if (make_splash() < 0 || make_big() < 0)
 		return -1;
 	return vm_suite_setup(state, extra);
 }
@@ -51,6 +69,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	unlink(splash_png);
+	unlink(big_png);
 	return vm_suite_teardown(state);
 }
 
@@ -281,6 +300,33 @@ static void console_case(void **state, const char *signal, const char *exited)
 	vm_case_expect_exit(s, 0);
 }
 
+/* Stopped while still loading its splash, the VT already in graphics mode: the signal must
+ * wait for the loop, which then restores the console; by default it would kill us there. */
+static void test_stop_during_startup(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = "stop at start",
+			     .script =
+		"printf '\\033[2J\\033[HFBRIPPLE CONSOLE MARK\\n' > /dev/tty1\n"
+		"echo 'splash: { image = \"/etc/fbr/big.png\"; };' > /tmp/big.conf\n"
+		"fbripple -v -c /tmp/big.conf 2>/tmp/log & pid=$!\n"
+		"n=0; while ! grep -q 'drawing on VT' /tmp/log && [ $n -lt 400 ]; do"
+		" sleep 0.01; n=$((n+1)); done\n"
+		"kill -TERM $pid; wait $pid; say \"exited $?\"\n"
+		"hear cmd\n" };
+	struct image img = { 0 };
+	char line[64];
+
+	vm_case_start(s, &o);
+	if (vm_expect_line(&s->vm, "exited ", 60000, line, sizeof(line)))
+		fail_msg("fbripple did not end");
+	assert_string_equal(line, "exited 0");
+	vm_case_wait_screen(s, 5000, check_console, NULL, &img);
+	free(img.pixels);
+	assert_int_equal(vm_send(&s->vm, "bye"), 0);
+	vm_case_expect_exit(s, 0);
+}
+
 static void test_console_back_after_sigterm(void **state)
 {
 	console_case(state, "term", "exited 0");
@@ -360,6 +406,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_rotate_90, vm_case_teardown),
 		cmocka_unit_test_teardown(test_vt_switch_and_back, vm_case_teardown),
 		cmocka_unit_test_teardown(test_console_back_after_sigterm, vm_case_teardown),
+		cmocka_unit_test_teardown(test_stop_during_startup, vm_case_teardown),
 		cmocka_unit_test_teardown(test_console_back_after_sigsegv, vm_case_teardown),
 		cmocka_unit_test_teardown(test_8bpp_refused_clearly, vm_case_teardown),
 		cmocka_unit_test_teardown(test_list_devices_display, vm_case_teardown),
