@@ -198,6 +198,7 @@ static void on_vt_switch(struct app *app, bool back)
 {
 	if (!back) {
 		app->vt_away = true;
+		vt_set_away(true);
 		input_grab(app->input, false);	/* the other VT's programs get the touches */
 		daemon_arm_timer(app, false);
 		vt_ack_release(&app->vt);
@@ -206,6 +207,7 @@ static void on_vt_switch(struct app *app, bool back)
 	}
 	vt_ack_acquire(&app->vt);
 	app->vt_away = false;
+	vt_set_away(false);
 	input_grab(app->input, true);
 	log_debug("VT %d acquired", app->vt.num);
 	screen_draw(app, true);

@@ -45,11 +45,13 @@ static void prepare_display(struct app *app)
  * redraws itself. */
 void screen_release(struct app *app)
 {
-	if (app->fb.map && !app->fb.is_file) {
+	/* while another VT is in front the screen shows its console: not ours to clear */
+	if (app->fb.map && !app->fb.is_file && !app->vt_away) {
 		memset(app->fb.map, 0, app->fb.map_len);
 		fb_flush(&app->fb);
 	}
 	fb_close(&app->fb);
+	vt_guard_crashes(&app->vt, &app->fb);	/* nothing of the fb left for a crash to touch */
 	vt_restore(&app->vt);
 }
 
@@ -200,7 +202,9 @@ int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t l
 	struct fb old_fb = app->fb;
 	struct render old_render = app->render;
 	struct config old_cfg = app->cfg;
-	struct image splash;
+	struct water water = { 0 };
+	struct image splash = { 0 };
+	bool rendered = false, resized = false;
 	int ret = 0;
 
 	app->cfg.display = cfg->display;
@@ -210,15 +214,24 @@ int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t l
 	if (ret == 0)
 		ret = render_init(&app->render, app->fb.width, app->fb.height,
 				  cfg->display.rotate, &app->fb.fmt);
-	if (ret == 0 && (ret = make_splash(cfg, app->render.width, app->render.height,
-					   &splash)) < 0)
-		render_free(&app->render);
+	rendered = ret == 0;
+	resized = rendered && (app->render.width != app->water.width ||
+			       app->render.height != app->water.height);
+	if (resized)
+		ret = water_init(&water, app->render.width, app->render.height,
+				 cfg->water.damping_shift);
+	if (ret == 0)
+		ret = make_splash(cfg, app->render.width, app->render.height, &splash);
 	if (ret < 0) {
+		water_free(&water);
+		if (rendered)
+			render_free(&app->render);
 		if (app->fb.map != old_fb.map)
 			fb_close(&app->fb);
 		app->fb = old_fb;
 		app->render = old_render;
 		app->cfg = old_cfg;
+		vt_guard_crashes(&app->vt, &app->fb);
 		snprintf(err, len, "display %s: %s", cfg->display.device, strerror(-ret));
 		return ret;
 	}
@@ -229,12 +242,11 @@ int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t l
 		fb_close(&old_fb);
 		vt_guard_crashes(&app->vt, &app->fb);
 	}
-	if (app->render.width != app->water.width || app->render.height != app->water.height) {
+	if (resized) {
 		water_free(&app->water);
-		ret = water_init(&app->water, app->render.width, app->render.height,
-				 cfg->water.damping_shift);
+		app->water = water;	/* a new size: the old waves cannot carry over */
 	}
-	return ret;
+	return 0;
 }
 
 /* The new picture, converted while the old one stays on screen. */

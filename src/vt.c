@@ -22,6 +22,7 @@ static struct {
 	struct fb_var_screeninfo var;
 	uint8_t *map;
 	size_t map_len;
+	volatile sig_atomic_t away;	/* another VT in front: its screen is not ours to clear */
 } crash = { .vt_fd = -1, .fb_fd = -1 };
 
 static int own_vt(void)
@@ -141,7 +142,8 @@ void vt_restore(struct vt *vt)
 /* Only async-signal-safe calls: plain stores, ioctl, signal, raise. */
 static void on_crash(int sig)
 {
-	for (volatile uint8_t *p = crash.map; p && p < crash.map + crash.map_len; p++)
+	for (volatile uint8_t *p = crash.away ? NULL : crash.map;
+	     p && p < crash.map + crash.map_len; p++)
 		*p = 0;
 	if (crash.fb_fd >= 0 && crash.restore_var)
 		ioctl(crash.fb_fd, FBIOPUT_VSCREENINFO, &crash.var);
@@ -151,6 +153,11 @@ static void on_crash(int sig)
 	}
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+void vt_set_away(bool away)
+{
+	crash.away = away;
 }
 
 int vt_guard_crashes(const struct vt *vt, const struct fb *fb)

@@ -42,4 +42,7 @@ void vt_restore(struct vt *vt);
  */
 int vt_guard_crashes(const struct vt *vt, const struct fb *fb);
 
+/* Whether another VT is in front, whose screen neither an exit nor a crash may clear. */
+void vt_set_away(bool away);
+
 #endif
