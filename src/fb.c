@@ -116,6 +116,13 @@ int fb_open(struct fb *fb, const char *path, char *err, size_t errlen)
 	fb->width = fb->var.xres;
 	fb->height = fb->var.yres;
 	fb->stride = fix.line_length;
+	/* a driver's numbers are trusted only as far as they fit together */
+	if (fb->width < 1 || fb->height < 1 || fb->stride < (size_t)fb->width * fb->fmt.bytes ||
+	    (fb->fmt.bytes != 3 && fb->stride % fb->fmt.bytes) ||
+	    fix.smem_len < ((size_t)fb->var.yoffset + fb->height) * fb->stride)
+		return fail(fb, -EINVAL, err, errlen,
+			    "inconsistent geometry: %dx%d at y %u, line length %u, memory %u",
+			    fb->width, fb->height, fb->var.yoffset, fix.line_length, fix.smem_len);
 
 	size_t page_offset = fix.smem_start & (sysconf(_SC_PAGESIZE) - 1);
 	ret = map(fb, page_offset, fix.smem_len);
@@ -211,12 +218,17 @@ static bool grow_virtual(struct fb *fb)
 	return false;
 }
 
+/* The pages are at y 0 and y yres, whatever offset the console left: two pages that overlap
+ * would show the one being drawn. */
 static bool probe_pan(struct fb *fb)
 {
 	struct fb_var_screeninfo var;
-	unsigned int second = fb->saved.yoffset ? 0 : fb->var.yres;
+	unsigned int second = fb->saved.yoffset == fb->var.yres ? 0 : fb->var.yres;
+	size_t needed = (size_t)(fb->pixels - fb->map) + (size_t)2 * fb->var.yres * fb->stride;
 
 	if (fb->var.yres_virtual < 2 * fb->var.yres && !grow_virtual(fb))
+		return false;
+	if (fb->map_len < needed)
 		return false;
 	if (pan_to(fb, second) < 0 || ioctl(fb->fd, FBIOGET_VSCREENINFO, &var) < 0 ||
 	    var.yoffset != second) {
@@ -237,25 +249,28 @@ int fb_setup_pages(struct fb *fb, enum fb_buffering mode)
 		return 1;
 	fb->can_vsync = ioctl(fb->fd, FBIO_WAITFORVSYNC, &zero) == 0;
 	fb->pages = 2;
-	/* page 0 is on screen now, at the offset found; draw into the other one first */
-	fb->page_pixels[0] = fb->pixels + (size_t)fb->saved.yoffset * fb->stride;
-	fb->page_pixels[1] = fb->pixels + (size_t)(fb->saved.yoffset ? 0 : fb->var.yres) * fb->stride;
-	fb->page = 1;
+	fb->page_pixels[0] = fb->pixels;
+	fb->page_pixels[1] = fb->pixels + (size_t)fb->var.yres * fb->stride;
+	/* the first frame goes into the page not on screen */
+	fb->page = fb->saved.yoffset == fb->var.yres ? 0 : 1;
 	return 2;
 }
 
 int fb_present(struct fb *fb)
 {
-	int zero = 0;
+	int zero = 0, ret;
 	unsigned int yoffset;
 
 	if (fb->pages < 2)
 		return 0;
 	yoffset = (unsigned int)((fb->page_pixels[fb->page] - fb->pixels) / fb->stride);
+	fb->page ^= 1;
+	ret = pan_to(fb, yoffset);
+	/* the pan is latched at the next vblank: wait for it before drawing into the other page,
+	 * which is on screen until then */
 	if (fb->can_vsync)
 		ioctl(fb->fd, FBIO_WAITFORVSYNC, &zero);
-	fb->page ^= 1;
-	return pan_to(fb, yoffset);
+	return ret;
 }
 
 void fb_close(struct fb *fb)
