@@ -124,7 +124,8 @@ run: deps all
 	@sh tests/run-demo.sh $(B)/fbripple
 
 # The README's picture, drawn by fbripple itself; the headless tests compare against it.
-readme-picture: all $(B)/tests/test_headless
+readme-picture: deps-test
+	@$(MAKE) --no-print-directory all $(B)/tests/test_headless
 	@mkdir -p tests/golden
 	@FBRIPPLE_BIN=$(B)/fbripple FBRIPPLE_GOLDEN_UPDATE=1 $(B)/tests/test_headless >/dev/null
 	@echo "wrote tests/golden/readme.png"

@@ -326,8 +326,9 @@ static int set_colour(struct config *cfg, const struct key *k, const struct valu
 	return 0;
 }
 
+/* Lists: on an error *at is the entry at fault, so that the message names its line. */
 static int set_strings(struct config *cfg, const struct key *k, const config_setting_t *s,
-		       char *why, size_t len)
+		       const config_setting_t **at, char *why, size_t len)
 {
 	struct config_strings l = { 0 };
 	int n = config_setting_length(s);
@@ -344,6 +345,7 @@ static int set_strings(struct config *cfg, const struct key *k, const config_set
 	for (int i = 0; i < n; i++) {
 		const char *str = config_setting_get_string_elem(s, i);
 
+		*at = config_setting_get_elem(s, (unsigned)i);
 		if (!str) {
 			snprintf(why, len, "entry %d: expected a quoted string", i + 1);
 			return -EINVAL;
@@ -361,7 +363,7 @@ static int set_strings(struct config *cfg, const struct key *k, const config_set
 }
 
 static int set_numbers(struct config *cfg, const struct key *k, const config_setting_t *s,
-		       char *why, size_t len)
+		       const config_setting_t **at, char *why, size_t len)
 {
 	struct config_numbers l = { 0 };
 	int n = config_setting_length(s);
@@ -375,6 +377,8 @@ static int set_numbers(struct config *cfg, const struct key *k, const config_set
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
 		int type = config_setting_type(e);
+
+		*at = e;
 		double d = type == CONFIG_TYPE_FLOAT ? config_setting_get_float(e)
 						     : (double)config_setting_get_int64(e);
 
@@ -642,10 +646,11 @@ static int load_setting(const struct load_ctx *lc, const config_setting_t *s, co
 		return 0;
 	}
 	if (k->type == KEY_STRINGS || k->type == KEY_NUMBERS) {
-		int r = k->type == KEY_STRINGS ? set_strings(lc->cfg, k, s, why, sizeof(why))
-					       : set_numbers(lc->cfg, k, s, why, sizeof(why));
+		const config_setting_t *at = s;
+		int r = k->type == KEY_STRINGS ? set_strings(lc->cfg, k, s, &at, why, sizeof(why))
+					       : set_numbers(lc->cfg, k, s, &at, why, sizeof(why));
 
-		return r < 0 ? load_error(lc, s, name, why) : 0;
+		return r < 0 ? load_error(lc, at, name, why) : 0;
 	}
 	v = setting_value(s);
 	if (key_set(lc->cfg, k, &v, why, sizeof(why)) < 0)

@@ -115,7 +115,8 @@ static int parse_option(struct options *o, int c, const char *arg)
 	case OPT_DROP:
 		if (o->ndrops == APP_MAX_DROPS)
 			return -E2BIG;
-		if (parse_pair(arg, ',', &o->drops[o->ndrops][0], &o->drops[o->ndrops][1]) < 0)
+		if (parse_pair(arg, ',', &o->drops[o->ndrops][0], &o->drops[o->ndrops][1]) < 0 ||
+		    abs(o->drops[o->ndrops][0]) > 65535 || abs(o->drops[o->ndrops][1]) > 65535)
 			return -EINVAL;
 		o->ndrops++;
 		return 0;

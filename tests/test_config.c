@@ -261,6 +261,24 @@ static void test_error_messages(void **state)
 		    "water.damping_shift: 13 is out of range (expected an integer from 1 to 12)");
 }
 
+/* A bad entry in a list spread over lines is reported at its own line, not the list's. */
+static void test_list_entry_line(void **state)
+{
+	struct config cfg;
+	char path[64], err[MSG_MAX], want[MSG_MAX];
+
+	(void)state;
+	assert_int_equal(load_text(&cfg, "input = {\n  calibration = [ 1.0, 0.0, 0.0,\n"
+				   "    0.0, 1.0,\n    99999.0 ];\n};\n", path, err, NULL), -EINVAL);
+	snprintf(want, sizeof(want), "%s:4: input.calibration: entry 6: 99999 is out of range "
+		 "(expected -1000 to 1000)", path);
+	assert_string_equal(err, want);
+	assert_int_equal(load_text(&cfg, "input = {\n  devices = ( \"/dev/input/event1\",\n"
+				   "    7 );\n};\n", path, err, NULL), -EINVAL);
+	snprintf(want, sizeof(want), "%s:3: input.devices: entry 2: expected a quoted string", path);
+	assert_string_equal(err, want);
+}
+
 static void test_input_lists(void **state)
 {
 	struct config cfg, defaults;
@@ -600,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_values_of_each_type),
 		cmocka_unit_test(test_error_messages),
 		cmocka_unit_test(test_input_lists),
+		cmocka_unit_test(test_list_entry_line),
 		cmocka_unit_test(test_too_long_path),
 		cmocka_unit_test(test_longest_path_fits),
 		cmocka_unit_test(test_syntax_error),

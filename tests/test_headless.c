@@ -272,6 +272,8 @@ static void test_bad_arguments(void **state)
 	assert_non_null(strstr(c->out, "--bpp"));
 	assert_int_equal(tu_run(c->out, sizeof(c->out), "--drop", "12", NULL), 2);
 	assert_non_null(strstr(c->out, "--drop"));
+	assert_int_equal(tu_run(c->out, sizeof(c->out), "--drop", "2147483647,10", NULL), 2);
+	assert_non_null(strstr(c->out, "--drop"));
 	assert_int_equal(tu_run(c->out, sizeof(c->out), "--fbdev", tu_path(c->dir, "x.raw"),
 				"--format", "RGB444", "-c", "/dev/null", NULL), 1);
 	assert_non_null(strstr(c->out, "RGB444"));
