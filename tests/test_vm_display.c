@@ -327,6 +327,32 @@ static void test_stop_during_startup(void **state)
 	vm_case_expect_exit(s, 0);
 }
 
+/* Stopped while another VT is in front: that VT's text stays on screen. */
+static void test_stop_while_away_keeps_the_other_vt(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = "stop while away",
+			     .script = "printf '\\033[2J\\033[HFBRIPPLE CONSOLE MARK\\n' > /dev/tty2\n"
+				       CASE_SCRIPT(SPLASH_CONF(""), "") };
+	struct image img = { 0 };
+
+	vm_case_start(s, &o);
+	vm_case_expect(s, "started", 30000);
+	vm_case_wait_screen(s, 20000, check_points, (void *)&fitted, &img);
+	free(img.pixels);
+	assert_int_equal(vm_send(&s->vm, "vt2"), 0);
+	vm_case_expect(s, "on vt2", 10000);
+	vm_case_wait_screen(s, 5000, check_console, NULL, &img);
+	free(img.pixels);
+	assert_int_equal(vm_send(&s->vm, "term"), 0);
+	vm_case_expect(s, "exited 0", 10000);
+	usleep(500000);		/* a wipe would reach the screen by then (deferred I/O: ~50 ms) */
+	vm_case_wait_screen(s, 1000, check_console, NULL, &img);
+	free(img.pixels);
+	assert_int_equal(vm_send(&s->vm, "bye"), 0);
+	vm_case_expect_exit(s, 0);
+}
+
 static void test_console_back_after_sigterm(void **state)
 {
 	console_case(state, "term", "exited 0");
@@ -407,6 +433,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_vt_switch_and_back, vm_case_teardown),
 		cmocka_unit_test_teardown(test_console_back_after_sigterm, vm_case_teardown),
 		cmocka_unit_test_teardown(test_stop_during_startup, vm_case_teardown),
+		cmocka_unit_test_teardown(test_stop_while_away_keeps_the_other_vt, vm_case_teardown),
 		cmocka_unit_test_teardown(test_console_back_after_sigsegv, vm_case_teardown),
 		cmocka_unit_test_teardown(test_8bpp_refused_clearly, vm_case_teardown),
 		cmocka_unit_test_teardown(test_list_devices_display, vm_case_teardown),
