@@ -123,10 +123,8 @@ static void start_case(struct vm_suite *s, const char *name, const char *script,
 	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = name,
 			     .script = script, .files = files, .qemu_args = qemu,
 			     .timeout_ms = 90000 };
-	int rc = vm_start(&s->vm, &s->base, &o);
 
-	if (rc)
-		fail_msg("vm_start(%s): %s", name, strerror(-rc));
+	vm_case_start(s, &o);
 }
 
 /* ---- pixels ---- */

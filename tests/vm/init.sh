@@ -32,6 +32,7 @@ fi
 
 stty -F /dev/ttyS1 raw -echo
 exec 3<>/dev/ttyS1
+echo fbvm-boot >&3
 (. /lib/fbvm.sh && cd / && . /case.sh) </dev/null
 echo "fbvm-exit $?" >&3
 poweroff -f
