@@ -55,7 +55,7 @@ struct app {
 	struct reload_file_id splash_id;	/* of the splash on screen, to see it change */
 	bool paused, rain_on;
 	struct input *input;		/* NULL: no input (--frames, or none available) */
-	int input_devices, input_contacts;
+	int input_contacts;
 	long steps_due;			/* simulation steps owed, in 1/fps steps */
 	int64_t fps_start_ms;
 	int fps_frames;

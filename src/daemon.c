@@ -139,10 +139,8 @@ static void on_contact(void *ctx, const struct input_contact *c)
 
 static void note_input(void *ctx, enum log_level level, const char *msg)
 {
-	struct app *app = ctx;
-
+	(void)ctx;
 	log_msg(level, "input: %s", msg);
-	app->input_devices = input_count(app->input);
 }
 
 void daemon_input_options(const struct app *app, struct input_opts *o, const char **devices)
@@ -175,7 +173,6 @@ void daemon_open_input(struct app *app)
 		ret = input_open(&app->input, &o, &app->loop, on_contact, note_input, app);
 	if (ret < 0)
 		log_warn("input: %s; running without touch or mouse", strerror(-ret));
-	app->input_devices = input_count(app->input);
 }
 
 static void on_tick(struct loop_source *src, uint32_t events)

@@ -147,7 +147,7 @@ static void status_line(const struct app *app, char *reply, size_t len)
 	snprintf(reply, len, "ok fps=%.1f target=%d moving=%s contacts=%d devices=%d config=%s "
 		 "size=%dx%d paused=%s rain=%s blanked=%s", app->timer_armed ? app->fps : 0.0,
 		 app->cfg.display.fps, app->timer_armed ? "yes" : "no", app->input_contacts,
-		 app->input_devices,
+		 input_count(app->input),
 		 app->opt.config_path, app->render.width, app->render.height,
 		 app->paused ? "yes" : "no", app->rain.rate > 0 ? "on" : "off",
 		 app->idle.blanked ? "yes" : "no");
