@@ -170,21 +170,32 @@ static int check_console(const struct image *img, void *ctx, char *why, size_t l
 	return 0;
 }
 
+/* Boots the case and waits for fbripple's splash on screen, fitted. */
+static void start_on_splash(struct vm_suite *s, const struct vm_opts *o)
+{
+	vm_case_start(s, o);
+	vm_case_expect(s, "started", 30000);
+	vm_case_wait_screen(s, 20000, check_points, (void *)&fitted);
+}
+
+/* Tells the case script to stop fbripple and end; it must end well. */
+static void end_case(struct vm_suite *s)
+{
+	assert_int_equal(vm_send(&s->vm, "bye"), 0);
+	vm_case_expect_exit(s, 0);
+}
+
 static void splash_case(void **state, struct vm_opts *o, int tol)
 {
 	struct vm_suite *s = vm_case_begin(state);
 	struct expect_points points = fitted, edges = fitted_edges;
-	struct image img = { 0 };
 
 	points.tol = edges.tol = tol;
 	vm_case_start(s, o);
 	vm_case_expect(s, "started", 30000);
-	vm_case_wait_screen(s, 20000, check_points, &points, &img);
-	free(img.pixels);
-	vm_case_wait_screen(s, 5000, check_points, &edges, &img);
-	free(img.pixels);
-	assert_int_equal(vm_send(&s->vm, "bye"), 0);
-	vm_case_expect_exit(s, 0);
+	vm_case_wait_screen(s, 20000, check_points, &points);
+	vm_case_wait_screen(s, 5000, check_points, &edges);
+	end_case(s);
 }
 
 static void test_splash_32bpp_bochs(void **state)
@@ -218,14 +229,11 @@ static void test_drop_makes_rings(void **state)
 	struct vm_suite *s = vm_case_begin(state);
 	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = "rings",
 			     .script = CASE_SCRIPT(SPLASH_CONF(""), "--drop 320,240") };
-	struct image img = { 0 };
 
 	vm_case_start(s, &o);
 	vm_case_expect(s, "started", 30000);
-	vm_case_wait_screen(s, 20000, check_rings, NULL, &img);
-	free(img.pixels);
-	assert_int_equal(vm_send(&s->vm, "bye"), 0);
-	vm_case_expect_exit(s, 0);
+	vm_case_wait_screen(s, 20000, check_rings, NULL);
+	end_case(s);
 }
 
 /* Turned clockwise: the picture's left edge is at the top, its top edge on the right. The
@@ -238,14 +246,11 @@ static void test_rotate_90(void **state)
 	struct vm_suite *s = vm_case_begin(state);
 	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = "rotate 90",
 			     .script = CASE_SCRIPT(SPLASH_CONF("'display: { rotate = 90; };'"), "") };
-	struct image img = { 0 };
 
 	vm_case_start(s, &o);
 	vm_case_expect(s, "started", 30000);
-	vm_case_wait_screen(s, 20000, check_points, (void *)&turned, &img);
-	free(img.pixels);
-	assert_int_equal(vm_send(&s->vm, "bye"), 0);
-	vm_case_expect_exit(s, 0);
+	vm_case_wait_screen(s, 20000, check_points, (void *)&turned);
+	end_case(s);
 }
 
 static int check_black(const struct image *img, void *ctx, char *why, size_t len)
@@ -263,22 +268,15 @@ static void test_vt_switch_and_back(void **state)
 	struct vm_suite *s = vm_case_begin(state);
 	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = "vt switch",
 			     .script = CASE_SCRIPT(SPLASH_CONF(""), "") };
-	struct image img = { 0 };
 
-	vm_case_start(s, &o);
-	vm_case_expect(s, "started", 30000);
-	vm_case_wait_screen(s, 20000, check_points, (void *)&fitted, &img);
-	free(img.pixels);
+	start_on_splash(s, &o);
 	assert_int_equal(vm_send(&s->vm, "vt2"), 0);
 	vm_case_expect(s, "on vt2", 10000);
-	vm_case_wait_screen(s, 5000, check_black, NULL, &img);
-	free(img.pixels);
+	vm_case_wait_screen(s, 5000, check_black, NULL);
 	assert_int_equal(vm_send(&s->vm, "vt1"), 0);
 	vm_case_expect(s, "on vt1", 10000);
-	vm_case_wait_screen(s, 10000, check_points, (void *)&fitted, &img);
-	free(img.pixels);
-	assert_int_equal(vm_send(&s->vm, "bye"), 0);
-	vm_case_expect_exit(s, 0);
+	vm_case_wait_screen(s, 10000, check_points, (void *)&fitted);
+	end_case(s);
 }
 
 static void console_case(void **state, const char *signal, const char *exited)
@@ -286,18 +284,12 @@ static void console_case(void **state, const char *signal, const char *exited)
 	struct vm_suite *s = vm_case_begin(state);
 	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = signal,
 			     .script = CASE_SCRIPT(SPLASH_CONF(""), "--drop 100,100") };
-	struct image img = { 0 };
 
-	vm_case_start(s, &o);
-	vm_case_expect(s, "started", 30000);
-	vm_case_wait_screen(s, 20000, check_points, (void *)&fitted, &img);
-	free(img.pixels);
+	start_on_splash(s, &o);
 	assert_int_equal(vm_send(&s->vm, signal), 0);
 	vm_case_expect(s, exited, 10000);
-	vm_case_wait_screen(s, 5000, check_console, NULL, &img);
-	free(img.pixels);
-	assert_int_equal(vm_send(&s->vm, "bye"), 0);
-	vm_case_expect_exit(s, 0);
+	vm_case_wait_screen(s, 5000, check_console, NULL);
+	end_case(s);
 }
 
 /* Stopped while still loading its splash, the VT already in graphics mode: the signal must
@@ -314,17 +306,14 @@ static void test_stop_during_startup(void **state)
 		" sleep 0.01; n=$((n+1)); done\n"
 		"kill -TERM $pid; wait $pid; say \"exited $?\"\n"
 		"hear cmd\n" };
-	struct image img = { 0 };
 	char line[64];
 
 	vm_case_start(s, &o);
 	if (vm_expect_line(&s->vm, "exited ", 60000, line, sizeof(line)))
 		fail_msg("fbripple did not end");
 	assert_string_equal(line, "exited 0");
-	vm_case_wait_screen(s, 5000, check_console, NULL, &img);
-	free(img.pixels);
-	assert_int_equal(vm_send(&s->vm, "bye"), 0);
-	vm_case_expect_exit(s, 0);
+	vm_case_wait_screen(s, 5000, check_console, NULL);
+	end_case(s);
 }
 
 /* Stopped while another VT is in front: that VT's text stays on screen. */
@@ -334,23 +323,16 @@ static void test_stop_while_away_keeps_the_other_vt(void **state)
 	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = "stop while away",
 			     .script = "printf '\\033[2J\\033[HFBRIPPLE CONSOLE MARK\\n' > /dev/tty2\n"
 				       CASE_SCRIPT(SPLASH_CONF(""), "") };
-	struct image img = { 0 };
 
-	vm_case_start(s, &o);
-	vm_case_expect(s, "started", 30000);
-	vm_case_wait_screen(s, 20000, check_points, (void *)&fitted, &img);
-	free(img.pixels);
+	start_on_splash(s, &o);
 	assert_int_equal(vm_send(&s->vm, "vt2"), 0);
 	vm_case_expect(s, "on vt2", 10000);
-	vm_case_wait_screen(s, 5000, check_console, NULL, &img);
-	free(img.pixels);
+	vm_case_wait_screen(s, 5000, check_console, NULL);
 	assert_int_equal(vm_send(&s->vm, "term"), 0);
 	vm_case_expect(s, "exited 0", 10000);
 	usleep(500000);		/* a wipe would reach the screen by then (deferred I/O: ~50 ms) */
-	vm_case_wait_screen(s, 1000, check_console, NULL, &img);
-	free(img.pixels);
-	assert_int_equal(vm_send(&s->vm, "bye"), 0);
-	vm_case_expect_exit(s, 0);
+	vm_case_wait_screen(s, 1000, check_console, NULL);
+	end_case(s);
 }
 
 static void test_console_back_after_sigterm(void **state)
@@ -374,16 +356,13 @@ static void test_8bpp_refused_clearly(void **state)
 		"fbripple -c /dev/null 2>/tmp/err; say \"exit $?\"\n"
 		"say \"$(grep -c . /tmp/err) line: $(cat /tmp/err)\"\n"
 		"hear cmd\n" };
-	struct image img = { 0 };
 
 	vm_case_start(s, &o);
 	vm_case_expect(s, "exit 1", 30000);
 	vm_case_expect(s, "1 line: fbripple: error: /dev/fb0: 8 bpp (type 0, visual 3) and no 32 "
 		       "or 16 bpp true-colour mode could be set", 2000);
-	vm_case_wait_screen(s, 5000, check_console, NULL, &img);
-	free(img.pixels);
-	assert_int_equal(vm_send(&s->vm, "bye"), 0);
-	vm_case_expect_exit(s, 0);
+	vm_case_wait_screen(s, 5000, check_console, NULL);
+	end_case(s);
 }
 
 /* No VT to take (a serial console, or a kernel without CONFIG_VT): draw anyway, warn once. */
@@ -392,12 +371,8 @@ static void test_no_vt_draws_anyway(void **state)
 	struct vm_suite *s = vm_case_begin(state);
 	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = "no VT",
 			     .script = "rm -f /dev/tty0\n" CASE_SCRIPT(SPLASH_CONF(""), "") };
-	struct image img = { 0 };
 
-	vm_case_start(s, &o);
-	vm_case_expect(s, "started", 30000);
-	vm_case_wait_screen(s, 20000, check_points, (void *)&fitted, &img);
-	free(img.pixels);
+	start_on_splash(s, &o);
 	assert_int_equal(vm_send(&s->vm, "bye"), 0);
 	vm_case_expect(s, "warnings 1: fbripple: warning: no virtual terminal (/dev/tty0: No such "
 		       "file or directory); drawing without one", 10000);

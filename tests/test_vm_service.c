@@ -104,10 +104,8 @@ static int check_colour(const struct image *img, void *ctx, char *why, size_t le
 static void expect_screen(struct vm_suite *s, uint32_t want, bool not)
 {
 	struct colour_check c = { want, not };
-	struct image img = { 0 };
 
-	vm_case_wait_screen(s, 5000, check_colour, &c, &img);
-	free(img.pixels);
+	vm_case_wait_screen(s, 5000, check_colour, &c);
 }
 
 static void expect_line(struct vm_suite *s, const char *text, char *line, size_t len)

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,21 +155,22 @@ void vm_case_expect_exit(struct vm_suite *s, int status)
 	}
 }
 
-void vm_case_wait_screen(struct vm_suite *s, int timeout_ms, vm_screen_check *check, void *ctx,
-			 struct image *img)
+void vm_case_wait_screen(struct vm_suite *s, int timeout_ms, vm_screen_check *check, void *ctx)
 {
 	char why[256] = "no screendump yet";
 	long end = vm_now_ms() + timeout_ms;
 
 	for (;;) {
-		int rc = vm_screendump(&s->vm, img);
+		struct image img = { 0 };
+		int rc = vm_screendump(&s->vm, &img);
+		bool seen;
 
 		if (rc)
 			fail_msg("%s: screendump: %s", s->vm.name, strerror(-rc));
-		if (check(img, ctx, why, sizeof(why)) == 0)
+		seen = check(&img, ctx, why, sizeof(why)) == 0;
+		free(img.pixels);
+		if (seen)
 			return;
-		free(img->pixels);
-		img->pixels = NULL;
 		if (vm_now_ms() > end)
 			break;
 		usleep(150000);

@@ -33,11 +33,10 @@ void vm_case_start(struct vm_suite *s, const struct vm_opts *o);
 void vm_case_expect(struct vm_suite *s, const char *text, int timeout_ms);
 void vm_case_expect_exit(struct vm_suite *s, int status);
 
-/* Takes screendumps until check returns 0 (then img holds that screen, to free with free()),
- * failing the test with check's last reason after timeout_ms. */
+/* Takes screendumps until check returns 0, failing the test with check's last reason after
+ * timeout_ms. */
 typedef int vm_screen_check(const struct image *img, void *ctx, char *why, size_t len);
-void vm_case_wait_screen(struct vm_suite *s, int timeout_ms, vm_screen_check *check, void *ctx,
-			 struct image *img);
+void vm_case_wait_screen(struct vm_suite *s, int timeout_ms, vm_screen_check *check, void *ctx);
 
 /* Per channel within tol. */
 int vm_colour_near(uint32_t got, uint32_t want, int tol);
