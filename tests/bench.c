@@ -84,10 +84,10 @@ static double time_ours(const struct setup *s, const struct image *splash, uint8
 	struct setup logical = *s;
 
 	pixfmt_by_name(&fmt, s->format);
-	render_init(&r, s->width, s->height, s->rotate, &fmt);
+	render_init(&r, s->width, s->height, s->rotate, 1, &fmt);
 	logical.width = r.width;
 	logical.height = r.height;
-	water_init(&w, r.width, r.height, 5);
+	water_init(&w, r.width, r.height, 1, 5);
 	render_set_splash(&r, splash);
 	render_frame(&r, &w, fb, stride, 0, true);
 	drop_stones(&logical, drop_ours, &w);

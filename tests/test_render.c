@@ -50,8 +50,8 @@ static void scene_open(struct scene *s, const char *format)
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++)
 			s->splash.pixels[y * W + x] = splash_colour(x, y);
-	assert_int_equal(water_init(&s->water, W, H, 5), 0);
-	assert_int_equal(render_init(&s->render, W, H, 0, &s->fmt), 0);
+	assert_int_equal(water_init(&s->water, W, H, 1, 5), 0);
+	assert_int_equal(render_init(&s->render, W, H, 0, 1, &s->fmt), 0);
 	assert_int_equal(render_set_splash(&s->render, &s->splash), 0);
 	s->stride = padded_stride(W, s->fmt.bytes);
 	s->fb = malloc(s->stride * H);
@@ -221,7 +221,7 @@ static void test_rotation_turns_the_frame(void **state)
 			pstride = padded_stride(pw, s.fmt.bytes);
 			pfb = malloc(pstride * ph);
 			memset(pfb, SENTINEL, pstride * ph);
-			assert_int_equal(render_init(&turned, pw, ph, rotate, &s.fmt), 0);
+			assert_int_equal(render_init(&turned, pw, ph, rotate, 1, &s.fmt), 0);
 			assert_int_equal(turned.width, W);
 			assert_int_equal(turned.height, H);
 			assert_int_equal(render_set_splash(&turned, &s.splash), 0);
@@ -271,7 +271,7 @@ static void test_rotation_corners(void **state)
 		scene_open(&s, "XRGB8888");
 		stride = (size_t)pw * 4;
 		fb = calloc(stride, ph);
-		assert_int_equal(render_init(&r, pw, ph, rotate, &s.fmt), 0);
+		assert_int_equal(render_init(&r, pw, ph, rotate, 1, &s.fmt), 0);
 		render_set_splash(&r, &s.splash);
 		render_frame(&r, &s.water, fb, stride, 0, true);
 		assert_int_equal(pixfmt_unpack(&s.fmt, read_pixel(fb, stride, 4, want[i][1], want[i][2])),

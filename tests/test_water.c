@@ -43,7 +43,7 @@ static void test_equals_seed_port(void **state)
 	struct seed s;
 
 	(void)state;
-	assert_int_equal(water_init(&w, W, H, 5), 0);
+	assert_int_equal(water_init(&w, W, H, 1, 5), 0);
 	assert_int_equal(seed_init(&s, W + 2, H + 2, 5), 0);
 	for (int step = 0; step < STEPS; step++) {
 		for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {
@@ -110,7 +110,7 @@ static void test_equals_plain_kernel_at_edges(void **state)
 	struct water w;
 
 	(void)state;
-	assert_int_equal(water_init(&w, W, H, 4), 0);
+	assert_int_equal(water_init(&w, W, H, 1, 4), 0);
 	for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {
 		water_drop(&w, drops[i][0], drops[i][1], drops[i][2], 120);
 		plain_drop(&p, drops[i][0], drops[i][1], drops[i][2], 120);
@@ -136,7 +136,7 @@ static void test_central_drop_is_symmetric(void **state)
 	int nonzero = 0;
 
 	(void)state;
-	assert_int_equal(water_init(&w, N, N, 5), 0);
+	assert_int_equal(water_init(&w, N, N, 1, 5), 0);
 	water_drop(&w, C, C, 7, 128);
 	for (int step = 0; step < 400; step++) {
 		water_step(&w);
@@ -169,7 +169,7 @@ static void test_decays_to_calm(void **state)
 	int step;
 
 	(void)state;
-	assert_int_equal(water_init(&w, 320, 240, 5), 0);
+	assert_int_equal(water_init(&w, 320, 240, 1, 5), 0);
 	assert_true(water_calm(&w));
 	water_drop(&w, 160, 120, 20, 4096);
 	water_drop(&w, 3, 3, 10, 1000);
@@ -196,8 +196,8 @@ static void test_edges_reflect(void **state)
 	int max_diff = 0;
 
 	(void)state;
-	assert_int_equal(water_init(&near, 300, 60, 6), 0);
-	assert_int_equal(water_init(&far, 700, 60, 6), 0);
+	assert_int_equal(water_init(&near, 300, 60, 1, 6), 0);
+	assert_int_equal(water_init(&far, 700, 60, 1, 6), 0);
 	water_drop(&near, 20, 30, 4, 400);
 	water_drop(&far, 420, 30, 4, 400);
 	for (int step = 0; step < 120; step++) {
@@ -232,7 +232,7 @@ static void test_edge_drops_are_clipped_not_lost(void **state)
 	struct water w;
 
 	(void)state;
-	assert_int_equal(water_init(&w, 40, 30, 5), 0);
+	assert_int_equal(water_init(&w, 40, 30, 1, 5), 0);
 	water_drop(&w, 0, 0, 3, 50);	/* the quarter of the disc x^2 + y^2 < 9 on screen: 3x3 */
 	assert_int_equal(count_value(&w, -50), 9);
 	assert_int_equal(at(&w, 2, 2), -50);
@@ -262,7 +262,7 @@ static void test_trail_hits_every_cell_of_the_line(void **state)
 	struct water w;
 
 	(void)state;
-	assert_int_equal(water_init(&w, 64, 48, 5), 0);
+	assert_int_equal(water_init(&w, 64, 48, 1, 5), 0);
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		int x0 = lines[i][0], y0 = lines[i][1], x1 = lines[i][2], y1 = lines[i][3];
 		int adx = abs(x1 - x0), ady = abs(y1 - y0);
@@ -300,7 +300,7 @@ static void test_rain_rate_and_placement(void **state)
 	int n = 0;
 
 	(void)state;
-	assert_int_equal(water_init(&w, 500, 400, 5), 0);
+	assert_int_equal(water_init(&w, 500, 400, 1, 5), 0);
 	assert_int_equal(water_rain(&w, &rain, 1.0), 10);
 	assert_int_equal(count_value(&w, -7), 10);
 	for (int i = 0; i < 5; i++)
@@ -318,7 +318,7 @@ static void test_live_rows_never_miss_a_wet_row(void **state)
 	struct water_rain rain = { .rate = 3, .size = 4, .weight = 300, .rng = 7 };
 
 	(void)state;
-	assert_int_equal(water_init(&w, 97, 83, 4), 0);
+	assert_int_equal(water_init(&w, 97, 83, 1, 4), 0);
 	for (int step = 0; step < 600; step++) {
 		if (step < 300)
 			water_rain(&w, &rain, 1.0);
@@ -345,7 +345,7 @@ static void test_heavy_stones_saturate_and_calm(void **state)
 	int step, lowest = 0;
 
 	(void)state;
-	assert_int_equal(water_init(&w, 160, 120, 12), 0);
+	assert_int_equal(water_init(&w, 160, 120, 1, 12), 0);
 	water_drop(&w, 80, 60, 100, 4096);
 	for (step = 0; step < 100000 && !water_calm(&w); step++) {
 		water_step(&w);
