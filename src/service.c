@@ -80,7 +80,7 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 		ret = screen_reload_splash(app, cfg, err, len);
 	if (ret < 0)
 		return ret;
-	if (*changes & (RELOAD_DISPLAY | RELOAD_GRID | RELOAD_SPLASH))
+	if (*changes & (RELOAD_DISPLAY | RELOAD_GRID))
 		screen_redraw(app);
 	if ((*changes & RELOAD_CONTROL) &&
 	    (ret = control_listen(&app->control, cfg->control.socket)) < 0) {
@@ -99,6 +99,8 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 	if (*changes & RELOAD_FPS)
 		daemon_arm_timer(app, false);	/* wake re-arms it with the new period */
 	screen_apply_look(app, cfg);
+	if (*changes & (RELOAD_SPLASH | RELOAD_WATER))
+		screen_redraw(app);	/* the new look at once, also on paused water */
 	memcpy(&app->cfg, cfg, sizeof(*cfg));
 	if ((*changes & (RELOAD_DISPLAY | RELOAD_INPUT)) && app->loop.epfd >= 0)
 		daemon_open_input(app);

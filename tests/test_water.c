@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -377,9 +378,120 @@ static void test_clock_keeps_water_time(void **state)
 	assert_int_equal(water_clock_steps(&due, 1, 60, 60), 1);
 }
 
+/* The wave front (the farthest cell above thr) and the highest wave within 4 degrees of the
+ * axes [0] and of the diagonals [1], seen from (cx, cy). */
+struct ring {
+	double front[2];
+	int peak[2];
+};
+
+static struct ring ring_of(const struct water *w, double cx, double cy, int thr)
+{
+	struct ring r = { { 0, 0 }, { 0, 0 } };
+
+	for (int y = 0; y < w->height; y++)
+		for (int x = 0; x < w->width; x++) {
+			int h = abs(at(w, x, y));
+			double dx = fabs(x - cx), dy = fabs(y - cy), d = hypot(dx, dy);
+			double ang = atan2(dy, dx) * 180 / M_PI;
+			int k = ang < 4 || ang > 86 ? 0 : fabs(ang - 45) < 4 ? 1 : -1;
+
+			if (k < 0)
+				continue;
+			if (h > thr && d > r.front[k])
+				r.front[k] = d;
+			if (h > r.peak[k])
+				r.peak[k] = h;
+		}
+	return r;
+}
+
+/* One second after a default touch on a 1920x1080 grid of 4-pixel cells. */
+static struct ring ring_after_touch(enum water_shape shape, int radius)
+{
+	struct water w;
+	struct ring r;
+
+	assert_int_equal(water_init(&w, 1920, 1080, 4, 5), 0);
+	w.shape = shape;
+	water_drop(&w, 960, 540, radius, 320);
+	for (int i = 0; i < 60; i++)
+		water_step(&w);
+	r = ring_of(&w, 960.5 / 4 - 0.5, 540.5 / 4 - 0.5, 4 * w.scale);
+	water_free(&w);
+	return r;
+}
+
+/* The default cosine stone makes a round ring: its front as far along the diagonals as along
+ * the axes, and no higher there. A small flat disc, the seeds' stone, leaves the four-point
+ * sparkle at 45 degrees (so this test can tell them apart). */
+static void test_cosine_stone_makes_round_rings(void **state)
+{
+	struct ring cosine = ring_after_touch(WATER_COSINE, 0);
+	struct ring disc = ring_after_touch(WATER_DISC, 8);
+
+	(void)state;
+	print_message("cosine: front %.1f/%.1f cells, peak %d/%d; disc: peak %d/%d\n",
+		      cosine.front[0], cosine.front[1], cosine.peak[0], cosine.peak[1],
+		      disc.peak[0], disc.peak[1]);
+	assert_true(cosine.front[0] > 30);
+	assert_true(fabs(cosine.front[1] / cosine.front[0] - 1) <= 0.10);
+	assert_true(cosine.peak[1] <= 1.15 * cosine.peak[0]);
+	assert_true(disc.peak[1] > 1.25 * disc.peak[0]);
+}
+
+/* Pixels to cells: a grid of ceil(size / cell), stones and rain placed and sized in pixels,
+ * heights WATER_FINE times the seeds' above cell 1, and "auto" picking the seeds' scale. */
+static void test_grid_in_cells(void **state)
+{
+	struct water w;
+
+	(void)state;
+	assert_int_equal(water_cell_auto(320, 240), 1);
+	assert_int_equal(water_cell_auto(800, 480), 2);
+	assert_int_equal(water_cell_auto(1920, 1080), 4);
+	assert_int_equal(water_cell_auto(1080, 1920), 4);
+	assert_int_equal(water_cell_auto(3840, 2160), 8);
+	assert_int_equal(water_init(&w, 1921, 1080, 4, 5), 0);
+	assert_int_equal(w.width, 481);
+	assert_int_equal(w.height, 270);
+	assert_int_equal(w.scale, WATER_FINE);
+	/* a disc of radius 8 pixels at (100, 50): cells within 2 cells of (24.625, 12.125) */
+	water_drop(&w, 100, 50, 8, 10);
+	for (int y = 8; y < 17; y++)
+		for (int x = 20; x < 30; x++) {
+			double d2 = (x - 24.625) * (x - 24.625) + (y - 12.125) * (y - 12.125);
+
+			assert_int_equal(at(&w, x, y), d2 < 4 ? -10 * WATER_FINE : 0);
+		}
+	/* a stone smaller than a cell still dents the cell under it */
+	water_drop(&w, 1001, 601, 1, 7);
+	assert_int_equal(at(&w, 250, 150), -7 * WATER_FINE);
+	water_free(&w);
+}
+
+/* The crater (seed 003's splash) is low in the middle and raised at its rim. */
+static void test_crater_profile(void **state)
+{
+	struct water w;
+
+	(void)state;
+	assert_int_equal(water_init(&w, 100, 100, 1, 5), 0);
+	w.shape = WATER_CRATER;
+	water_drop(&w, 50, 50, 10, 100);
+	assert_int_equal(at(&w, 50, 50), -100);
+	assert_int_equal(at(&w, 55, 50), 0);
+	assert_int_equal(at(&w, 59, 50), 80);
+	assert_int_equal(at(&w, 60, 50), 0);	/* d = r is outside */
+	water_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cosine_stone_makes_round_rings),
+		cmocka_unit_test(test_grid_in_cells),
+		cmocka_unit_test(test_crater_profile),
 		cmocka_unit_test(test_equals_seed_port),
 		cmocka_unit_test(test_equals_plain_kernel_at_edges),
 		cmocka_unit_test(test_central_drop_is_symmetric),
