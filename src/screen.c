@@ -184,7 +184,7 @@ int screen_setup_scene(struct app *app)
 	render_set_splash(&app->render, &splash);
 	image_free(&splash);
 	screen_apply_look(app, cfg);
-	log_debug("water: %dx%d cells of %d pixels", app->water.width, app->water.height, cell);
+	log_info("water: %dx%d cells of %d pixels", app->water.width, app->water.height, cell);
 
 	app->rain = (struct water_rain){ .rate = cfg->rain.enabled ? cfg->rain.rate : 0,
 					 .size = cfg->rain.size, .weight = cfg->rain.weight,
