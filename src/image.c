@@ -23,6 +23,7 @@
 #define MAX_PIXELS	(16UL * 1024 * 1024)
 #define MAX_FILE	(128L * 1024 * 1024)	/* a 16-bit PPM at MAX_PIXELS is 96 MiB */
 #define MAX_SCANS	32	/* a progressive JPEG has about 10; each costs a pass over it */
+#define MAX_PNG_DATA	(64UL * 1024 * 1024)	/* inflated bytes: 16-bit RGBA is 8 a pixel */
 
 void image_free(struct image *img)
 {
@@ -108,6 +109,18 @@ static void png_on_read(png_structp png, png_bytep data, size_t len)
 	png_error(png, "truncated PNG data");
 }
 
+/* The bytes libpng inflates, before any conversion, are the work a PNG asks for. */
+static int png_check_data(struct load *ld, unsigned long w, unsigned long h, int depth,
+			  int channels)
+{
+	if ((w * (unsigned long)(depth * channels) + 7) / 8 * h <= MAX_PNG_DATA)
+		return 0;
+	if (ld->errlen)
+		snprintf(ld->err, ld->errlen, "image too large (%lux%lu at %d bits a sample; at most "
+			 "%lu MiB of PNG data)", w, h, depth, MAX_PNG_DATA >> 20);
+	return -EINVAL;
+}
+
 static int png_decode(struct load *ld, png_structp png, png_infop info)
 {
 	png_uint_32 w, h, y, x;
@@ -125,6 +138,9 @@ static int png_decode(struct load *ld, png_structp png, png_infop info)
 	png_read_info(png, info);
 	png_get_IHDR(png, info, &w, &h, &depth, &type, NULL, NULL, NULL);
 	rc = load_alloc(ld, w, h);
+	if (rc < 0)
+		return rc;
+	rc = png_check_data(ld, w, h, depth, png_get_channels(png, info));
 	if (rc < 0)
 		return rc;
 
@@ -414,7 +430,8 @@ static unsigned long be32(const uint8_t *p)
 static int load_any(struct load *ld)
 {
 	static const uint8_t png_sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
-	uint8_t m[24];
+	static const int channels[7] = { 1, 0, 3, 1, 2, 0, 4 };	/* by colour type */
+	uint8_t m[26];
 	size_t n;
 	int rc;
 
@@ -425,8 +442,11 @@ static int load_any(struct load *ld)
 		return load_fail(ld, -EINVAL, "empty file");
 	if (n >= 8 && memcmp(m, png_sig, 8) == 0) {
 		/* IHDR comes first: refuse a huge picture before libpng reads on to the data. */
-		if (n == 24 && memcmp(m + 12, "IHDR", 4) == 0) {
+		if (n == sizeof(m) && memcmp(m + 12, "IHDR", 4) == 0) {
 			rc = load_check_size(ld, be32(m + 16), be32(m + 20));
+			if (rc == 0 && m[25] < 7 && channels[m[25]])
+				rc = png_check_data(ld, be32(m + 16), be32(m + 20), m[24],
+						    channels[m[25]]);
 			if (rc < 0)
 				return rc;
 		}

@@ -710,26 +710,41 @@ static void test_jpeg_too_many_scans(void **state)
 	assert_null(img.pixels);
 }
 
-/* 32 megapixels was allowed (and 256 MB of pixels allocated before the data was read). */
-static void test_pixel_limit(void **state)
+/* Only the header of a PNG, which is all the limits need. */
+static void write_png_header(const char *path, int w, int h, int depth, int type)
 {
 	png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
 	png_infop info = png_create_info_struct(png);
-	const char *p = tmp(state, "big.png");
-	FILE *f = fopen(p, "wb");
-	struct image img = { 0, 0, NULL };
+	FILE *f = fopen(path, "wb");
 
 	assert_non_null(f);
 	assert_int_equal(setjmp(png_jmpbuf(png)), 0);
 	png_init_io(png, f);
-	png_set_IHDR(png, info, 8192, 4096, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+	png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, depth, type, PNG_INTERLACE_NONE,
 		     PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
 	png_write_info(png, info);
 	png_destroy_write_struct(&png, &info);
 	fclose(f);
+}
+
+/* 32 megapixels was allowed (and 256 MB of pixels allocated before the data was read). */
+static void test_pixel_limit(void **state)
+{
+	const char *p = tmp(state, "big.png");
+	struct image img = { 0, 0, NULL };
+
+	write_png_header(p, 8192, 4096, 8, PNG_COLOR_TYPE_RGB);
 	assert_int_equal(load(state, p, &img), -EINVAL);
 	assert_string_equal(err(state), "image too large (8192x4096; at most 16384 pixels a side "
 				       "and 16 megapixels)");
+	/* 16 megapixels of 16-bit RGBA are 128 MiB to inflate; 8-bit RGBA is allowed (and cut) */
+	write_png_header(p, 4096, 4096, 16, PNG_COLOR_TYPE_RGB_ALPHA);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_string_equal(err(state), "image too large (4096x4096 at 16 bits a sample; at most "
+				       "64 MiB of PNG data)");
+	write_png_header(p, 4096, 4096, 8, PNG_COLOR_TYPE_RGB_ALPHA);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_string_equal(err(state), "truncated PNG data");
 
 	p = tmp(state, "big.ppm");
 	write_file(p, "P6\n4097 4096\n255\n", 17);
