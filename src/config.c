@@ -735,8 +735,10 @@ static int load_text(const char *path, char **text, char *err, size_t errlen)
 	if (r == -EFBIG)
 		return load_fail(err, errlen, r, "%s: larger than %d KiB (expected a configuration "
 				 "file)", path, CONFIG_FILE_MAX / 1024);
-	if (r < 0)
+	if (r < 0 && r != -ENOENT)
 		return load_fail(err, errlen, r, "%s: %s", path, file_strerror(r));
+	if (r < 0)
+		return r;
 	*text = malloc(2 * len + 1);
 	r = *text ? config_text_prepare(raw, len, *text, &line, why, sizeof(why)) : -ENOMEM;
 	free(raw);
@@ -762,11 +764,8 @@ int config_load(struct config *cfg, const char *path, char *err, size_t errlen,
 	if (err && errlen)
 		err[0] = '\0';
 	r = load_text(path, &text, err, errlen);
-	if (r == -ENOENT) {
+	if (r == -ENOENT)
 		config_defaults(cfg);
-		if (err && errlen)
-			err[0] = '\0';
-	}
 	if (r < 0)
 		return r;
 	config_init(&file);

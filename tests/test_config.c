@@ -800,6 +800,24 @@ static void test_setting_count_bounded(void **state)
 	free(text);
 }
 
+/* Each named unknown key costs a nearest-key search: the first 16 are named, the rest counted. */
+static void test_unknown_keys_counted(void **state)
+{
+	char text[2048], path[64], err[MSG_MAX];
+	struct warnings w = { 0 };
+	struct config cfg;
+	size_t used = (size_t)snprintf(text, sizeof(text), "display = {\n");
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		used += (size_t)snprintf(text + used, sizeof(text) - used, "fsp%d = 1;\n", i);
+	snprintf(text + used, sizeof(text) - used, "fps = 50; };\n");
+	assert_int_equal(load_text(&cfg, text, path, err, &w), 0);
+	assert_int_equal(cfg.display.fps, 50);
+	assert_int_equal(w.count, 17);
+	assert_string_equal(w.last + strlen(path), ": 24 more unknown keys");
+}
+
 static void test_include_and_nesting_refused(void **state)
 {
 	(void)state;
@@ -834,6 +852,7 @@ int main(void)
 		cmocka_unit_test(test_nul_refused),
 		cmocka_unit_test(test_stray_string_does_not_leak),
 		cmocka_unit_test(test_setting_count_bounded),
+		cmocka_unit_test(test_unknown_keys_counted),
 		cmocka_unit_test(test_include_and_nesting_refused),
 		cmocka_unit_test(test_log_journal),
 		cmocka_unit_test(test_log_plain),
