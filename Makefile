@@ -39,7 +39,7 @@ DEB_BUILD = gcc make pkg-config libevdev-dev libconfig-dev libpng-dev libjpeg-de
 DEB_TEST  = libcmocka-dev clang valgrind qemu-system-x86 busybox-static cpio kmod systemd
 
 .PHONY: all clean install uninstall check check-unit check-vm check-asan check-valgrind check-valgrind-run deps-asan \
-        check-clang bench run readme-picture deps deps-test help
+        check-clang bench run readme-picture deps deps-test help fuzz fuzz-smoke fuzz-run fuzz-build
 
 all: $(B)/fbripple
 
@@ -75,7 +75,7 @@ $(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/tests/look.o $(
 
 .SECONDARY:
 
--include $(wildcard $(B)/src/*.d $(B)/tests/*.d $(B)/tests/vm/*.d)
+-include $(wildcard $(B)/src/*.d $(B)/tests/*.d $(B)/tests/vm/*.d $(B)/tests/fuzz/*.d)
 
 # Installs what is missing, as root through apt-get; otherwise says what to install.
 deps:
@@ -98,6 +98,45 @@ check-asan: deps-asan
 	@$(MAKE) --no-print-directory B=build/asan CC=clang \
 		CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all' \
 		LDFLAGS='-fsanitize=address,undefined' check-unit
+	@$(MAKE) --no-print-directory fuzz-smoke
+
+# clang libFuzzer targets (tests/fuzz) under the address and undefined-behaviour sanitizers:
+# `make fuzz` runs each for FUZZ_SECONDS; check-asan runs each for FUZZ_SMOKE_SECONDS from the
+# committed seeds in tests/fuzz/corpus. What they find goes to build/fuzz/corpus, crashes to
+# build/fuzz (crash-*, timeout-*, leak-*): replay one with `build/fuzz/tests/fuzz/fuzz_X FILE`.
+FUZZ_TARGETS = config image control input
+# input waits for the fix of the decoder's signed overflows (issue 12, item 7): its fuzzer finds
+# one in seconds, and tests/fuzz/corpus/input/axis-range-wider-than-int replays it.
+FUZZ_SMOKE_TARGETS = config image control
+FUZZ_SECONDS ?= 300
+FUZZ_SMOKE_SECONDS ?= 4
+FUZZ_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+
+fuzz: deps-asan
+	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=$(FUZZ_SECONDS)
+
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=$(FUZZ_SMOKE_SECONDS) \
+		FUZZ_TARGETS="$(FUZZ_SMOKE_TARGETS)"
+
+fuzz-run:
+	@$(MAKE) --no-print-directory B=build/fuzz CC=clang CFLAGS='$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link' \
+		LDFLAGS='-fsanitize=address,undefined' FUZZ_TARGETS="$(FUZZ_TARGETS)" fuzz-build
+	@failed=""; for t in $(FUZZ_TARGETS); do \
+		log=build/fuzz/fuzz_$$t.log; mkdir -p build/fuzz/corpus/$$t; \
+		if build/fuzz/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) -timeout=20 \
+			-max_len=65536 -artifact_prefix=build/fuzz/ build/fuzz/corpus/$$t \
+			tests/fuzz/corpus/$$t > $$log 2>&1; then \
+			echo "fuzz_$$t: $$(grep -o 'Done [0-9]* runs in [0-9]* second(s)' $$log), no crash"; \
+		else \
+			tail -n 25 $$log; echo "fuzz_$$t: FAILED (see $$log)"; failed="$$failed $$t"; \
+		fi; \
+	done; [ -z "$$failed" ] || { echo "fuzz targets that failed:$$failed"; exit 1; }
+
+fuzz-build: $(FUZZ_TARGETS:%=$(B)/tests/fuzz/fuzz_%)
+
+$(B)/tests/fuzz/fuzz_%: $(B)/tests/fuzz/fuzz_%.o $(B)/src/libfbripple.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 
 check-clang: deps-test
 	@$(MAKE) --no-print-directory B=build/clang CC=clang check-unit
@@ -167,5 +206,6 @@ help:
 	@echo 'make run        build and run on /dev/fb0 (a demo PNG where there is none)'
 	@echo 'make check      install test deps, build, run every test (unit, headless, VM)'
 	@echo 'make check-asan / check-valgrind / check-clang   the tests under sanitizers, valgrind, clang'
+	@echo 'make fuzz       every libFuzzer target for FUZZ_SECONDS (check-asan runs them briefly)'
 	@echo 'make bench      ms per frame beside a plain port of the seed code'
 	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) SYSCONFDIR=$(SYSCONFDIR)'

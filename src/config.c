@@ -3,16 +3,19 @@
 
 #include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <libconfig.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "config_text.h"
+#include "file.h"
 
 #define CONFIG_NAME_MAX 64	/* longer names are never near a known key */
 #define CONFIG_WHY_MAX 256
+#define CONFIG_UNKNOWN_MAX 16	/* unknown keys named in warnings; the rest are counted */
 
 enum key_type { KEY_INT, KEY_DOUBLE, KEY_BOOL, KEY_STRING, KEY_ENUM, KEY_COLOUR, KEY_STRINGS,
 		KEY_NUMBERS };
@@ -615,7 +618,25 @@ struct load_ctx {
 	size_t errlen;
 	config_warn_fn *warn;
 	void *warn_ctx;
+	int *unknown;		/* unknown keys and groups so far */
 };
+
+/* Only the first few unknown keys are named: each costs a search for the nearest known key. */
+static bool warn_unknown(const struct load_ctx *lc)
+{
+	return lc->warn && ++*lc->unknown <= CONFIG_UNKNOWN_MAX;
+}
+
+static void warn_more_unknown(const struct load_ctx *lc)
+{
+	char msg[CONFIG_PATH_MAX + 64];
+
+	if (*lc->unknown <= CONFIG_UNKNOWN_MAX)
+		return;
+	snprintf(msg, sizeof(msg), "%s: %d more unknown keys", lc->path,
+		 *lc->unknown - CONFIG_UNKNOWN_MAX);
+	lc->warn(lc->warn_ctx, msg);
+}
 
 static const char *source_file(const struct load_ctx *lc, const config_setting_t *s)
 {
@@ -628,11 +649,12 @@ static void warn_unknown_key(const struct load_ctx *lc, const config_setting_t *
 			     const char *name)
 {
 	char msg[CONFIG_WHY_MAX + CONFIG_PATH_MAX];
-	const char *near = key_nearest(name);
+	const char *near;
 	int n;
 
-	if (!lc->warn)
+	if (!warn_unknown(lc))
 		return;
+	near = key_nearest(name);
 	n = snprintf(msg, sizeof(msg), "%s:%u: unknown key \"%s\"", source_file(lc, s),
 		     config_setting_source_line(s), name);
 	if (near && n > 0 && (size_t)n < sizeof(msg))
@@ -643,13 +665,13 @@ static void warn_unknown_key(const struct load_ctx *lc, const config_setting_t *
 static void warn_unknown_group(const struct load_ctx *lc, const config_setting_t *s)
 {
 	char msg[CONFIG_WHY_MAX + CONFIG_PATH_MAX];
-	const char *name = config_setting_name(s);
+	const char *name = config_setting_name(s), *near;
 	size_t near_len = 0;
-	const char *near = group_nearest(name, &near_len);
 	int n;
 
-	if (!lc->warn)
+	if (!warn_unknown(lc))
 		return;
+	near = group_nearest(name, &near_len);
 	n = snprintf(msg, sizeof(msg), "%s:%u: unknown group \"%s\"", source_file(lc, s),
 		     config_setting_source_line(s), name);
 	if (near && n > 0 && (size_t)n < sizeof(msg))
@@ -716,56 +738,72 @@ static int load_group(const struct load_ctx *lc, const config_setting_t *g)
 
 static int read_error(const config_t *lc, const char *path, char *err, size_t errlen)
 {
-	const char *file = config_error_file(lc) ? config_error_file(lc) : path;
-
-	if (config_error_type(lc) == CONFIG_ERR_FILE_IO) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: cannot read the file", file);
-		return -EIO;
-	}
 	if (err && errlen)
-		snprintf(err, errlen, "%s:%d: %s", file, config_error_line(lc),
+		snprintf(err, errlen, "%s:%d: %s", path, config_error_line(lc),
 			 config_error_text(lc));
 	return -EINVAL;
 }
 
-/* 0 if path is a regular-enough file we may read, else -errno. */
-static int check_readable(const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int r = 0;
+static int load_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		r = -errno;
-	else if (S_ISDIR(st.st_mode))
-		r = -EISDIR;
-	close(fd);
-	return r;
+static int load_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+/* The file's text, checked and prepared for libconfig (config_text.h says why), into *text. */
+static int load_text(const char *path, char **text, char *err, size_t errlen)
+{
+	char *raw, why[CONFIG_WHY_MAX];
+	size_t len;
+	int line, r = file_read_all(path, CONFIG_FILE_MAX, &raw, &len);
+
+	if (r == -EFBIG)
+		return load_fail(err, errlen, r, "%s: larger than %d KiB (expected a configuration "
+				 "file)", path, CONFIG_FILE_MAX / 1024);
+	if (r < 0 && r != -ENOENT)
+		return load_fail(err, errlen, r, "%s: %s", path, file_strerror(r));
+	if (r < 0)
+		return r;
+	*text = malloc(2 * len + 1);
+	r = *text ? config_text_prepare(raw, len, *text, &line, why, sizeof(why)) : -ENOMEM;
+	free(raw);
+	if (r == -ENOMEM)
+		return load_fail(err, errlen, r, "%s: %s", path, strerror(ENOMEM));
+	if (r < 0) {
+		free(*text);
+		return load_fail(err, errlen, r, "%s:%d: %s", path, line, why);
+	}
+	return 0;
 }
 
 int config_load(struct config *cfg, const char *path, char *err, size_t errlen,
 		config_warn_fn *warn, void *warn_ctx)
 {
 	struct config tmp;
-	struct load_ctx lc = { &tmp, path, err, errlen, warn, warn_ctx };
+	int unknown = 0;
+	struct load_ctx lc = { &tmp, path, err, errlen, warn, warn_ctx, &unknown };
 	config_t file;
+	char *text = NULL;
 	int r;
 
 	if (err && errlen)
 		err[0] = '\0';
-	r = check_readable(path);
+	r = load_text(path, &text, err, errlen);
 	if (r == -ENOENT)
 		config_defaults(cfg);
-	if (r < 0) {
-		if (r != -ENOENT && err && errlen)
-			snprintf(err, errlen, "%s: %s", path, strerror(-r));
+	if (r < 0)
 		return r;
-	}
 	config_init(&file);
-	if (!config_read_file(&file, path)) {
+	if (!config_read_string(&file, text)) {
 		r = read_error(&file, path, err, errlen);
 	} else {
 		const config_setting_t *root = config_root_setting(&file);
@@ -773,8 +811,11 @@ int config_load(struct config *cfg, const char *path, char *err, size_t errlen,
 		config_defaults(&tmp);
 		for (int i = 0; r == 0 && i < config_setting_length(root); i++)
 			r = load_group(&lc, config_setting_get_elem(root, (unsigned)i));
+		if (r == 0)
+			warn_more_unknown(&lc);
 	}
 	config_destroy(&file);
+	free(text);
 	if (r == 0)
 		memcpy(cfg, &tmp, sizeof(tmp));	/* padding included, unlike assignment */
 	return r;

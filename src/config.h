@@ -84,8 +84,11 @@ void config_defaults(struct config *cfg);
 /*
  * Reads path over the built-in defaults into cfg. Returns 0; -ENOENT when the file does not
  * exist (cfg then holds the defaults); or another -errno with err set to
- * "FILE:LINE: KEY: what is wrong (expected ...)" and cfg untouched. Unknown keys are not
- * errors: each goes to warn (may be NULL) naming the nearest known key.
+ * "FILE:LINE: KEY: what is wrong (expected ...)" and cfg untouched. The file must be a
+ * regular one (never waited on: a FIFO is -EINVAL) of at most CONFIG_FILE_MAX bytes (else
+ * -EFBIG); config_text.h says what else is refused before libconfig parses it. Unknown keys
+ * are not errors: each of the first few goes to warn (may be NULL) naming the nearest known
+ * key, and then one message counts the rest.
  */
 int config_load(struct config *cfg, const char *path, char *err, size_t errlen,
 		config_warn_fn *warn, void *warn_ctx);

@@ -1,6 +1,7 @@
 /* main.c - the command line, and starting and stopping the daemon. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,11 +57,30 @@ static int parse_long(const char *s, long min, long max, long *out)
 	return 0;
 }
 
+/* One integer of a pair: strtol's range is checked (sscanf's %d wraps past 32 bits). */
+static int parse_int(const char *s, char **end, int *out)
+{
+	long v;
+
+	errno = 0;
+	v = strtol(s, end, 10);
+	if (errno || *end == s || v < INT_MIN || v > INT_MAX)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+/* "A<sep>B", spaces allowed around sep. */
 static int parse_pair(const char *s, char sep, int *a, int *b)
 {
-	char tail;
+	char *end;
 
-	if (sscanf(s, sep == 'x' ? "%d x %d%c" : "%d , %d%c", a, b, &tail) != 2)
+	if (parse_int(s, &end, a) < 0)
+		return -EINVAL;
+	end += strspn(end, " ");
+	if (*end++ != sep)
+		return -EINVAL;
+	if (parse_int(end, &end, b) < 0 || *end)
 		return -EINVAL;
 	return 0;
 }

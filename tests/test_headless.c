@@ -303,6 +303,15 @@ static void test_bad_arguments(void **state)
 	assert_non_null(strstr(c->out, "--drop"));
 	assert_int_equal(tu_run(c->out, sizeof(c->out), "--drop", "2147483647,10", NULL), 2);
 	assert_non_null(strstr(c->out, "--drop"));
+	/* past 32 bits: 4294967306 is 10 wrapped, and 4294967936x480 would run at 640x480 */
+	assert_int_equal(tu_run(c->out, sizeof(c->out), "--drop", "4294967306,20", "-c",
+				"/dev/null", "--check-config", NULL), 2);
+	assert_non_null(strstr(c->out, "invalid value for --drop: '4294967306,20'"));
+	assert_int_equal(tu_run(c->out, sizeof(c->out), "--size", "4294967936x480", "-c",
+				"/dev/null", "--check-config", NULL), 2);
+	assert_non_null(strstr(c->out, "invalid value for --size: '4294967936x480'"));
+	assert_int_equal(tu_run(c->out, sizeof(c->out), "--size", "640 x 480", "--drop", "-5,7",
+				"-c", "/dev/null", "--check-config", NULL), 0);
 	assert_int_equal(tu_run(c->out, sizeof(c->out), "--fbdev", tu_path(c->dir, "x.raw"),
 				"--format", "RGB444", "-c", "/dev/null", NULL), 1);
 	assert_non_null(strstr(c->out, "RGB444"));
