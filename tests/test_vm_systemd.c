@@ -45,6 +45,8 @@ static const char script[] =
 	"say \"started rc=$rc t0=$t0 t1=$t1 splash=$(cut -d' ' -f2 /tmp/splash) samples=$now"
 	" main=$(st ExecMainStartTimestampMonotonic) ready=$(st ActiveEnterTimestampMonotonic)\"\n"
 	"pid=$(st MainPID)\n"
+	"journalctl -b -u fbripple -o short-monotonic --no-pager | while read -r l; do"
+	" say \"journal $l\"; done; say journal-end\n"
 	"say \"status $(st StatusText)\"\n"
 	"say \"creds $(ps -o user=,supgrp= -p $pid | tr -s ' ') fb=$(fds $pid | grep -c '^/dev/fb0$')\"\n"
 	/* a touchscreen plugged in after start: udev tells fbripple, which opens it */
@@ -97,10 +99,12 @@ static const char script[] =
 	"systemctl stop fbripple; rc=$?\n"
 	"say \"stopped rc=$rc $($H/vtstate /dev/tty7)\"\n"
 	"hear bench\n"
-	/* the same start-up work headless at 1080p, to compare with the host */
-	"t0=$(mono); fbripple --fbdev /tmp/fb --size 1920x1080 --frames 0; t1=$(mono)\n"
-	"say \"headless $((t1 - t0))\"\n"
-	"journalctl -b -u fbripple --no-pager -o short-monotonic | tail -n 40\n"
+	/* fbripple's own start-up work headless, best of 3, to compare with the host */
+	"best=0; for i in 1 2 3; do t0=$(mono);"
+	" fbripple --fbdev /dev/shm/fb --size 640x480 --frames 0 2>/dev/null; t=$(($(mono) - t0));"
+	" [ $best = 0 ] || [ $t -lt $best ] && best=$t; done\n"
+	"say \"headless $best\"\n"
+	"journalctl -b -u fbripple --no-pager -o short-monotonic\n"
 	"hear bye\n";
 
 /* A colour with a fine checkerboard in green: refraction shows, the middle stays near rgb. */
@@ -297,7 +301,7 @@ static void boot(struct vm_suite *s, const char *image, const struct files *f)
 	}
 }
 
-static void check_start(struct vm_suite *s, struct failures *f)
+static double check_start(struct vm_suite *s, struct failures *f)
 {
 	char buf[1024];
 	unsigned long long t0, t1, splash, ready, main_start;
@@ -319,11 +323,15 @@ static void check_start(struct vm_suite *s, struct failures *f)
 		       "%.0f ms\n", (main_start - t0) / 1000.0, (ready - t0) / 1000.0,
 		       (splash - t0) / 1000.0, (ready - main_start) / 1000.0, (t1 - t0) / 1000.0);
 	}
+	do
+		line(s, "journal", buf, sizeof(buf));
+	while (strcmp(buf, "journal-end") != 0);
 	line(s, "status ", buf, sizeof(buf));
 	check(f, strstr(buf, "status showing 640x480 on /dev/fb0") != NULL, "status line: %s", buf);
 	line(s, "creds ", buf, sizeof(buf));
 	check(f, strstr(buf, "creds fbripple ") && strstr(buf, "video") && strstr(buf, "input") &&
 	      strstr(buf, "fb=1"), "the dynamic user or its /dev/fb0: %s", buf);
+	return ready > main_start ? (ready - main_start) / 1000.0 : 0;
 }
 
 static void check_touch(struct vm_suite *s, struct failures *f)
@@ -406,32 +414,52 @@ static void check_restarts(struct vm_suite *s, struct failures *f)
 	check(f, screen_is(s, BLUE, true, 5000), "the splash stays on the screen after stop");
 }
 
-/* The same start-up work headless at 1080p in the guest and here: how much slower the guest is. */
-static void compare_speed(struct vm_suite *s)
+/* Best of three runs of fbripple's start-up work headless (load, scale, first frame, exit). */
+static long headless_ms(const char *bin, const char *dir, const char *size)
 {
-	char buf[256], cmd[1200];
+	char cmd[1200];
+	long best = -1;
+
+	snprintf(cmd, sizeof(cmd), "%s -c %s/c.conf --fbdev /dev/shm/fbripple-vmtest.%d --size %s "
+		 "--frames 0 2>/dev/null", bin, dir, (int)getpid(), size);
+	for (int i = 0; i < 3; i++) {
+		long t = vm_now_ms();
+
+		if (system(cmd) != 0)
+			return -1;
+		t = vm_now_ms() - t;
+		best = best < 0 || t < best ? t : best;
+	}
+	snprintf(cmd, sizeof(cmd), "/dev/shm/fbripple-vmtest.%d", (int)getpid());
+	unlink(cmd);
+	return best;
+}
+
+/* The same start-up work in the guest and here: how much slower the guest is, and what its
+ * figures mean at the speed of this host. */
+static void compare_speed(struct vm_suite *s, double fork_to_ready_ms)
+{
 	const char *bin = getenv("FBRIPPLE_BIN");
-	char *dir;
-	long host, t;
+	char buf[256], *dir;
+	long small, big;
+	double guest;
 
 	send(s, "bench");
 	line(s, "headless ", buf, sizeof(buf));
+	guest = field(buf, "headless ") / 1000.0;
 	if (!bin)
 		return;
 	dir = tu_tmpdir();
-	snprintf(cmd, sizeof(cmd), "printf 'splash = { image = \"%s/blue.png\"; };\\n' >%s/c.conf",
-		 dir, dir);
-	write_checker(tu_path(dir, "blue.png"), BLUE);
-	if (system(cmd) != 0)
-		return;
-	snprintf(cmd, sizeof(cmd), "%s -c %s/c.conf --fbdev %s/fb --size 1920x1080 --frames 0",
-		 bin, dir, dir);
-	t = vm_now_ms();
-	if (system(cmd) == 0) {
-		host = vm_now_ms() - t;
-		printf("# TIMING headless 1080p start-up (load, scale, first frame): guest %.0f ms, "
-		       "host %ld ms\n", field(buf, "headless ") / 1000.0, host);
-	}
+	write_checker(tu_path(dir, "red.png"), RED);
+	snprintf(buf, sizeof(buf), "splash = { image = \"%s\"; };\n", tu_path(dir, "red.png"));
+	tu_write(tu_path(dir, "c.conf"), buf);
+	small = headless_ms(bin, dir, "640x480");
+	big = headless_ms(bin, dir, "1920x1080");
+	if (small > 0 && big > 0)
+		printf("# TIMING headless start-up (config, splash, first frame, exit), best of 3: "
+		       "640x480 guest %.0f ms, host %ld ms (the guest %.1fx slower); 1920x1080 host "
+		       "%ld ms. The guest's fork->READY=1 at this host's speed: %.0f ms\n", guest,
+		       small, guest / small, big, fork_to_ready_ms * small / guest);
 	tu_rmtree(dir);
 }
 
@@ -449,12 +477,13 @@ static void test_systemd_unit(void **state)
 	}
 	gather_files(s, &files);
 	boot(s, image, &files);
-	check_start(s, &f);
+	double fork_to_ready = check_start(s, &f);
+
 	check_touch(s, &f);
 	check_reload(s, &f);
 	check_refusal(s, &f);
 	check_restarts(s, &f);
-	compare_speed(s);
+	compare_speed(s, fork_to_ready);
 	send(s, "bye");
 	vm_case_expect_exit(s, 0);
 	free_files(&files);
