@@ -1,8 +1,8 @@
 #!/bin/sh
 # Builds the root image of the systemd VM (Debian 12, PID 1 systemd, udev) with mmdebstrap and
 # caches it beside the kernel, keyed by this script (the recipe) and the kernel version.
-# Usage: tests/vm/rootfs.sh   prints ROOTFS=PATH; needs root (mmdebstrap --mode=root) the first
-# time, and Debian's archive through apt's usual configuration.
+# Usage: tests/vm/rootfs.sh   prints ROOTFS=PATH; needs root (mmdebstrap --mode=root; else sudo
+# without a password) the first time, and Debian's archive through apt's usual configuration.
 set -eu
 export PATH="$PATH:/usr/sbin:/sbin"
 
@@ -20,7 +20,11 @@ KEY=$( { cat "$0"; echo "$KVER"; } | sha256sum | cut -c1-16)
 IMG=$CACHE/rootfs-$KEY.img
 
 [ -f "$IMG" ] && { echo "ROOTFS=$IMG"; exit 0; }
-[ "$(id -u)" = 0 ] || die "building the root image needs root (mmdebstrap --mode=root)"
+if [ "$(id -u)" != 0 ]; then
+	sudo -n true 2>/dev/null ||
+		die "building the root image needs root (mmdebstrap --mode=root) or sudo without a password"
+	exec sudo -n env FBRIPPLE_VM_CACHE="$CACHE" PATH="$PATH" sh "$0"
+fi
 command -v mmdebstrap >/dev/null || die "no mmdebstrap (apt-get install mmdebstrap)"
 command -v mke2fs >/dev/null || die "no mke2fs (apt-get install e2fsprogs)"
 mkdir -p "$CACHE"
