@@ -81,6 +81,8 @@ static const char script[] =
 	" text=$(st StatusText)\"\n"
 	"say \"still $(systemctl is-active fbripple) pid=$(st MainPID) was=$pid\"\n"
 	"systemctl status --no-pager -l -n 20 fbripple\n"
+	"hear again\n"
+	"timeout 10 chvt 2; rc=$?; timeout 10 chvt 7; say \"again rc=$rc,$? $($H/vtstate /dev/tty7)\"\n"
 	"cp $F/blue.conf /etc/fbripple.conf\n"
 	"hear watchdog\n"
 	/* a hung daemon: the watchdog restarts it */
@@ -393,6 +395,11 @@ static void check_refusal(struct vm_suite *s, struct failures *f)
 	check(f, strstr(buf, "still active") && field(buf, "pid=") == field(buf, "was="),
 	      "the daemon did not survive the refused reload: %s", buf);
 	check(f, screen_is(s, BLUE, false, 3000), "the screen changed after a refused reload");
+	send(s, "again");
+	line(s, "again ", buf, sizeof(buf));
+	check(f, strstr(buf, "rc=0,0 vt 7 kd=graphics switching=process active=7") != NULL,
+	      "after two reloads, switching to tty2 and back: %s", buf);
+	check(f, screen_is(s, BLUE, false, 5000), "the splash is not back after chvt 2, chvt 7");
 }
 
 static void check_restarts(struct vm_suite *s, struct failures *f)
