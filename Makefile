@@ -111,13 +111,16 @@ vm-kernel:
 	@sh tests/vm/kernel.sh || echo 'vm-kernel: no kernel; the VM tests will say why they skip'
 
 # Debian 12 with systemd as PID 1 for tests/test_vm_systemd, cached beside the kernel.
-.PHONY: vm-rootfs vm-stage
+.PHONY: vm-rootfs vm-stage vm-stage-clean
 vm-rootfs: vm-kernel
 	@sh tests/vm/rootfs.sh >/dev/null || echo 'vm-rootfs: no root image; the systemd VM test will say why it skips'
 vm-stage: $(B)/fbripple
 	@rm -rf $(B)/tests/vm/install
 	@$(MAKE) --no-print-directory install B=$(B) DESTDIR=$(abspath $(B)/tests/vm/install) \
 		PREFIX=/usr/local SYSCONFDIR=/etc >/dev/null
+clean: vm-stage-clean
+vm-stage-clean:
+	rm -rf $(B)/tests/vm/install
 
 check-vm: all $(VM_TESTS) vm-kernel vm-rootfs
 	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(VM_TESTS)
@@ -157,7 +160,7 @@ uninstall:
 
 clean:
 	rm -rf build fbripple src/*.o src/*.d src/*.a tests/*.o tests/*.d $(TESTS) tests/bench \
-		tests/vm/*.o tests/vm/*.d $(VM_HELPERS) tests/vm/install
+		tests/vm/*.o tests/vm/*.d $(VM_HELPERS)
 
 help:
 	@echo 'make            build ./fbripple'
