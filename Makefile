@@ -36,7 +36,8 @@ TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/testutil.o $(B)/tests/look.o
 
 # Debian/Ubuntu packages: to build, and to test (the VM tests need QEMU and a kernel package).
 DEB_BUILD = gcc make pkg-config libevdev-dev libconfig-dev libpng-dev libjpeg-dev libsystemd-dev libudev-dev
-DEB_TEST  = libcmocka-dev clang valgrind qemu-system-x86 busybox-static cpio kmod systemd
+DEB_TEST  = libcmocka-dev clang valgrind qemu-system-x86 busybox-static cpio kmod systemd \
+            mmdebstrap e2fsprogs
 
 .PHONY: all clean install uninstall check check-unit check-vm check-asan check-valgrind check-valgrind-run deps-asan \
         check-clang bench run readme-picture deps deps-test help fuzz fuzz-smoke fuzz-run fuzz-build
@@ -62,10 +63,12 @@ $(B)/tests/test_%: $(B)/tests/test_%.o $(TEST_AUX) $(B)/src/libfbripple.a
 
 # The VM tests link the QEMU harness and need static helper programs for the guest.
 VM_HELPERS = $(B)/tests/vm/fbfill $(B)/tests/vm/evdump \
-             $(B)/tests/vm/uinput-dev
+             $(B)/tests/vm/uinput-dev $(B)/tests/vm/vtstate
 $(VM_TESTS): $(B)/tests/vm/vm.o $(B)/tests/vm/vmcase.o | $(VM_HELPERS)
 $(B)/tests/test_vm_input: $(B)/tests/vm/vm.o | $(VM_HELPERS)
 $(B)/tests/vm/vm.o: ALL_CFLAGS += -DFBVM_SRCDIR='"$(CURDIR)/tests/vm"'
+# The systemd guest gets fbripple as an integrator installs it: `make install` into a stage.
+$(B)/tests/test_vm_systemd: | vm-stage
 $(B)/tests/vm/%: tests/vm/%.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) -static -o $@ $<
@@ -87,7 +90,7 @@ deps-asan:
 	@FBRIPPLE_PACKAGES="$(DEB_BUILD) $(DEB_TEST)" FBRIPPLE_OPTIONAL="libclang-rt-dev" sh tests/deps.sh
 
 check: deps-test
-	@$(MAKE) --no-print-directory all $(TESTS) vm-kernel
+	@$(MAKE) --no-print-directory all $(TESTS) vm-kernel vm-rootfs
 	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(TESTS)
 
 # Everything but the VM: for the builds the guest does not need (clang, sanitizers, valgrind).
@@ -146,7 +149,19 @@ check-clang: deps-test
 vm-kernel:
 	@sh tests/vm/kernel.sh || echo 'vm-kernel: no kernel; the VM tests will say why they skip'
 
-check-vm: all $(VM_TESTS) vm-kernel
+# Debian 12 with systemd as PID 1 for tests/test_vm_systemd, cached beside the kernel.
+.PHONY: vm-rootfs vm-stage vm-stage-clean
+vm-rootfs: vm-kernel
+	@sh tests/vm/rootfs.sh >/dev/null || echo 'vm-rootfs: no root image; the systemd VM test will say why it skips'
+vm-stage: $(B)/fbripple
+	@rm -rf $(B)/tests/vm/install
+	@$(MAKE) --no-print-directory install B=$(B) DESTDIR=$(abspath $(B)/tests/vm/install) \
+		PREFIX=/usr/local SYSCONFDIR=/etc >/dev/null
+clean: vm-stage-clean
+vm-stage-clean:
+	rm -rf $(B)/tests/vm/install
+
+check-vm: all $(VM_TESTS) vm-kernel vm-rootfs
 	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(VM_TESTS)
 
 check-valgrind: deps-test

@@ -37,7 +37,8 @@ static const char usage[] =
 	"      --drop X,Y        drop a stone at X,Y before the first frame (repeatable)\n"
 	"      --list-devices    describe the framebuffer and every input device, then exit\n"
 	"      --send CMD        send CMD to the running daemon's control socket (control.socket\n"
-	"                        in the config), print the reply, exit 0 for ok, 1 for an error\n"
+	"                        in the config), print the reply, exit 0 for ok, 1 for an error;\n"
+	"                        waits up to 10 s for the reply, 90 s for reload\n"
 	"  -h, --help            this text\n"
 	"  -V, --version         the version\n";
 
@@ -225,7 +226,10 @@ static int send_command(const struct app *app)
 {
 	const char *path = app->cfg.control.socket;
 	char reply[CONTROL_REPLY_MAX];
-	int ret = path[0] ? control_send(path, app->opt.send, reply, sizeof(reply), 10000)
+	/* a reload answers once the new file is applied, which a large picture on a slow board
+	 * may draw out; under systemd, ExecReload= is bounded by TimeoutStartSec= (90 s) too */
+	int wait_ms = strcmp(app->opt.send, "reload") == 0 ? 90000 : 10000;
+	int ret = path[0] ? control_send(path, app->opt.send, reply, sizeof(reply), wait_ms)
 			  : -ENOENT;
 
 	if (ret < 0) {
