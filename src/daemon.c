@@ -223,9 +223,7 @@ static void on_signal(struct loop_source *src, uint32_t events)
 			continue;
 		}
 		if (si.ssi_signo == SIGHUP) {
-			char msg[512];
-
-			service_reload(app, msg, sizeof(msg));
+			service_reload(app);
 			continue;
 		}
 		log_info("%s, exiting", strsignal(si.ssi_signo));
