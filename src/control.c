@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -201,6 +202,15 @@ int control_parse(const char *line, size_t len, struct control_command *cmd, cha
 
 enum read_result { READ_NONE, READ_MORE, READ_LINE, READ_LAST, READ_GONE };
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+
 static void listen_resume(struct control *c)
 {
 	if (c->listen_paused && c->listen.fd >= 0 && loop_watch(c->loop, &c->listen, EPOLLIN) == 0)
@@ -299,6 +309,8 @@ static enum read_result client_read(struct control_client *cl)
 	if (recv(cl->src.fd, cl->buf + cl->len, (size_t)n, MSG_DONTWAIT) != n)
 		return READ_GONE;
 	cl->len += (size_t)n;
+	cl->spoke = true;
+	cl->heard_ms = now_ms();
 	if (nl)
 		return READ_LINE;
 	if (cl->len < sizeof(cl->buf))
@@ -359,15 +371,19 @@ void control_answer(struct control *c, struct control_ticket ticket, const char 
 	cl->waiting = false;
 	if (!client_reply(cl, reply))
 		client_close(cl);
+	listen_resume(c);
 }
 
-/* How readily a client gives up its slot to a new one: -1 never (a reply is being made for it),
- * 0 idle, 1 with half a line or a reply it does not take, 2 with a request not read yet. */
-static int client_rank(const struct control_client *cl)
+/* How readily a client gives up its slot to a new one: -1 not now (a reply is being made for
+ * it, or it is in the middle of its line or has yet to send one, and connected or sent a byte
+ * less than CONTROL_GRACE_MS ago), 0 idle, 1 stuck in a line or not taking its reply, 2 with a
+ * request not read yet. */
+static int client_rank(const struct control_client *cl, int64_t now)
 {
+	bool midway = cl->len || cl->overflow || !cl->spoke;
 	int unread = 0;
 
-	if (cl->waiting)
+	if (cl->waiting || (midway && now - cl->heard_ms < CONTROL_GRACE_MS))
 		return -1;
 	if (cl->len || cl->overflow || cl->out_len)
 		return 1;
@@ -378,7 +394,7 @@ static int client_rank(const struct control_client *cl)
 
 /* A free slot, else the client to evict for a new one: of the lowest rank, the one that sent
  * nothing for the longest; NULL when every client has a request in hand. */
-static struct control_client *pick_slot(struct control *c)
+static struct control_client *pick_slot(struct control *c, int64_t now)
 {
 	struct control_client *victim = NULL;
 	int best = 2;
@@ -389,7 +405,7 @@ static struct control_client *pick_slot(struct control *c)
 
 		if (cl->src.fd < 0)
 			return cl;
-		rank = client_rank(cl);
+		rank = client_rank(cl, now);
 		if (rank >= 0 && (rank < best || (rank == best && victim &&
 						   cl->active < victim->active))) {
 			victim = cl;
@@ -399,19 +415,66 @@ static struct control_client *pick_slot(struct control *c)
 	return victim;
 }
 
+/* The earliest end of a client's grace, or -1 when none has one. */
+static int64_t grace_end(const struct control *c, int64_t now)
+{
+	int64_t end = -1;
+
+	for (int i = 0; i < CONTROL_CLIENTS; i++) {
+		const struct control_client *cl = &c->clients[i];
+		int64_t e = cl->heard_ms + CONTROL_GRACE_MS;
+
+		if (cl->src.fd >= 0 && !cl->waiting && e > now && (end < 0 || e < end))
+			end = e;
+	}
+	return end;
+}
+
+static void on_grace(struct loop_source *src, uint32_t events)
+{
+	struct control *c = src->ctx;
+	uint64_t n;
+
+	(void)events;
+	if (read(src->fd, &n, sizeof(n)) == sizeof(n))
+		listen_resume(c);
+}
+
+/* Every slot busy: new clients wait in the backlog until a client is answered or goes, or one's
+ * grace ends. */
+static void listen_pause(struct control *c, int64_t now)
+{
+	int64_t end = grace_end(c, now);
+	struct itimerspec its = { 0 };
+
+	if (end >= 0 && c->grace.fd < 0) {
+		c->grace.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (c->grace.fd >= 0 && loop_add(c->loop, &c->grace) < 0) {
+			close(c->grace.fd);
+			c->grace.fd = -1;
+		}
+	}
+	if (end >= 0 && c->grace.fd >= 0) {
+		its.it_value = (struct timespec){ (time_t)((end - now) / 1000),
+						  (long)((end - now) % 1000) * 1000000 };
+		timerfd_settime(c->grace.fd, 0, &its, NULL);
+	}
+	if (loop_watch(c->loop, &c->listen, 0) == 0)
+		c->listen_paused = true;
+}
+
 static void on_listen(struct loop_source *src, uint32_t events)
 {
 	struct control *c = src->ctx;
+	int64_t now = now_ms();
 
 	(void)events;
 	for (int i = 0; i < CONTROL_BATCH; i++) {
-		struct control_client *cl = pick_slot(c);
+		struct control_client *cl = pick_slot(c, now);
 		int fd;
 
 		if (!cl) {
-			/* new clients wait in the backlog until one of these is answered */
-			if (loop_watch(c->loop, &c->listen, 0) == 0)
-				c->listen_paused = true;
+			listen_pause(c, now);
 			return;
 		}
 		fd = accept4(c->listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -420,7 +483,7 @@ static void on_listen(struct loop_source *src, uint32_t events)
 		client_close(cl);
 		*cl = (struct control_client){ .src = { fd, on_client, cl }, .owner = c,
 					       .events = EPOLLIN, .serial = ++c->accepted,
-					       .active = ++c->clock };
+					       .active = ++c->clock, .heard_ms = now };
 		if (loop_add(c->loop, &cl->src) < 0) {
 			close(fd);
 			cl->src.fd = -1;
@@ -432,6 +495,7 @@ void control_init(struct control *c, struct loop *loop, control_exec_fn *exec, v
 {
 	memset(c, 0, sizeof(*c));
 	c->listen = (struct loop_source){ -1, on_listen, c };
+	c->grace = (struct loop_source){ -1, on_grace, c };
 	c->loop = loop;
 	c->exec = exec;
 	c->ctx = ctx;
@@ -549,17 +613,14 @@ void control_close(struct control *c)
 		if (c->clients[i].owner)
 			client_close(&c->clients[i]);
 	close_listener(c);
+	if (c->grace.fd >= 0) {
+		loop_remove(c->loop, &c->grace);
+		close(c->grace.fd);
+		c->grace.fd = -1;
+	}
 }
 
 /* The client side. */
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int read_reply(int fd, char *reply, size_t len, int timeout_ms)
 {
@@ -586,6 +647,19 @@ static int read_reply(int fd, char *reply, size_t len, int timeout_ms)
 	return got ? 0 : -ECONNRESET;
 }
 
+/* The line and its newline in one go where they fit (too long a line is the server's to refuse). */
+static int send_line(int fd, const char *line, size_t n)
+{
+	char buf[CONTROL_LINE_MAX + 1];
+
+	if (n >= sizeof(buf))
+		return send(fd, line, n, MSG_NOSIGNAL) == (ssize_t)n &&
+		       send(fd, "\n", 1, MSG_NOSIGNAL) == 1 ? 0 : -1;
+	memcpy(buf, line, n);
+	buf[n] = '\n';
+	return send(fd, buf, n + 1, MSG_NOSIGNAL) == (ssize_t)(n + 1) ? 0 : -1;
+}
+
 int control_send(const char *path, const char *line, char *reply, size_t len, int timeout_ms)
 {
 	struct sockaddr_un addr;
@@ -599,8 +673,7 @@ int control_send(const char *path, const char *line, char *reply, size_t len, in
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    send(fd, line, n, MSG_NOSIGNAL) != (ssize_t)n || send(fd, "\n", 1, MSG_NOSIGNAL) != 1)
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || send_line(fd, line, n) < 0)
 		ret = -errno;
 	else
 		ret = read_reply(fd, reply, len, timeout_ms);

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "loop.h"
 
@@ -11,6 +12,7 @@
 #define CONTROL_REPLY_MAX 512
 #define CONTROL_CLIENTS 16	/* more connections evict the longest idle */
 #define CONTROL_BATCH 8		/* reads per client and wake-up, so nobody starves the rest */
+#define CONTROL_GRACE_MS 1000	/* a client's time to send the next byte of its line */
 #define CONTROL_COORD_MAX 65535	/* coordinates beyond the screen are clipped by the water */
 
 enum control_type {
@@ -61,6 +63,8 @@ struct control_client {
 	size_t len;
 	bool overflow;			/* the current line is too long: skip to its end */
 	bool waiting;			/* for a reply that comes later */
+	bool spoke;			/* has sent something */
+	int64_t heard_ms;		/* its last byte (or its connect), CLOCK_MONOTONIC */
 	char out[CONTROL_REPLY_MAX + 1];	/* the rest of a reply the client has not taken */
 	size_t out_len, out_off;
 	uint32_t events;		/* what the loop watches it for */
@@ -71,6 +75,7 @@ struct control_client {
 struct control {
 	struct loop_source listen;	/* fd -1 when closed */
 	bool listen_paused;		/* every slot busy: new clients wait in the backlog */
+	struct loop_source grace;	/* a timerfd: a new client's grace ends; fd -1 until needed */
 	struct loop *loop;
 	control_exec_fn *exec;
 	void *ctx;

@@ -283,7 +283,8 @@ int daemon_run(struct app *app)
 	}
 	ret = service_open(app);
 	if (ret < 0) {
-		log_error("event loop: %s", strerror(-ret));
+		if (ret != -EADDRINUSE)		/* service_open said whose socket it is */
+			log_error("event loop: %s", strerror(-ret));
 		return ret;
 	}
 	daemon_open_input(app);

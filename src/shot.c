@@ -116,10 +116,16 @@ int shot_write(const struct image *img, const char *path, bool replace)
 {
 	char tmp[NAME_MAX + 1];
 	const char *name = NULL;
+	struct stat st;
 	int dir = open_dir(path, replace, &name), fd, ret;
 
 	if (dir < 0)
 		return dir;
+	/* a quick answer before the work; the rename below is what holds */
+	if (!replace && fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		close(dir);
+		return -EEXIST;
+	}
 	fd = create_temp(dir, name, tmp, sizeof(tmp));
 	if (fd < 0) {
 		close(dir);
