@@ -1050,6 +1050,82 @@ static void test_client_fairness(void **state)
 	stop(d);
 }
 
+static ssize_t slurp(const char *path, char *buf, size_t len);
+
+/* A picture of side x side that compresses badly (slow to decode), blue whatever the noise. */
+static void write_noisy_blue(const char *path, int side)
+{
+	struct image img = { side, side, malloc((size_t)side * side * sizeof(uint32_t)) };
+	uint64_t rng = 0x853c49e6748fea9bu;
+
+	assert_non_null(img.pixels);
+	for (size_t i = 0; i < (size_t)side * side; i++) {
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		img.pixels[i] = 0xff0000c0u | (uint32_t)(rng & 0x3f3f3f);
+	}
+	assert_int_equal(image_write_png(&img, path), 0);
+	image_free(&img);
+}
+
+/* Issue 12 item 4, the loop's side: a reload's picture is decoded and scaled off the loop, so
+ * status is answered and the watchdog fed meanwhile; the reply to "reload" comes only once the
+ * new picture is on screen. */
+static void test_reload_picture_off_the_loop(void **state)
+{
+	struct daemon *d = *state;
+	char text[512], reply[CONTROL_REPLY_MAX], replyfile[300];
+	long worst = 0, gap = 0, last, t0, took;
+	int answers = 0, status, blue = 0;
+	struct image img;
+	pid_t child;
+
+	write_png(tu_path(d->dir, "red.png"), RED);
+	write_noisy_blue(tu_path(d->dir, "big.png"), 4096);
+	snprintf(text, sizeof(text), "splash = { image = \"%s/red.png\"; };", d->dir);
+	write_conf(d, text);
+	start(d, "300000");
+	snprintf(text, sizeof(text), "splash = { image = \"%s/big.png\"; };", d->dir);
+	write_conf(d, text);
+	snprintf(replyfile, sizeof(replyfile), "%s/reply", d->dir);
+	drain_notify(d);
+	t0 = last = now_ms();
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		int ret = control_send(d->sock, "reload", reply, sizeof(reply), 60000);
+
+		tu_write(replyfile, ret < 0 ? strerror(-ret) : reply);
+		_exit(0);
+	}
+	while (waitpid(child, &status, WNOHANG) == 0) {
+		long t = now_ms();
+
+		while (wait_notify(d, "WATCHDOG=1", 0, NULL, 0) == 0) {
+			gap = now_ms() - last > gap ? now_ms() - last : gap;
+			last = now_ms();
+		}
+		send_cmd(d, "status", reply, sizeof(reply));
+		worst = now_ms() - t > worst ? now_ms() - t : worst;
+		answers++;
+		assert_true(now_ms() - t0 < 60000);
+		sleep_ms(20);
+	}
+	took = now_ms() - t0;
+	/* the reply came after the picture was applied: what is on screen now is the new one */
+	screenshot(d, &img);
+	for (int i = 0; i < img.width * img.height; i++)
+		blue += (img.pixels[i] & 0xff) > 0xa0 && (img.pixels[i] >> 16 & 0xff) < 0x60;
+	image_free(&img);
+	assert_true(slurp(replyfile, text, sizeof(text)) > 0);
+	printf("# reload of a 4096x4096 PNG: %ld ms, %d status answers meanwhile, slowest %ld ms; "
+	       "longest watchdog gap %ld ms; reply \"%s\"\n", took, answers, worst, gap, text);
+	assert_string_equal(text, "ok changed splash");
+	assert_int_equal(blue, W * H);
+	assert_true(worst < 100);
+	assert_true(gap < 300);
+	stop(d);
+}
+
 /* Calm water and nothing pending: not one wake-up in 10 s, no CPU time. */
 static void test_calm_no_wakeups(void **state)
 {
@@ -1154,6 +1230,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_screenshot_never_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_screenshot_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_fairness, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_picture_off_the_loop, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
