@@ -98,16 +98,24 @@ int daemon_block_signals(void);
 void daemon_run_frames(struct app *app);
 int daemon_run(struct app *app);
 void daemon_close(struct app *app);
-void daemon_wake(struct app *app);
-int daemon_arm_timer(struct app *app, bool on);
-void daemon_input_options(const struct app *app, struct input_opts *o, const char **devices);
-void daemon_open_input(struct app *app);
-int64_t daemon_now_ms(void);
+
+/* pace.c */
+int64_t pace_now_ms(void);
+int pace_arm_frames(struct app *app, bool on);
+void pace_wake(struct app *app);
+void pace_frame_done(struct app *app);
+bool pace_activity(struct app *app);
+void pace_arm_idle(struct app *app);
+int pace_open_idle(struct app *app);
+void pace_close_idle(struct app *app);
+
+/* touch.c */
+void touch_options(const struct app *app, struct input_opts *o, const char **devices);
+void touch_open(struct app *app);
 
 /* service.c */
 int service_open(struct app *app);
 void service_close(struct app *app);
-bool service_activity(struct app *app);
 void service_reload(struct app *app);
 int service_on_command(void *ctx, const struct control_command *cmd,
 		       struct control_ticket ticket, char *reply, size_t len);

@@ -1,4 +1,4 @@
-/* service.c - what makes it a service: reload, idle rain and blanking, watchdog, control. */
+/* service.c - what makes it a service: reload, watchdog, control commands. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,48 +10,6 @@
 #include "app.h"
 #include "notify.h"
 #include "shot.h"
-
-static void arm_idle(struct app *app)
-{
-	int64_t next = idle_next(&app->idle);
-	struct itimerspec its = { 0 };
-
-	if (app->idle_timer.fd < 0)
-		return;
-	if (next >= 0)
-		its.it_value = (struct timespec){ next / 1000, next % 1000 * 1000000 + 1 };
-	timerfd_settime(app->idle_timer.fd, TFD_TIMER_ABSTIME, &its, NULL);
-}
-
-static void apply_idle(struct app *app, unsigned events)
-{
-	if (events & (IDLE_BLANK | IDLE_UNBLANK))
-		screen_blank(app, events & IDLE_BLANK);
-	if (events & IDLE_RAIN_START)
-		log_info("no input for rain.idle_after: rain starts");
-	daemon_wake(app);
-	arm_idle(app);
-}
-
-static void on_idle(struct loop_source *src, uint32_t events)
-{
-	struct app *app = src->ctx;
-	uint64_t expirations;
-
-	(void)events;
-	if (read(src->fd, &expirations, sizeof(expirations)) == sizeof(expirations))
-		apply_idle(app, idle_check(&app->idle, daemon_now_ms()));
-}
-
-/* Input happened (a touch, a press, a control-socket drop): stops idle rain, wakes a blank
- * screen. True when it only woke the screen: a touch then drops no stone. */
-bool service_activity(struct app *app)
-{
-	unsigned events = idle_activity(&app->idle, daemon_now_ms());
-
-	apply_idle(app, events);
-	return events & IDLE_UNBLANK;
-}
 
 static void on_watchdog(struct loop_source *src, uint32_t events)
 {
@@ -101,13 +59,13 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 	if (*changes & RELOAD_IDLE)
 		idle_configure(&app->idle, cfg->rain.idle_after, cfg->screensaver.blank_after);
 	if (*changes & RELOAD_FPS)
-		daemon_arm_timer(app, false);	/* wake re-arms it with the new period */
+		pace_arm_frames(app, false);	/* wake re-arms it with the new period */
 	app->water.damping_shift = cfg->water.damping_shift;
 	memcpy(&app->cfg, cfg, sizeof(*cfg));
 	if ((*changes & (RELOAD_DISPLAY | RELOAD_INPUT)) && app->loop.epfd >= 0)
-		daemon_open_input(app);
-	daemon_wake(app);
-	arm_idle(app);
+		touch_open(app);
+	pace_wake(app);
+	pace_arm_idle(app);
 	return 0;
 }
 
@@ -333,12 +291,12 @@ int service_on_command(void *ctx, const struct control_command *cmd,
 
 	switch (cmd->type) {
 	case CONTROL_DROP:
-		service_activity(app);
+		pace_activity(app);
 		water_drop(&app->water, cmd->x, cmd->y, cmd->size ? cmd->size : cfg->stone.size,
 			   cmd->weight ? cmd->weight : cfg->stone.weight);
 		break;
 	case CONTROL_TRAIL:
-		service_activity(app);
+		pace_activity(app);
 		water_trail(&app->water, cmd->x, cmd->y, cmd->x2, cmd->y2, cfg->stone.size,
 			    cfg->input.trail_weight, cfg->input.trail_spacing);
 		break;
@@ -358,7 +316,7 @@ int service_on_command(void *ctx, const struct control_command *cmd,
 		status_line(app, reply, len);
 		return 0;
 	}
-	daemon_wake(app);
+	pace_wake(app);
 	snprintf(reply, len, "ok");
 	return 0;
 }
@@ -375,13 +333,7 @@ int service_open(struct app *app)
 	its.it_value = its.it_interval;
 	app->rain_on = cfg->rain.enabled;
 	reload_file_id(cfg->splash.image, &app->splash_id);
-	idle_init(&app->idle, cfg->rain.idle_after, cfg->screensaver.blank_after, daemon_now_ms());
-	app->idle_timer = (struct loop_source){ timerfd_create(CLOCK_MONOTONIC,
-							       TFD_NONBLOCK | TFD_CLOEXEC),
-						on_idle, app };
-	if (app->idle_timer.fd < 0)
-		return -errno;
-	ret = loop_add(&app->loop, &app->idle_timer);
+	ret = pace_open_idle(app);
 	if (ret == 0 && half) {
 		app->watchdog = (struct loop_source){ timerfd_create(CLOCK_MONOTONIC,
 								     TFD_NONBLOCK | TFD_CLOEXEC),
@@ -393,7 +345,6 @@ int service_open(struct app *app)
 	}
 	if (ret < 0)
 		return ret;
-	arm_idle(app);
 	if (worker_open(&app->shots, &app->loop) < 0 || worker_open(&app->reloads, &app->loop) < 0)
 		log_warn("no worker threads: screenshots and pictures are made on the loop");
 	ret = cfg->control.socket[0] ? control_listen(&app->control, cfg->control.socket) : 0;
@@ -413,10 +364,7 @@ void service_close(struct app *app)
 	worker_close(&app->shots);
 	worker_close(&app->reloads);
 	control_close(&app->control);
-	if (app->idle.blanked)
-		fb_blank(&app->fb, false);
-	if (app->idle_timer.fd >= 0)
-		close(app->idle_timer.fd);
+	pace_close_idle(app);
 	if (app->watchdog.fd >= 0)
 		close(app->watchdog.fd);
 }
