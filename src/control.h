@@ -11,7 +11,7 @@
 #define CONTROL_LINE_MAX 512	/* longer commands are refused */
 #define CONTROL_REPLY_MAX 512
 #define CONTROL_CLIENTS 16	/* more connections evict the longest idle */
-#define CONTROL_BATCH 8		/* reads per client and wake-up, so nobody starves the rest */
+#define CONTROL_BATCH 4		/* reads per client and wake-up, so nobody starves the rest */
 #define CONTROL_GRACE_MS 1000	/* a client's time to send the next byte of its line */
 #define CONTROL_COORD_MAX 65535	/* coordinates beyond the screen are clipped by the water */
 
