@@ -274,10 +274,9 @@ int screen_reload_splash(struct app *app, const struct image *splash, char *err,
 	return ret;
 }
 
-/* The frame on screen as an image, for a screenshot. */
+/* The frame on screen as an image, for a screenshot: read from the mapping, no msync needed. */
 int screen_capture(struct app *app, struct image *img)
 {
-	fb_flush(&app->fb);
 	return fb_read_image(&app->fb, img);
 }
 
@@ -285,7 +284,10 @@ int screen_capture(struct app *app, struct image *img)
 int screen_write_png(struct app *app, const char *path)
 {
 	struct image img;
-	int ret = screen_capture(app, &img);
+	int ret;
+
+	fb_flush(&app->fb);	/* the file framebuffer on disk shows the same frame */
+	ret = screen_capture(app, &img);
 
 	if (ret == 0) {
 		ret = shot_write(&img, path, true);

@@ -140,7 +140,8 @@ static void reload_done(struct worker_job *job)
 	reload_finish(r, NULL, 0);
 	if (!app->reload_again)
 		return;
-	memcpy(waiting, app->reload_waiting, (size_t)n * sizeof(waiting[0]));
+	if (n)
+		memcpy(waiting, app->reload_waiting, (size_t)n * sizeof(waiting[0]));
 	app->reload_again = false;
 	app->reload_nwaiting = 0;
 	reload_begin(app, waiting, n, NULL, 0);
@@ -162,9 +163,10 @@ static int reload_begin(struct app *app, const struct control_ticket *waiting, i
 		notify_send("READY=1");
 		return 0;
 	}
-	*r = (struct reload_job){ .job = { reload_run, reload_done }, .app = app, .cfg = app->cfg,
-				  .nwaiting = nwaiting };
-	memcpy(r->waiting, waiting, (size_t)nwaiting * sizeof(waiting[0]));
+	*r = (struct reload_job){ .job = { .run = reload_run, .done = reload_done }, .app = app,
+				  .cfg = app->cfg, .nwaiting = nwaiting };
+	if (nwaiting)
+		memcpy(r->waiting, waiting, (size_t)nwaiting * sizeof(waiting[0]));
 	r->ret = config_load(&r->cfg, app->opt.config_path, r->err, sizeof(r->err),
 			     app_warn_config, NULL);
 	if (r->ret == -ENOENT && app->opt.config_given)
@@ -259,7 +261,8 @@ static int start_screenshot(struct app *app, const char *path, struct control_ti
 		snprintf(reply, len, "error: out of memory");
 		return 0;
 	}
-	*s = (struct shot_job){ .job = { shot_run, shot_done }, .app = app, .ticket = ticket };
+	*s = (struct shot_job){ .job = { .run = shot_run, .done = shot_done }, .app = app,
+				.ticket = ticket };
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	ret = screen_capture(app, &s->img);
 	if (ret == 0)

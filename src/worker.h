@@ -19,16 +19,21 @@ struct worker_job {
 };
 
 struct worker {
-	struct loop_source src;	/* an eventfd the thread signals */
+	struct loop_source src;	/* an eventfd the thread signals when a job has run */
 	struct loop *loop;	/* NULL when closed (as a zeroed struct is) */
-	struct worker_job *job;	/* running, or NULL */
+	struct worker_job *job;	/* from worker_start until its done, or NULL */
+	struct worker_job *next;	/* handed to the thread, not taken yet */
+	bool started, stop;	/* the thread runs; it is to end */
 	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
 };
 
-/* 0 or -errno. A closed worker refuses jobs with -EBADF. */
+/* 0 or -errno. The thread starts with the first job. */
 int worker_open(struct worker *w, struct loop *loop);
 
-/* Runs job->run on a new thread, with every signal blocked; -EBUSY while a job runs. */
+/* Runs job->run on the worker's thread (every signal blocked there); -EBUSY while a job is
+ * under way, -EBADF when the worker is closed. */
 int worker_start(struct worker *w, struct worker_job *job);
 
 static inline bool worker_busy(const struct worker *w)
@@ -36,7 +41,7 @@ static inline bool worker_busy(const struct worker *w)
 	return w->job != NULL;
 }
 
-/* Waits for a running job, runs its done with cancelled set, and closes. */
+/* Waits for a job under way, runs its done with cancelled set, ends the thread, closes. */
 void worker_close(struct worker *w);
 
 #endif
