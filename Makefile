@@ -32,7 +32,7 @@ TEST_SRC  = $(wildcard tests/test_*.c)
 TESTS     = $(TEST_SRC:%.c=$(B)/%)
 VM_TESTS  = $(filter $(B)/tests/test_vm%,$(TESTS))
 UNIT_TESTS = $(filter-out $(VM_TESTS),$(TESTS))
-TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/testutil.o
+TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/testutil.o $(B)/tests/look.o
 
 # Debian/Ubuntu packages: to build, and to test (the VM tests need QEMU and a kernel package).
 DEB_BUILD = gcc make pkg-config libevdev-dev libconfig-dev libpng-dev libjpeg-dev libsystemd-dev libudev-dev
@@ -70,7 +70,7 @@ $(B)/tests/vm/%: tests/vm/%.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) -static -o $@ $<
 
-$(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/src/libfbripple.a
+$(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/tests/look.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 .SECONDARY:
@@ -123,12 +123,27 @@ bench: deps $(B)/tests/bench
 run: deps all
 	@sh tests/run-demo.sh $(B)/fbripple
 
-# The README's picture, drawn by fbripple itself; the headless tests compare against it.
+$(B)/tests/strip: $(B)/tests/strip.o $(B)/src/libfbripple.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# The README's pictures, drawn by fbripple itself: the looks the headless tests compare against,
+# and strips of one touch at 1920x1080 after 0.25, 1 and 2 s, with the light and without.
+STRIP_FRAMES = 15 60 120
 readme-picture: deps-test
-	@$(MAKE) --no-print-directory all $(B)/tests/test_headless
+	@$(MAKE) --no-print-directory all $(B)/tests/test_headless $(B)/tests/strip
 	@mkdir -p tests/golden
 	@FBRIPPLE_BIN=$(B)/fbripple FBRIPPLE_GOLDEN_UPDATE=1 $(B)/tests/test_headless >/dev/null
-	@echo "wrote tests/golden/readme.png"
+	@tmp=$$(mktemp -d) && printf 'water: { light = 0.0; specular = 0.0; };\n' >$$tmp/flat.conf && \
+	for look in lit flat; do \
+		conf=/dev/null; [ $$look = flat ] && conf=$$tmp/flat.conf; \
+		for n in $(STRIP_FRAMES); do \
+			$(B)/fbripple -c $$conf --fbdev $$tmp/fb --size 1920x1080 --drop 960,540 \
+				--frames $$n --screenshot $$tmp/$$look-$$n.png 2>/dev/null || exit 1; \
+		done; \
+		$(B)/tests/strip tests/golden/strip-$$look.png \
+			$(foreach n,$(STRIP_FRAMES),$$tmp/$$look-$(n).png) || exit 1; \
+	done; rm -rf $$tmp
+	@echo "wrote tests/golden/*.png"
 
 install: all
 	install -D -m 0755 $(B)/fbripple $(DESTDIR)$(BINDIR)/fbripple
@@ -145,7 +160,7 @@ uninstall:
 
 clean:
 	rm -rf build fbripple src/*.o src/*.d src/*.a tests/*.o tests/*.d $(TESTS) tests/bench \
-		tests/vm/*.o tests/vm/*.d $(VM_HELPERS)
+		tests/vm/*.o tests/vm/*.d $(VM_HELPERS) tests/strip
 
 help:
 	@echo 'make            build ./fbripple'

@@ -31,6 +31,7 @@ struct key {
 	double min, max;			/* KEY_INT, KEY_DOUBLE, KEY_NUMBERS' items */
 	int count;				/* KEY_NUMBERS: exactly this many, or none */
 	int step;				/* KEY_INT: only multiples of step, if set */
+	bool autoable;				/* KEY_INT: "auto" is allowed, stored as 0 */
 	const struct key_enum *choices;		/* KEY_ENUM */
 	double def_num;				/* default of KEY_INT, KEY_DOUBLE, KEY_BOOL */
 	const char *def_str;			/* default of KEY_STRING, KEY_ENUM, KEY_COLOUR */
@@ -47,6 +48,7 @@ struct value {
 _Static_assert(sizeof(enum scale_mode) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(enum log_level) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(enum fb_buffering) == sizeof(int), "enum fields are stored as int");
+_Static_assert(sizeof(enum water_shape) == sizeof(int), "enum fields are stored as int");
 
 static int scale_parse(const char *name, int *value)
 {
@@ -101,6 +103,25 @@ static const struct key_enum bufferings = {
 	"a buffering mode", FB_BUFFER_AUTO, FB_BUFFER_OFF, buffering_parse, buffering_name,
 };
 
+static int shape_parse(const char *name, int *value)
+{
+	enum water_shape shape;
+	int r = water_shape_parse(name, &shape);
+
+	if (r == 0)
+		*value = (int)shape;
+	return r;
+}
+
+static const char *shape_name(int value)
+{
+	return water_shape_name((enum water_shape)value);
+}
+
+static const struct key_enum shapes = {
+	"a stone shape", WATER_DISC, WATER_COSINE, shape_parse, shape_name,
+};
+
 static const struct key_enum log_levels = {
 	"a log level", LOG_LEVEL_ERROR, LOG_LEVEL_DEBUG, level_parse, level_name,
 };
@@ -120,11 +141,17 @@ static const struct key keys[] = {
 	{ "water.damping_shift", KEY_INT, FIELD(water.damping_shift), 1, 12, .def_num = 5 },
 	{ "water.steps_per_second", KEY_INT, FIELD(water.steps_per_second), 1, 480,
 	  .def_num = 60 },
-	{ "stone.size", KEY_INT, FIELD(stone.size), 1, 100, .def_num = 6 },
-	{ "stone.weight", KEY_INT, FIELD(stone.weight), 1, 4096, .def_num = 128 },
+	{ "water.cell", KEY_INT, FIELD(water.cell), 1, 16, .autoable = true, .def_str = "auto" },
+	{ "water.light", KEY_DOUBLE, FIELD(water.light), 0.0, 4.0, .def_num = 1.5 },
+	{ "water.light_direction", KEY_INT, FIELD(water.light_direction), 0, 359,
+	  .def_num = 45 },
+	{ "water.specular", KEY_DOUBLE, FIELD(water.specular), 0.0, 4.0, .def_num = 0.5 },
+	{ "stone.size", KEY_INT, FIELD(stone.size), 1, 100, .autoable = true, .def_str = "auto" },
+	{ "stone.weight", KEY_INT, FIELD(stone.weight), 1, 4096, .def_num = 320 },
+	{ "stone.shape", KEY_ENUM, FIELD(stone.shape), .choices = &shapes, .def_str = "cosine" },
 	{ "rain.enabled", KEY_BOOL, FIELD(rain.enabled), .def_num = 0 },
 	{ "rain.rate", KEY_DOUBLE, FIELD(rain.rate), 0.0, 1000.0, .def_num = 2.0 },
-	{ "rain.size", KEY_INT, FIELD(rain.size), 1, 100, .def_num = 3 },
+	{ "rain.size", KEY_INT, FIELD(rain.size), 1, 100, .autoable = true, .def_str = "auto" },
 	{ "rain.weight", KEY_INT, FIELD(rain.weight), 1, 4096, .def_num = 64 },
 	{ "rain.idle_after", KEY_INT, FIELD(rain.idle_after), 0, 604800, .def_num = 0 },
 	{ "screensaver.blank_after", KEY_INT, FIELD(screensaver.blank_after), 0, 604800,
@@ -173,7 +200,12 @@ static int set_int(struct config *cfg, const struct key *k, const struct value *
 		snprintf(expected, sizeof(expected), "a multiple of %d from %lld to %lld", k->step,
 			 min, max);
 	else
-		snprintf(expected, sizeof(expected), "an integer from %lld to %lld", min, max);
+		snprintf(expected, sizeof(expected), "%san integer from %lld to %lld",
+			 k->autoable ? "\"auto\" or " : "", min, max);
+	if (k->autoable && v->kind == VALUE_STRING && strcmp(v->s, "auto") == 0) {
+		store_int(cfg, k, 0);
+		return 0;
+	}
 	if (v->kind != VALUE_INT) {
 		snprintf(why, len, "expected %s", expected);
 		return -EINVAL;
@@ -427,6 +459,8 @@ static struct value key_default(const struct key *k)
 {
 	switch (k->type) {
 	case KEY_INT:
+		if (k->def_str)
+			return (struct value){ .kind = VALUE_STRING, .s = k->def_str };
 		return (struct value){ .kind = VALUE_INT, .i = (long long)k->def_num };
 	case KEY_DOUBLE:
 		return (struct value){ .kind = VALUE_FLOAT, .f = k->def_num };

@@ -9,6 +9,7 @@
 #include "fb.h"
 #include "image.h"
 #include "log.h"
+#include "water.h"
 
 #define CONFIG_PATH_MAX 256
 #define CONFIG_LIST_MAX 8
@@ -40,15 +41,20 @@ struct config {
 	struct {
 		int damping_shift;
 		int steps_per_second;		/* simulation rate, whatever display.fps is */
+		int cell;			/* screen pixels per cell; 0: auto */
+		double light;			/* shading strength; 0: off */
+		int light_direction;		/* degrees clockwise from the top */
+		double specular;		/* glints on the slopes facing the light; 0: off */
 	} water;
 	struct {
-		int size;			/* radius in pixels */
+		int size;			/* radius in pixels; 0: auto (in cells) */
 		int weight;			/* depth of the dent */
+		enum water_shape shape;
 	} stone;
 	struct {
 		bool enabled;
 		double rate;			/* drops per second */
-		int size, weight;
+		int size, weight;		/* size 0: auto */
 		int idle_after;			/* seconds without input before it rains; 0: never */
 	} rain;
 	struct {

@@ -22,7 +22,7 @@ static void on_watchdog(struct loop_source *src, uint32_t events)
 
 /* Applies what changed and clears from *changes what it could not; on an error err says why
  * and nothing changed. splash: the new picture, made for the screen as it is, when the picture
- * changed and the display did not. */
+ * changed and neither the display nor the grid did. */
 static int apply_config(struct app *app, const struct config *new, unsigned *changes,
 			const struct image *splash, char *err, size_t len)
 {
@@ -35,13 +35,13 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 		adopted.display.double_buffer = app->cfg.display.double_buffer;
 	}
 
-	if (*changes & RELOAD_DISPLAY)
+	if (*changes & (RELOAD_DISPLAY | RELOAD_GRID))
 		ret = screen_reopen(app, cfg, err, len);
 	else if (*changes & RELOAD_SPLASH)
 		ret = screen_reload_splash(app, splash, err, len);
 	if (ret < 0)
 		return ret;
-	if (*changes & (RELOAD_DISPLAY | RELOAD_SPLASH))
+	if (*changes & (RELOAD_DISPLAY | RELOAD_GRID))
 		screen_redraw(app);
 	if ((*changes & RELOAD_CONTROL) &&
 	    (ret = control_listen(&app->control, cfg->control.socket)) < 0) {
@@ -60,7 +60,9 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 		idle_configure(&app->idle, cfg->rain.idle_after, cfg->screensaver.blank_after);
 	if (*changes & RELOAD_FPS)
 		pace_arm_frames(app, false);	/* wake re-arms it with the new period */
-	app->water.damping_shift = cfg->water.damping_shift;
+	screen_apply_look(app, cfg);
+	if (*changes & (RELOAD_SPLASH | RELOAD_WATER))
+		screen_redraw(app);	/* the new look at once, also on paused water */
 	memcpy(&app->cfg, cfg, sizeof(*cfg));
 	if ((*changes & (RELOAD_DISPLAY | RELOAD_INPUT)) && app->loop.epfd >= 0)
 		touch_open(app);
@@ -177,7 +179,8 @@ static int reload_begin(struct app *app, const struct control_ticket *waiting, i
 		reload_file_id(r->cfg.splash.image, &r->splash_id);
 		r->changes = reload_changes(&app->cfg, &r->cfg, &app->splash_id, &r->splash_id);
 	}
-	if (r->ret == 0 && (r->changes & RELOAD_SPLASH) && !(r->changes & RELOAD_DISPLAY)) {
+	if (r->ret == 0 && (r->changes & RELOAD_SPLASH) &&
+	    !(r->changes & (RELOAD_DISPLAY | RELOAD_GRID))) {
 		r->width = app->render.width;
 		r->height = app->render.height;
 		if (worker_start(&app->reloads, &r->job) == 0)

@@ -77,11 +77,16 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.splash.scale, SCALE_FILL);
 	assert_int_equal(cfg.splash.background, 0x000000);
 	assert_int_equal(cfg.water.damping_shift, 5);
-	assert_int_equal(cfg.stone.size, 6);
-	assert_int_equal(cfg.stone.weight, 128);
+	assert_int_equal(cfg.water.cell, 0);		/* auto */
+	assert_true(cfg.water.light == 1.5);
+	assert_int_equal(cfg.water.light_direction, 45);
+	assert_true(cfg.water.specular == 0.5);
+	assert_int_equal(cfg.stone.size, 0);		/* auto */
+	assert_int_equal(cfg.stone.weight, 320);
+	assert_int_equal(cfg.stone.shape, WATER_COSINE);
 	assert_false(cfg.rain.enabled);
 	assert_true(cfg.rain.rate == 2.0);
-	assert_int_equal(cfg.rain.size, 3);
+	assert_int_equal(cfg.rain.size, 0);		/* auto */
 	assert_int_equal(cfg.rain.weight, 64);
 	assert_int_equal(cfg.log.level, LOG_LEVEL_INFO);
 }
@@ -214,13 +219,22 @@ static void test_error_messages(void **state)
 {
 	(void)state;
 	check_error("stone", "size = 500;",
-		    "stone.size: 500 is out of range (expected an integer from 1 to 100)");
+		    "stone.size: 500 is out of range (expected \"auto\" or an integer from 1 to 100)");
 	check_error("stone", "size = 0;",
-		    "stone.size: 0 is out of range (expected an integer from 1 to 100)");
+		    "stone.size: 0 is out of range (expected \"auto\" or an integer from 1 to 100)");
 	check_error("stone", "size = 5000000000L;",
-		    "stone.size: 5000000000 is out of range (expected an integer from 1 to 100)");
-	check_error("stone", "size = \"big\";", "stone.size: expected an integer from 1 to 100");
-	check_error("stone", "size = 2.5;", "stone.size: expected an integer from 1 to 100");
+		    "stone.size: 5000000000 is out of range (expected \"auto\" or an integer from 1 to 100)");
+	check_error("stone", "size = \"big\";", "stone.size: expected \"auto\" or an integer from 1 to 100");
+	check_error("stone", "size = 2.5;", "stone.size: expected \"auto\" or an integer from 1 to 100");
+	check_error("water", "cell = 0;",
+		    "water.cell: 0 is out of range (expected \"auto\" or an integer from 1 to 16)");
+	check_error("water", "cell = \"big\";",
+		    "water.cell: expected \"auto\" or an integer from 1 to 16");
+	check_error("water", "light = 5.0;",
+		    "water.light: 5 is out of range (expected a number from 0 to 4)");
+	check_error("stone", "shape = \"square\";",
+		    "stone.shape: \"square\" is not a stone shape (expected one of disc, crater, "
+		    "cosine)");
 	check_error("display", "fps = 241;",
 		    "display.fps: 241 is out of range (expected an integer from 1 to 240)");
 	check_error("display", "rotate = 45;",
@@ -397,7 +411,7 @@ static void check_warning(const char *text, int line, const char *message)
 static void test_unknown_keys(void **state)
 {
 	(void)state;
-	check_warning("stone = {\n\tsize = 6;\n\tsise = 9;\n};\n", 3,
+	check_warning("stone = {\n\tsize = \"auto\";\n\tsise = 9;\n};\n", 3,
 		      "unknown key \"stone.sise\" (did you mean \"stone.size\"?)");
 	check_warning("rain = { enabeld = true; };\n", 1,
 		      "unknown key \"rain.enabeld\" (did you mean \"rain.enabled\"?)");
@@ -407,7 +421,7 @@ static void test_unknown_keys(void **state)
 	check_warning("dispaly = { fps = 30; };\n", 1,
 		      "unknown group \"dispaly\" (did you mean \"display\"?)");
 	check_warning("\nkiosk = { timeout = 30; };\n", 2, "unknown group \"kiosk\"");
-	check_warning("stone = { size = 6; nested = { a = 1; }; };\n", 1,
+	check_warning("stone = { size = \"auto\"; nested = { a = 1; }; };\n", 1,
 		      "unknown key \"stone.nested\"");
 }
 
