@@ -210,7 +210,6 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-
 static void listen_resume(struct control *c)
 {
 	if (c->listen_paused && c->listen.fd >= 0 && loop_watch(c->loop, &c->listen, EPOLLIN) == 0)
