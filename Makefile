@@ -21,9 +21,9 @@ PKGS_OPT  = $(shell $(PKG_CONFIG) --exists libsystemd 2>/dev/null && echo libsys
 DEFS      = -DFBRIPPLE_VERSION='"$(VERSION)"' -DFBRIPPLE_SYSCONFDIR='"$(SYSCONFDIR)"' \
             $(if $(filter libsystemd,$(PKGS_OPT)),-DHAVE_LIBSYSTEMD=1) \
             $(if $(filter libudev,$(PKGS_OPT)),-DHAVE_LIBUDEV=1)
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -MMD -MP -Isrc $(DEFS) \
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -pthread -Wall -Wextra $(WERROR) -MMD -MP -Isrc $(DEFS) \
              $(shell $(PKG_CONFIG) --cflags $(PKGS) $(PKGS_OPT)) $(CFLAGS)
-LIBS      = $(shell $(PKG_CONFIG) --libs $(PKGS) $(PKGS_OPT)) -lm
+LIBS      = $(shell $(PKG_CONFIG) --libs $(PKGS) $(PKGS_OPT)) -lm -pthread
 TEST_LIBS = $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
 LIB_SRC   = $(filter-out src/main.c,$(wildcard src/*.c))

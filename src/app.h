@@ -17,6 +17,7 @@
 #include "render.h"
 #include "vt.h"
 #include "water.h"
+#include "worker.h"
 
 #define APP_MAX_DROPS 64
 
@@ -51,6 +52,11 @@ struct app {
 	struct loop_source signals, ticks;
 	struct loop_source watchdog, idle_timer;
 	struct control control;
+	struct worker shots;		/* PNG screenshots, one at a time */
+	struct worker reloads;		/* a reload's picture, decoded and scaled */
+	bool reload_again;		/* asked for while one was being prepared */
+	int reload_nwaiting;		/* clients waiting for that next reload's reply */
+	struct control_ticket reload_waiting[CONTROL_CLIENTS];
 	struct idle idle;
 	struct reload_file_id splash_id;	/* of the splash on screen, to see it change */
 	bool paused, rain_on;
@@ -80,8 +86,11 @@ int screen_list(struct app *app);
 void screen_draw(struct app *app, bool full);
 void screen_redraw(struct app *app);
 int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t len);
-int screen_reload_splash(struct app *app, const struct config *cfg, char *err, size_t len);
+int screen_load_splash(const struct config *cfg, int width, int height, struct image *out,
+		       char *err, size_t len);
+int screen_reload_splash(struct app *app, const struct image *splash, char *err, size_t len);
 void screen_blank(struct app *app, bool blank);
+int screen_capture(struct app *app, struct image *img);
 int screen_write_png(struct app *app, const char *path);
 void screen_release(struct app *app);
 
@@ -90,17 +99,26 @@ int daemon_block_signals(void);
 void daemon_run_frames(struct app *app);
 int daemon_run(struct app *app);
 void daemon_close(struct app *app);
-void daemon_wake(struct app *app);
-int daemon_arm_timer(struct app *app, bool on);
-void daemon_input_options(const struct app *app, struct input_opts *o, const char **devices);
-void daemon_open_input(struct app *app);
-int64_t daemon_now_ms(void);
+
+/* pace.c */
+int64_t pace_now_ms(void);
+int pace_arm_frames(struct app *app, bool on);
+void pace_wake(struct app *app);
+void pace_frame_done(struct app *app);
+bool pace_activity(struct app *app);
+void pace_arm_idle(struct app *app);
+int pace_open_idle(struct app *app);
+void pace_close_idle(struct app *app);
+
+/* touch.c */
+void touch_options(const struct app *app, struct input_opts *o, const char **devices);
+void touch_open(struct app *app);
 
 /* service.c */
 int service_open(struct app *app);
 void service_close(struct app *app);
-bool service_activity(struct app *app);
-int service_reload(struct app *app, char *msg, size_t len);
-void service_on_command(void *ctx, const struct control_command *cmd, char *reply, size_t len);
+void service_reload(struct app *app);
+int service_on_command(void *ctx, const struct control_command *cmd,
+		       struct control_ticket ticket, char *reply, size_t len);
 
 #endif

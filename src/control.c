@@ -7,14 +7,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #define CONTROL_ARGS_MAX 6
-#define CONTROL_READ_MAX 4096	/* bytes per wake-up and client, so nobody starves the rest */
 
 struct token {
 	const char *s;
@@ -193,7 +195,26 @@ int control_parse(const char *line, size_t len, struct control_command *cmd, cha
 			    "reload, status)");
 }
 
-/* The server. */
+/* The server. A client's lines are read one at a time, and the next only once the last one's
+ * reply has gone out: the rest wait in its socket, so a client that pipelines commands without
+ * reading its replies holds up only itself, and each wake-up reads at most CONTROL_BATCH times
+ * from each client. */
+
+enum read_result { READ_NONE, READ_MORE, READ_LINE, READ_LAST, READ_GONE };
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void listen_resume(struct control *c)
+{
+	if (c->listen_paused && c->listen.fd >= 0 && loop_watch(c->loop, &c->listen, EPOLLIN) == 0)
+		c->listen_paused = false;
+}
 
 static void client_close(struct control_client *cl)
 {
@@ -202,44 +223,121 @@ static void client_close(struct control_client *cl)
 	loop_remove(cl->owner->loop, &cl->src);
 	close(cl->src.fd);
 	cl->src.fd = -1;
+	listen_resume(cl->owner);
 }
 
-/* Runs one line and sends its reply; false when the client must go (it does not read). */
+/* Reads while it owes nothing; waits to send a reply it has not taken; else only a hang-up. */
+static bool client_watch(struct control_client *cl)
+{
+	uint32_t events = cl->waiting ? 0 : cl->out_len ? EPOLLOUT : EPOLLIN;
+
+	if (events == cl->events)
+		return true;
+	if (loop_watch(cl->owner->loop, &cl->src, events) < 0)
+		return false;
+	cl->events = events;
+	return true;
+}
+
+/* Sends what is left of the reply; false when the client must go. */
+static bool client_flush(struct control_client *cl)
+{
+	while (cl->out_off < cl->out_len) {
+		ssize_t n = send(cl->src.fd, cl->out + cl->out_off, cl->out_len - cl->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n <= 0)
+			return false;
+		cl->out_off += (size_t)n;
+	}
+	if (cl->out_off == cl->out_len)
+		cl->out_off = cl->out_len = 0;
+	return client_watch(cl);
+}
+
+static bool client_reply(struct control_client *cl, const char *reply)
+{
+	size_t n = strnlen(reply, sizeof(cl->out) - 1);
+
+	memcpy(cl->out, reply, n);
+	cl->out[n++] = '\n';
+	cl->out_len = n;
+	cl->out_off = 0;
+	return client_flush(cl);
+}
+
+/* Runs one line and answers it, now or later; false when the client must go. */
 static bool client_line(struct control_client *cl, const char *line, size_t len)
 {
 	struct control *c = cl->owner;
+	struct control_ticket ticket = { (int)(cl - c->clients), cl->serial };
 	struct control_command cmd;
 	char reply[CONTROL_REPLY_MAX], err[160];
-	size_t n;
 
+	cl->active = ++c->clock;
 	if (cl->overflow)
 		snprintf(reply, sizeof(reply), "error: line too long");
 	else if (control_parse(line, len, &cmd, err, sizeof(err)) < 0)
 		snprintf(reply, sizeof(reply), "error: %s", err);
-	else
-		c->exec(c->ctx, &cmd, reply, sizeof(reply) - 1);
-	n = strlen(reply);
-	reply[n++] = '\n';
-	return send(cl->src.fd, reply, n, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)n;
+	else if (c->exec(c->ctx, &cmd, ticket, reply, sizeof(reply)) == CONTROL_LATER) {
+		cl->waiting = true;
+		return client_watch(cl);
+	}
+	return client_reply(cl, reply);
 }
 
-/* Splits the buffered bytes into lines; false when the client must go. */
-static bool client_lines(struct control_client *cl)
+/* One read, up to the end of the line: the lines after it stay in the socket. */
+static enum read_result client_read(struct control_client *cl)
 {
+	size_t room = sizeof(cl->buf) - cl->len;
+	ssize_t n = recv(cl->src.fd, cl->buf + cl->len, room, MSG_PEEK | MSG_DONTWAIT);
 	char *nl;
 
-	while ((nl = memchr(cl->buf, '\n', cl->len))) {
-		size_t used = (size_t)(nl - cl->buf) + 1;
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? READ_NONE
+										 : READ_GONE;
+	if (n == 0)
+		return cl->len > 0 && !cl->overflow ? READ_LAST : READ_GONE;
+	nl = memchr(cl->buf + cl->len, '\n', (size_t)n);
+	if (nl)
+		n = nl - (cl->buf + cl->len) + 1;
+	if (recv(cl->src.fd, cl->buf + cl->len, (size_t)n, MSG_DONTWAIT) != n)
+		return READ_GONE;
+	cl->len += (size_t)n;
+	cl->spoke = true;
+	cl->heard_ms = now_ms();
+	if (nl)
+		return READ_LINE;
+	if (cl->len < sizeof(cl->buf))
+		return READ_NONE;
+	cl->overflow = true;	/* keep reading to the newline, then say so */
+	cl->len = 0;
+	return READ_MORE;
+}
 
-		if (!client_line(cl, cl->buf, used - 1) || cl->src.fd < 0)
+/* Up to CONTROL_BATCH reads; false when the client must go. */
+static bool client_serve(struct control_client *cl)
+{
+	for (int i = 0; i < CONTROL_BATCH && !cl->waiting && !cl->out_len; i++) {
+		enum read_result r = client_read(cl);
+		bool ok;
+
+		if (r == READ_NONE)
+			return true;
+		if (r == READ_GONE)
 			return false;
+		if (r == READ_MORE)
+			continue;
+		ok = client_line(cl, cl->buf, cl->len - (r == READ_LINE));	/* without '\n' */
 		cl->overflow = false;
-		memmove(cl->buf, cl->buf + used, cl->len - used);
-		cl->len -= used;
-	}
-	if (cl->len == sizeof(cl->buf)) {
-		cl->overflow = true;	/* keep reading to the newline, then say so */
 		cl->len = 0;
+		/* the last line, its reply sent: done; else it goes once answered */
+		if (!ok || (r == READ_LAST && !cl->waiting && !cl->out_len))
+			return false;
 	}
 	return true;
 }
@@ -247,57 +345,144 @@ static bool client_lines(struct control_client *cl)
 static void on_client(struct loop_source *src, uint32_t events)
 {
 	struct control_client *cl = src->ctx;
-	size_t budget = CONTROL_READ_MAX;
+	bool ok;
 
-	(void)events;
-	while (cl->src.fd >= 0 && budget > 0) {
-		size_t room = sizeof(cl->buf) - cl->len;
-		ssize_t n = recv(cl->src.fd, cl->buf + cl->len, room < budget ? room : budget,
-				 MSG_DONTWAIT);
-
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
-		if (n <= 0) {
-			if (n == 0 && cl->len > 0 && !cl->overflow)
-				client_line(cl, cl->buf, cl->len);	/* last line, no newline */
-			client_close(cl);
-			return;
-		}
-		cl->len += (size_t)n;
-		budget -= (size_t)n;
-		if (!client_lines(cl))
-			client_close(cl);
-	}
+	if (cl->waiting)	/* only a hang-up wakes it: its reply has nobody to go to */
+		ok = !(events & (EPOLLHUP | EPOLLERR));
+	else if (cl->out_len)
+		ok = client_flush(cl);
+	else
+		ok = client_serve(cl);
+	if (!ok)
+		client_close(cl);
+	listen_resume(cl->owner);
 }
 
-static struct control_client *free_slot(struct control *c)
+void control_answer(struct control *c, struct control_ticket ticket, const char *reply)
 {
-	struct control_client *oldest = &c->clients[0];
+	struct control_client *cl;
+
+	if (ticket.slot < 0 || ticket.slot >= CONTROL_CLIENTS)
+		return;
+	cl = &c->clients[ticket.slot];
+	if (cl->src.fd < 0 || cl->serial != ticket.serial || !cl->waiting)
+		return;		/* it went away meanwhile */
+	cl->waiting = false;
+	if (!client_reply(cl, reply))
+		client_close(cl);
+	listen_resume(c);
+}
+
+/* How readily a client gives up its slot to a new one: -1 not now (a reply is being made for
+ * it, or it is in the middle of its line or has yet to send one, and connected or sent a byte
+ * less than CONTROL_GRACE_MS ago), 0 idle, 1 stuck in a line or not taking its reply, 2 with a
+ * request not read yet. */
+static int client_rank(const struct control_client *cl, int64_t now)
+{
+	bool midway = cl->len || cl->overflow || !cl->spoke;
+	int unread = 0;
+
+	if (cl->waiting || (midway && now - cl->heard_ms < CONTROL_GRACE_MS))
+		return -1;
+	if (cl->len || cl->overflow || cl->out_len)
+		return 1;
+	if (ioctl(cl->src.fd, FIONREAD, &unread) == 0 && unread > 0)
+		return 2;
+	return 0;
+}
+
+/* A free slot, else the client to evict for a new one: of the lowest rank, the one that sent
+ * nothing for the longest; NULL when every client has a request in hand. */
+static struct control_client *pick_slot(struct control *c, int64_t now)
+{
+	struct control_client *victim = NULL;
+	int best = 2;
 
 	for (int i = 0; i < CONTROL_CLIENTS; i++) {
-		if (c->clients[i].src.fd < 0)
-			return &c->clients[i];
-		if (c->clients[i].serial < oldest->serial)
-			oldest = &c->clients[i];
+		struct control_client *cl = &c->clients[i];
+		int rank;
+
+		if (cl->src.fd < 0)
+			return cl;
+		rank = client_rank(cl, now);
+		if (rank >= 0 && (rank < best || (rank == best && victim &&
+						   cl->active < victim->active))) {
+			victim = cl;
+			best = rank;
+		}
 	}
-	client_close(oldest);
-	return oldest;
+	return victim;
+}
+
+/* The earliest end of a client's grace, or -1 when none has one. */
+static int64_t grace_end(const struct control *c, int64_t now)
+{
+	int64_t end = -1;
+
+	for (int i = 0; i < CONTROL_CLIENTS; i++) {
+		const struct control_client *cl = &c->clients[i];
+		int64_t e = cl->heard_ms + CONTROL_GRACE_MS;
+
+		if (cl->src.fd >= 0 && !cl->waiting && e > now && (end < 0 || e < end))
+			end = e;
+	}
+	return end;
+}
+
+static void on_grace(struct loop_source *src, uint32_t events)
+{
+	struct control *c = src->ctx;
+	uint64_t n;
+
+	(void)events;
+	if (read(src->fd, &n, sizeof(n)) == sizeof(n))
+		listen_resume(c);
+}
+
+/* Every slot busy: new clients wait in the backlog until a client is answered or goes, or one's
+ * grace ends. */
+static void listen_pause(struct control *c, int64_t now)
+{
+	int64_t end = grace_end(c, now);
+	struct itimerspec its = { 0 };
+
+	if (end >= 0 && c->grace.fd < 0) {
+		c->grace.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (c->grace.fd >= 0 && loop_add(c->loop, &c->grace) < 0) {
+			close(c->grace.fd);
+			c->grace.fd = -1;
+		}
+	}
+	if (end >= 0 && c->grace.fd >= 0) {
+		its.it_value = (struct timespec){ (time_t)((end - now) / 1000),
+						  (long)((end - now) % 1000) * 1000000 };
+		timerfd_settime(c->grace.fd, 0, &its, NULL);
+	}
+	if (loop_watch(c->loop, &c->listen, 0) == 0)
+		c->listen_paused = true;
 }
 
 static void on_listen(struct loop_source *src, uint32_t events)
 {
 	struct control *c = src->ctx;
+	int64_t now = now_ms();
 
 	(void)events;
-	for (int i = 0; i < CONTROL_CLIENTS; i++) {
-		int fd = accept4(c->listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct control_client *cl;
+	for (int i = 0; i < CONTROL_BATCH; i++) {
+		struct control_client *cl = pick_slot(c, now);
+		int fd;
 
+		if (!cl) {
+			listen_pause(c, now);
+			return;
+		}
+		fd = accept4(c->listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
-		cl = free_slot(c);
+		client_close(cl);
 		*cl = (struct control_client){ .src = { fd, on_client, cl }, .owner = c,
-					       .serial = ++c->accepted };
+					       .events = EPOLLIN, .serial = ++c->accepted,
+					       .active = ++c->clock, .heard_ms = now };
 		if (loop_add(c->loop, &cl->src) < 0) {
 			close(fd);
 			cl->src.fd = -1;
@@ -309,6 +494,7 @@ void control_init(struct control *c, struct loop *loop, control_exec_fn *exec, v
 {
 	memset(c, 0, sizeof(*c));
 	c->listen = (struct loop_source){ -1, on_listen, c };
+	c->grace = (struct loop_source){ -1, on_grace, c };
 	c->loop = loop;
 	c->exec = exec;
 	c->ctx = ctx;
@@ -340,6 +526,20 @@ static void make_parent(const char *path)
 	}
 }
 
+/* Whether a socket at addr still accepts connections (a full backlog counts): then another
+ * fbripple is running on it, and its socket is not ours to remove. */
+static bool socket_alive(const struct sockaddr_un *addr)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	bool alive;
+
+	if (fd < 0)
+		return true;	/* cannot tell: leave it alone */
+	alive = connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0 || errno == EAGAIN;
+	close(fd);
+	return alive;
+}
+
 static int bind_socket(const char *path)
 {
 	struct sockaddr_un addr;
@@ -349,8 +549,11 @@ static int bind_socket(const char *path)
 	if (ret < 0)
 		return ret;
 	make_parent(path);
-	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
-		unlink(path);
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+		if (socket_alive(&addr))
+			return -EADDRINUSE;
+		unlink(path);	/* left behind by a daemon that died */
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
@@ -371,6 +574,7 @@ static void close_listener(struct control *c)
 	close(c->listen.fd);
 	unlink(c->path);
 	c->listen.fd = -1;
+	c->listen_paused = false;
 	c->path[0] = '\0';
 }
 
@@ -408,17 +612,14 @@ void control_close(struct control *c)
 		if (c->clients[i].owner)
 			client_close(&c->clients[i]);
 	close_listener(c);
+	if (c->grace.fd >= 0) {
+		loop_remove(c->loop, &c->grace);
+		close(c->grace.fd);
+		c->grace.fd = -1;
+	}
 }
 
 /* The client side. */
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int read_reply(int fd, char *reply, size_t len, int timeout_ms)
 {
@@ -445,6 +646,19 @@ static int read_reply(int fd, char *reply, size_t len, int timeout_ms)
 	return got ? 0 : -ECONNRESET;
 }
 
+/* The line and its newline in one go where they fit (too long a line is the server's to refuse). */
+static int send_line(int fd, const char *line, size_t n)
+{
+	char buf[CONTROL_LINE_MAX + 1];
+
+	if (n >= sizeof(buf))
+		return send(fd, line, n, MSG_NOSIGNAL) == (ssize_t)n &&
+		       send(fd, "\n", 1, MSG_NOSIGNAL) == 1 ? 0 : -1;
+	memcpy(buf, line, n);
+	buf[n] = '\n';
+	return send(fd, buf, n + 1, MSG_NOSIGNAL) == (ssize_t)(n + 1) ? 0 : -1;
+}
+
 int control_send(const char *path, const char *line, char *reply, size_t len, int timeout_ms)
 {
 	struct sockaddr_un addr;
@@ -458,8 +672,7 @@ int control_send(const char *path, const char *line, char *reply, size_t len, in
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    send(fd, line, n, MSG_NOSIGNAL) != (ssize_t)n || send(fd, "\n", 1, MSG_NOSIGNAL) != 1)
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || send_line(fd, line, n) < 0)
 		ret = -errno;
 	else
 		ret = read_reply(fd, reply, len, timeout_ms);

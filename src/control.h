@@ -4,12 +4,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "loop.h"
 
 #define CONTROL_LINE_MAX 512	/* longer commands are refused */
 #define CONTROL_REPLY_MAX 512
-#define CONTROL_CLIENTS 16	/* more connections evict the oldest */
+#define CONTROL_CLIENTS 16	/* more connections evict the longest idle */
+#define CONTROL_BATCH 4		/* reads per client and wake-up, so nobody starves the rest */
+#define CONTROL_GRACE_MS 1000	/* a client's time to send the next byte of its line */
 #define CONTROL_COORD_MAX 65535	/* coordinates beyond the screen are clipped by the water */
 
 enum control_type {
@@ -36,27 +39,47 @@ struct control_command {
 int control_parse(const char *line, size_t len, struct control_command *cmd, char *err,
 		  size_t errlen);
 
-/* Runs cmd and writes the reply line ("ok ..." or "error: ...", no newline) into reply. */
-typedef void control_exec_fn(void *ctx, const struct control_command *cmd, char *reply,
-			     size_t len);
+/* Names the client a command came from, for a reply that comes later; a ticket whose client has
+ * gone since is ignored. */
+struct control_ticket {
+	int slot;
+	unsigned long serial;
+};
+
+#define CONTROL_LATER 1
+
+/* Runs cmd and writes the reply line ("ok ..." or "error: ...", no newline) into reply and
+ * returns 0; or keeps the ticket, returns CONTROL_LATER and answers with control_answer. The
+ * client's next command waits for that answer. */
+typedef int control_exec_fn(void *ctx, const struct control_command *cmd,
+			    struct control_ticket ticket, char *reply, size_t len);
 
 struct control;
 
 struct control_client {
 	struct loop_source src;		/* fd -1 when the slot is free */
 	struct control *owner;
-	char buf[CONTROL_LINE_MAX];
+	char buf[CONTROL_LINE_MAX];	/* the line so far: later lines wait in the socket */
 	size_t len;
 	bool overflow;			/* the current line is too long: skip to its end */
-	unsigned long serial;		/* accept order */
+	bool waiting;			/* for a reply that comes later */
+	bool spoke;			/* has sent something */
+	int64_t heard_ms;		/* its last byte (or its connect), CLOCK_MONOTONIC */
+	char out[CONTROL_REPLY_MAX + 1];	/* the rest of a reply the client has not taken */
+	size_t out_len, out_off;
+	uint32_t events;		/* what the loop watches it for */
+	unsigned long serial;		/* accept order: what a ticket checks */
+	unsigned long active;		/* when it last sent a line (or connected) */
 };
 
 struct control {
 	struct loop_source listen;	/* fd -1 when closed */
+	bool listen_paused;		/* every slot busy: new clients wait in the backlog */
+	struct loop_source grace;	/* a timerfd: a new client's grace ends; fd -1 until needed */
 	struct loop *loop;
 	control_exec_fn *exec;
 	void *ctx;
-	unsigned long accepted;
+	unsigned long accepted, clock;
 	char path[256];
 	struct control_client clients[CONTROL_CLIENTS];
 };
@@ -65,8 +88,12 @@ struct control {
 void control_init(struct control *c, struct loop *loop, control_exec_fn *exec, void *ctx);
 
 /* (Re)creates the listening socket at path with mode 0660, replacing a stale socket there;
- * connected clients stay. "" closes it. 0 or -errno (the old socket then stays). */
+ * connected clients stay. "" closes it. 0 or -errno (the old socket then stays); -EADDRINUSE
+ * when a socket there still accepts connections: another fbripple is running on it. */
 int control_listen(struct control *c, const char *path);
+
+/* The reply to a command its exec answered with CONTROL_LATER; then the client goes on. */
+void control_answer(struct control *c, struct control_ticket ticket, const char *reply);
 
 /* Closes the socket and every client, and removes the socket file. */
 void control_close(struct control *c);

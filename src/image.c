@@ -604,9 +604,9 @@ static int open_regular(const char *path, FILE **f)
 	return 0;
 }
 
-int image_write_png(const struct image *img, const char *path)
+int image_write_png_file(const struct image *img, FILE *f)
 {
-	struct save sv = { NULL, -EIO };
+	struct save sv = { f, -EIO };
 	png_structp png = NULL;
 	png_infop info = NULL;
 	uint8_t *row;
@@ -614,22 +614,32 @@ int image_write_png(const struct image *img, const char *path)
 
 	if (!img->pixels || img->width <= 0 || img->height <= 0)
 		return -EINVAL;
-	rc = open_regular(path, &sv.f);
-	if (rc < 0)
-		return rc;
 	row = malloc((size_t)img->width * 3);
-	if (!row) {
-		fclose(sv.f);
-		unlink(path);
+	if (!row)
 		return -ENOMEM;
-	}
 	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, save_on_error, png_on_warning);
 	info = png ? png_create_info_struct(png) : NULL;
 	errno = 0;
 	rc = info ? png_encode(&sv, png, info, img, row) : -ENOMEM;
 	png_destroy_write_struct(&png, &info);
 	free(row);
-	if (fclose(sv.f) != 0 && rc == 0)
+	if (rc == 0 && fflush(f) != 0)
+		rc = errno ? -errno : -EIO;
+	return rc;
+}
+
+int image_write_png(const struct image *img, const char *path)
+{
+	FILE *f;
+	int rc;
+
+	if (!img->pixels || img->width <= 0 || img->height <= 0)
+		return -EINVAL;
+	rc = open_regular(path, &f);
+	if (rc < 0)
+		return rc;
+	rc = image_write_png_file(img, f);
+	if (fclose(f) != 0 && rc == 0)
 		rc = errno ? -errno : -EIO;
 	if (rc < 0)
 		unlink(path);

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Pixels are 0xAARRGGBB, row-major, width pixels per row. */
 struct image {
@@ -46,6 +47,9 @@ int image_builtin(struct image *img, int width, int height);
 
 /* 8-bit RGB, alpha dropped. 0 or -errno; a partly written regular file is removed. */
 int image_write_png(const struct image *img, const char *path);
+
+/* The same into an open file, left open; 0 or -errno. */
+int image_write_png_file(const struct image *img, FILE *f);
 
 void image_free(struct image *img);
 

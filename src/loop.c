@@ -27,6 +27,13 @@ int loop_add(struct loop *l, struct loop_source *src)
 	return epoll_ctl(l->epfd, EPOLL_CTL_ADD, src->fd, &ev) < 0 ? -errno : 0;
 }
 
+int loop_watch(struct loop *l, struct loop_source *src, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = src };
+
+	return epoll_ctl(l->epfd, EPOLL_CTL_MOD, src->fd, &ev) < 0 ? -errno : 0;
+}
+
 void loop_remove(struct loop *l, struct loop_source *src)
 {
 	epoll_ctl(l->epfd, EPOLL_CTL_DEL, src->fd, NULL);

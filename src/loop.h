@@ -27,6 +27,10 @@ void loop_free(struct loop *l);
 int loop_add(struct loop *l, struct loop_source *src);
 void loop_remove(struct loop *l, struct loop_source *src);
 
+/* What a source waits for from now on: EPOLLIN, EPOLLOUT, or 0 for nothing but a hang-up or an
+ * error. 0 or -errno. */
+int loop_watch(struct loop *l, struct loop_source *src, uint32_t events);
+
 /* Waits up to timeout_ms (-1: no limit) and runs the handlers of ready sources. 0 or -errno. */
 int loop_dispatch(struct loop *l, int timeout_ms);
 

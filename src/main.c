@@ -248,7 +248,7 @@ static int list_devices(struct app *app)
 	struct input_opts o;
 	int ret = screen_list(app);
 
-	daemon_input_options(app, &o, devices);
+	touch_options(app, &o, devices);
 	if (input_list_devices(stdout, &o) < 0)
 		ret = -1;
 	return ret < 0 ? 1 : 0;

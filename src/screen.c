@@ -8,6 +8,7 @@
 #include "app.h"
 #include "image.h"
 #include "pixfmt.h"
+#include "shot.h"
 
 /* The VT under the framebuffer, in graphics mode and switching only when we agree. Without one
  * fbripple still runs; the console may then draw over the water. */
@@ -272,36 +273,50 @@ int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t l
 	return 0;
 }
 
-/* The new picture, converted while the old one stays on screen. */
-int screen_reload_splash(struct app *app, const struct config *cfg, char *err, size_t len)
+/* The picture for a reload, decoded and scaled to width x height: touches nothing of the app,
+ * so a worker thread runs it while the old picture stays on screen. */
+int screen_load_splash(const struct config *cfg, int width, int height, struct image *out,
+		       char *err, size_t len)
 {
-	struct image splash;
 	char why[256];
-	int ret = load_splash(cfg, app->render.width, app->render.height, &splash, why,
-			      sizeof(why));
+	int ret = load_splash(cfg, width, height, out, why, sizeof(why));
 
-	if (ret < 0) {
+	if (ret < 0)
 		snprintf(err, len, "splash %.200s: %.200s", cfg->splash.image, why);
-		return ret;
-	}
-	ret = render_set_splash(&app->render, &splash);
-	image_free(&splash);
 	return ret;
 }
 
+/* Swaps in a picture screen_load_splash made, converted to the display's pixel format. */
+int screen_reload_splash(struct app *app, const struct image *splash, char *err, size_t len)
+{
+	int ret = render_set_splash(&app->render, splash);
+
+	if (ret < 0)
+		snprintf(err, len, "splash: %s", ret == -EINVAL ? "made for another screen size"
+								 : strerror(-ret));
+	return ret;
+}
+
+/* The frame on screen as an image, for a screenshot: read from the mapping, no msync needed. */
+int screen_capture(struct app *app, struct image *img)
+{
+	return fb_read_image(&app->fb, img);
+}
+
+/* --screenshot at the end of a run: the user's own path, replaced if it is there. */
 int screen_write_png(struct app *app, const char *path)
 {
 	struct image img;
 	int ret;
 
-	fb_flush(&app->fb);
-	ret = fb_read_image(&app->fb, &img);
+	fb_flush(&app->fb);	/* the file framebuffer on disk shows the same frame */
+	ret = screen_capture(app, &img);
 	if (ret == 0) {
-		ret = image_write_png(&img, path);
+		ret = shot_write(&img, path, true);
 		image_free(&img);
 	}
 	if (ret < 0)
-		log_error("screenshot %s: %s", path, strerror(-ret));
+		log_error("screenshot %s: %s", path, shot_strerror(ret));
 	return ret;
 }
 

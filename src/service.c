@@ -1,6 +1,7 @@
-/* service.c - what makes it a service: reload, idle rain and blanking, watchdog, control. */
+/* service.c - what makes it a service: reload, watchdog, control commands. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -8,48 +9,7 @@
 
 #include "app.h"
 #include "notify.h"
-
-static void arm_idle(struct app *app)
-{
-	int64_t next = idle_next(&app->idle);
-	struct itimerspec its = { 0 };
-
-	if (app->idle_timer.fd < 0)
-		return;
-	if (next >= 0)
-		its.it_value = (struct timespec){ next / 1000, next % 1000 * 1000000 + 1 };
-	timerfd_settime(app->idle_timer.fd, TFD_TIMER_ABSTIME, &its, NULL);
-}
-
-static void apply_idle(struct app *app, unsigned events)
-{
-	if (events & (IDLE_BLANK | IDLE_UNBLANK))
-		screen_blank(app, events & IDLE_BLANK);
-	if (events & IDLE_RAIN_START)
-		log_info("no input for rain.idle_after: rain starts");
-	daemon_wake(app);
-	arm_idle(app);
-}
-
-static void on_idle(struct loop_source *src, uint32_t events)
-{
-	struct app *app = src->ctx;
-	uint64_t expirations;
-
-	(void)events;
-	if (read(src->fd, &expirations, sizeof(expirations)) == sizeof(expirations))
-		apply_idle(app, idle_check(&app->idle, daemon_now_ms()));
-}
-
-/* Input happened (a touch, a press, a control-socket drop): stops idle rain, wakes a blank
- * screen. True when it only woke the screen: a touch then drops no stone. */
-bool service_activity(struct app *app)
-{
-	unsigned events = idle_activity(&app->idle, daemon_now_ms());
-
-	apply_idle(app, events);
-	return events & IDLE_UNBLANK;
-}
+#include "shot.h"
 
 static void on_watchdog(struct loop_source *src, uint32_t events)
 {
@@ -61,9 +21,10 @@ static void on_watchdog(struct loop_source *src, uint32_t events)
 }
 
 /* Applies what changed and clears from *changes what it could not; on an error err says why
- * and nothing changed. */
+ * and nothing changed. splash: the new picture, made for the screen as it is, when the picture
+ * changed and neither the display nor the grid did. */
 static int apply_config(struct app *app, const struct config *new, unsigned *changes,
-			char *err, size_t len)
+			const struct image *splash, char *err, size_t len)
 {
 	struct config adopted = *new, *cfg = &adopted;
 	int ret = 0;
@@ -77,7 +38,7 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 	if (*changes & (RELOAD_DISPLAY | RELOAD_GRID))
 		ret = screen_reopen(app, cfg, err, len);
 	else if (*changes & RELOAD_SPLASH)
-		ret = screen_reload_splash(app, cfg, err, len);
+		ret = screen_reload_splash(app, splash, err, len);
 	if (ret < 0)
 		return ret;
 	if (*changes & (RELOAD_DISPLAY | RELOAD_GRID))
@@ -85,7 +46,8 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 	if ((*changes & RELOAD_CONTROL) &&
 	    (ret = control_listen(&app->control, cfg->control.socket)) < 0) {
 		log_warn("control socket %s: %s; keeping %s", cfg->control.socket,
-			 strerror(-ret), app->control.path[0] ? app->control.path : "none");
+			 ret == -EADDRINUSE ? "another fbripple is running on it" : strerror(-ret),
+			 app->control.path[0] ? app->control.path : "none");
 		snprintf(adopted.control.socket, sizeof(adopted.control.socket), "%s",
 			 app->control.path);
 		*changes &= ~RELOAD_CONTROL;
@@ -97,50 +59,222 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 	if (*changes & RELOAD_IDLE)
 		idle_configure(&app->idle, cfg->rain.idle_after, cfg->screensaver.blank_after);
 	if (*changes & RELOAD_FPS)
-		daemon_arm_timer(app, false);	/* wake re-arms it with the new period */
+		pace_arm_frames(app, false);	/* wake re-arms it with the new period */
 	screen_apply_look(app, cfg);
 	if (*changes & (RELOAD_SPLASH | RELOAD_WATER))
 		screen_redraw(app);	/* the new look at once, also on paused water */
 	memcpy(&app->cfg, cfg, sizeof(*cfg));
 	if ((*changes & (RELOAD_DISPLAY | RELOAD_INPUT)) && app->loop.epfd >= 0)
-		daemon_open_input(app);
-	daemon_wake(app);
-	arm_idle(app);
+		touch_open(app);
+	pace_wake(app);
+	pace_arm_idle(app);
 	return 0;
 }
 
-/* SIGHUP or "reload": reads the config file again and applies only what changed. 0 with the
- * changes in msg, or -errno with msg saying why the running configuration stays. */
-int service_reload(struct app *app, char *msg, size_t len)
-{
-	struct config cfg = app->cfg;
+/* A reload in the making: the file read, what it changes, its picture, who waits for the reply. */
+struct reload_job {
+	struct worker_job job;
+	struct app *app;
+	struct config cfg;
 	struct reload_file_id splash_id;
-	char err[512] = "", what[256];
-	unsigned changes = 0;
+	unsigned changes;
+	int width, height;		/* of the picture to make */
+	struct image splash;
 	int ret;
+	char err[512];
+	int nwaiting;
+	struct control_ticket waiting[CONTROL_CLIENTS];
+};
+
+/* On the worker's thread: the picture, decoded and scaled, while the loop draws on. */
+static void reload_run(struct worker_job *job)
+{
+	struct reload_job *r = (struct reload_job *)job;
+
+	r->ret = screen_load_splash(&r->cfg, r->width, r->height, &r->splash, r->err,
+				    sizeof(r->err));
+}
+
+/* Applies what the job read, says so (log, systemd, each waiting client, reply), frees it. */
+static void reload_finish(struct reload_job *r, char *reply, size_t len)
+{
+	struct app *app = r->app;
+	char what[256], text[CONTROL_REPLY_MAX];
+
+	if (r->ret == 0)
+		r->ret = apply_config(app, &r->cfg, &r->changes, &r->splash, r->err,
+				      sizeof(r->err));
+	if (r->ret < 0) {
+		log_error("reload refused, the running configuration stays: %s", r->err);
+		notify_sendf("READY=1\nSTATUS=reload refused: %s", r->err);
+		snprintf(text, sizeof(text), "error: %.490s", r->err);
+	} else {
+		app->splash_id = r->splash_id;
+		reload_describe(r->changes, what, sizeof(what));
+		log_info("reloaded %s: changed %s", app->opt.config_path, what);
+		notify_sendf("READY=1\nSTATUS=running; last reload changed %s", what);
+		snprintf(text, sizeof(text), "ok changed %s", what);
+	}
+	for (int i = 0; i < r->nwaiting; i++)
+		control_answer(&app->control, r->waiting[i], text);
+	if (reply)
+		snprintf(reply, len, "%s", text);
+	image_free(&r->splash);
+	free(r);
+}
+
+static int reload_begin(struct app *app, const struct control_ticket *waiting, int nwaiting,
+			char *reply, size_t len);
+
+/* Back on the loop with the picture: swap it in, then the reload asked for meanwhile. */
+static void reload_done(struct worker_job *job)
+{
+	struct reload_job *r = (struct reload_job *)job;
+	struct app *app = r->app;
+	struct control_ticket waiting[CONTROL_CLIENTS];
+	int n = app->reload_nwaiting;
+
+	if (job->cancelled) {
+		image_free(&r->splash);
+		free(r);
+		return;
+	}
+	reload_finish(r, NULL, 0);
+	if (!app->reload_again)
+		return;
+	if (n)
+		memcpy(waiting, app->reload_waiting, (size_t)n * sizeof(waiting[0]));
+	app->reload_again = false;
+	app->reload_nwaiting = 0;
+	reload_begin(app, waiting, n, NULL, 0);
+}
+
+/* Reads the file and starts applying it: CONTROL_LATER while a worker makes the new picture
+ * (then reload_done finishes it), else 0 with the reply. The waiting clients get it either way. */
+static int reload_begin(struct app *app, const struct control_ticket *waiting, int nwaiting,
+			char *reply, size_t len)
+{
+	struct reload_job *r = calloc(1, sizeof(*r));
 
 	notify_reloading();
-	ret = config_load(&cfg, app->opt.config_path, err, sizeof(err), app_warn_config, NULL);
-	if (ret == -ENOENT && app->opt.config_given)
-		snprintf(err, sizeof(err), "%s: %s", app->opt.config_path, strerror(ENOENT));
-	else if (ret == -ENOENT)
-		ret = 0;
-	if (ret == 0) {
-		reload_file_id(cfg.splash.image, &splash_id);
-		changes = reload_changes(&app->cfg, &cfg, &app->splash_id, &splash_id);
-		ret = apply_config(app, &cfg, &changes, err, sizeof(err));
+	if (!r) {
+		if (reply)
+			snprintf(reply, len, "error: out of memory");
+		for (int i = 0; i < nwaiting; i++)
+			control_answer(&app->control, waiting[i], "error: out of memory");
+		notify_send("READY=1");
+		return 0;
 	}
-	if (ret < 0) {
-		log_error("reload refused, the running configuration stays: %s", err);
-		notify_sendf("READY=1\nSTATUS=reload refused: %s", err);
-		snprintf(msg, len, "%s", err);
-		return ret;
+	*r = (struct reload_job){ .job = { .run = reload_run, .done = reload_done }, .app = app,
+				  .cfg = app->cfg, .nwaiting = nwaiting };
+	if (nwaiting)
+		memcpy(r->waiting, waiting, (size_t)nwaiting * sizeof(waiting[0]));
+	r->ret = config_load(&r->cfg, app->opt.config_path, r->err, sizeof(r->err),
+			     app_warn_config, NULL);
+	if (r->ret == -ENOENT && app->opt.config_given)
+		snprintf(r->err, sizeof(r->err), "%s: %s", app->opt.config_path, strerror(ENOENT));
+	else if (r->ret == -ENOENT)
+		r->ret = 0;
+	if (r->ret == 0) {
+		reload_file_id(r->cfg.splash.image, &r->splash_id);
+		r->changes = reload_changes(&app->cfg, &r->cfg, &app->splash_id, &r->splash_id);
 	}
-	app->splash_id = splash_id;
-	reload_describe(changes, what, sizeof(what));
-	log_info("reloaded %s: changed %s", app->opt.config_path, what);
-	notify_sendf("READY=1\nSTATUS=running; last reload changed %s", what);
-	snprintf(msg, len, "%s", what);
+	if (r->ret == 0 && (r->changes & RELOAD_SPLASH) &&
+	    !(r->changes & (RELOAD_DISPLAY | RELOAD_GRID))) {
+		r->width = app->render.width;
+		r->height = app->render.height;
+		if (worker_start(&app->reloads, &r->job) == 0)
+			return CONTROL_LATER;
+		reload_run(&r->job);	/* no thread to be had: make it here */
+	}
+	reload_finish(r, reply, len);
+	return 0;
+}
+
+/* SIGHUP or "reload" (ticket then names the client): reads the config file again and applies
+ * only what changed; the reply says what, or why the running configuration stays. While one is
+ * being prepared, the next waits for it and reads the file afresh. */
+static int request_reload(struct app *app, const struct control_ticket *ticket, char *reply,
+			  size_t len)
+{
+	if (!worker_busy(&app->reloads))
+		return reload_begin(app, ticket, ticket ? 1 : 0, reply, len);
+	app->reload_again = true;
+	if (!ticket)
+		return 0;
+	if (app->reload_nwaiting == CONTROL_CLIENTS) {
+		snprintf(reply, len, "error: busy");
+		return 0;
+	}
+	app->reload_waiting[app->reload_nwaiting++] = *ticket;
+	return CONTROL_LATER;
+}
+
+void service_reload(struct app *app)
+{
+	request_reload(app, NULL, NULL, 0);
+}
+
+/* A screenshot being written: the frame copied on the loop, encoded and saved by a worker. */
+struct shot_job {
+	struct worker_job job;
+	struct app *app;
+	struct control_ticket ticket;
+	struct image img;
+	char path[CONTROL_LINE_MAX];
+	int ret;
+};
+
+static void shot_run(struct worker_job *job)
+{
+	struct shot_job *s = (struct shot_job *)job;
+
+	s->ret = shot_write(&s->img, s->path, false);
+}
+
+static void shot_done(struct worker_job *job)
+{
+	struct shot_job *s = (struct shot_job *)job;
+	char reply[CONTROL_REPLY_MAX] = "ok";
+
+	if (s->ret < 0) {
+		log_warn("screenshot %s: %s", s->path, shot_strerror(s->ret));
+		snprintf(reply, sizeof(reply), "error: cannot write %.200s: %s", s->path,
+			 shot_strerror(s->ret));
+	}
+	if (!job->cancelled)
+		control_answer(&s->app->control, s->ticket, reply);
+	image_free(&s->img);
+	free(s);
+}
+
+/* One at a time: a client asking while one is written hears "busy". */
+static int start_screenshot(struct app *app, const char *path, struct control_ticket ticket,
+			    char *reply, size_t len)
+{
+	struct shot_job *s;
+	int ret;
+
+	if (worker_busy(&app->shots)) {
+		snprintf(reply, len, "error: busy (writing another screenshot)");
+		return 0;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(reply, len, "error: out of memory");
+		return 0;
+	}
+	*s = (struct shot_job){ .job = { .run = shot_run, .done = shot_done }, .app = app,
+				.ticket = ticket };
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	ret = screen_capture(app, &s->img);
+	if (ret == 0)
+		ret = worker_start(&app->shots, &s->job);
+	if (ret == 0)
+		return CONTROL_LATER;
+	snprintf(reply, len, "error: cannot write %.200s: %s", path, strerror(-ret));
+	image_free(&s->img);
+	free(s);
 	return 0;
 }
 
@@ -155,21 +289,20 @@ static void status_line(const struct app *app, char *reply, size_t len)
 		 app->idle.blanked ? "yes" : "no");
 }
 
-void service_on_command(void *ctx, const struct control_command *cmd, char *reply, size_t len)
+int service_on_command(void *ctx, const struct control_command *cmd,
+		       struct control_ticket ticket, char *reply, size_t len)
 {
 	struct app *app = ctx;
 	const struct config *cfg = &app->cfg;
-	char msg[400];
-	int ret;
 
 	switch (cmd->type) {
 	case CONTROL_DROP:
-		service_activity(app);
+		pace_activity(app);
 		water_drop(&app->water, cmd->x, cmd->y, cmd->size ? cmd->size : cfg->stone.size,
 			   cmd->weight ? cmd->weight : cfg->stone.weight);
 		break;
 	case CONTROL_TRAIL:
-		service_activity(app);
+		pace_activity(app);
 		water_trail(&app->water, cmd->x, cmd->y, cmd->x2, cmd->y2, cfg->stone.size,
 			    cfg->input.trail_weight, cfg->input.trail_spacing);
 		break;
@@ -182,23 +315,16 @@ void service_on_command(void *ctx, const struct control_command *cmd, char *repl
 		app->paused = cmd->type == CONTROL_PAUSE;
 		break;
 	case CONTROL_SCREENSHOT:
-		ret = screen_write_png(app, cmd->path);
-		if (ret < 0) {
-			snprintf(reply, len, "error: cannot write %.200s: %s", cmd->path,
-				 ret == -EINVAL ? "not a regular file" : strerror(-ret));
-			return;
-		}
-		break;
+		return start_screenshot(app, cmd->path, ticket, reply, len);
 	case CONTROL_RELOAD:
-		snprintf(reply, len, service_reload(app, msg, sizeof(msg)) < 0 ? "error: %s"
-									   : "ok changed %s", msg);
-		return;
+		return request_reload(app, &ticket, reply, len);
 	case CONTROL_STATUS:
 		status_line(app, reply, len);
-		return;
+		return 0;
 	}
-	daemon_wake(app);
+	pace_wake(app);
 	snprintf(reply, len, "ok");
+	return 0;
 }
 
 /* The parts of the loop that make it a service: idle timer, watchdog, control socket. */
@@ -213,13 +339,7 @@ int service_open(struct app *app)
 	its.it_value = its.it_interval;
 	app->rain_on = cfg->rain.enabled;
 	reload_file_id(cfg->splash.image, &app->splash_id);
-	idle_init(&app->idle, cfg->rain.idle_after, cfg->screensaver.blank_after, daemon_now_ms());
-	app->idle_timer = (struct loop_source){ timerfd_create(CLOCK_MONOTONIC,
-							       TFD_NONBLOCK | TFD_CLOEXEC),
-						on_idle, app };
-	if (app->idle_timer.fd < 0)
-		return -errno;
-	ret = loop_add(&app->loop, &app->idle_timer);
+	ret = pace_open_idle(app);
 	if (ret == 0 && half) {
 		app->watchdog = (struct loop_source){ timerfd_create(CLOCK_MONOTONIC,
 								     TFD_NONBLOCK | TFD_CLOEXEC),
@@ -231,8 +351,15 @@ int service_open(struct app *app)
 	}
 	if (ret < 0)
 		return ret;
-	arm_idle(app);
-	if (cfg->control.socket[0] && (ret = control_listen(&app->control, cfg->control.socket)) < 0)
+	if (worker_open(&app->shots, &app->loop) < 0 || worker_open(&app->reloads, &app->loop) < 0)
+		log_warn("no worker threads: screenshots and pictures are made on the loop");
+	ret = cfg->control.socket[0] ? control_listen(&app->control, cfg->control.socket) : 0;
+	if (ret == -EADDRINUSE) {
+		/* its socket is the running one's way in: not ours to take */
+		log_error("another fbripple is running on %s", cfg->control.socket);
+		return ret;
+	}
+	if (ret < 0)
 		log_warn("control socket %s: %s; running without it", cfg->control.socket,
 			 strerror(-ret));
 	return 0;
@@ -240,11 +367,10 @@ int service_open(struct app *app)
 
 void service_close(struct app *app)
 {
+	worker_close(&app->shots);
+	worker_close(&app->reloads);
 	control_close(&app->control);
-	if (app->idle.blanked)
-		fb_blank(&app->fb, false);
-	if (app->idle_timer.fd >= 0)
-		close(app->idle_timer.fd);
+	pace_close_idle(app);
 	if (app->watchdog.fd >= 0)
 		close(app->watchdog.fd);
 }

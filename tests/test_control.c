@@ -9,13 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "control.h"
 #include "idle.h"
 #include "reload.h"
+#include "shot.h"
 #include "testutil.h"
 
 enum { FUZZ_LINES = 200000 };
@@ -231,6 +235,114 @@ static void test_reload_changes(void **state)
 	tu_rmtree(dir);
 }
 
+static int no_exec(void *ctx, const struct control_command *cmd, struct control_ticket ticket,
+		   char *reply, size_t len)
+{
+	(void)ctx, (void)cmd, (void)ticket;
+	snprintf(reply, len, "ok");
+	return 0;
+}
+
+/* Issue 12 item 5: a socket that still accepts connections is another fbripple's: refused, not
+ * unlinked; one left behind by a daemon that died is taken over. */
+static void test_listen_refuses_a_live_socket(void **state)
+{
+	char *dir = tu_tmpdir();
+	const char *path = tu_path(dir, "control");
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct control first, second;
+	struct loop loop;
+	struct stat before, after;
+	int fd;
+
+	(void)state;
+	assert_int_equal(loop_init(&loop), 0);
+	control_init(&first, &loop, no_exec, NULL);
+	control_init(&second, &loop, no_exec, NULL);
+	assert_int_equal(control_listen(&first, path), 0);
+	assert_int_equal(stat(path, &before), 0);
+	assert_int_equal(control_listen(&second, path), -EADDRINUSE);
+	assert_int_equal(stat(path, &after), 0);
+	assert_true(before.st_ino == after.st_ino);
+	/* the first one still takes connections */
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	close(fd);
+	control_close(&first);
+
+	/* a dead one's socket: bound, never listened to, left in place */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	close(fd);
+	assert_int_equal(control_listen(&second, path), 0);
+	control_close(&second);
+	loop_free(&loop);
+	tu_rmtree(dir);
+}
+
+static void solid(struct image *img, uint32_t rgb)
+{
+	img->width = 16;
+	img->height = 8;
+	img->pixels = malloc(16 * 8 * sizeof(uint32_t));
+	for (int i = 0; i < 16 * 8; i++)
+		img->pixels[i] = 0xff000000u | rgb;
+}
+
+/* Issue 12 item 2, the file part: a client's screenshot goes only where nothing is, through no
+ * link, leaving nothing behind when it fails; the user's --screenshot replaces by rename, so a
+ * file open (or mapped) elsewhere keeps its bytes. */
+static void test_shot_write(void **state)
+{
+	char *dir = tu_tmpdir(), buf[64];
+	char real[300], link[300], path[400];
+	struct image img, back;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	solid(&img, 0x123456);
+	snprintf(real, sizeof(real), "%s/real", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	assert_int_equal(mkdir(real, 0755), 0);
+	assert_int_equal(symlink(real, link), 0);
+	tu_write(tu_path(real, "keep"), "precious\n");
+
+	assert_int_equal(shot_write(&img, tu_path(real, "keep"), false), -EEXIST);
+	snprintf(path, sizeof(path), "%s/new.png", link);
+	assert_int_equal(shot_write(&img, path, false), -ELOOP);
+	snprintf(path, sizeof(path), "%s/none/new.png", real);
+	assert_int_equal(shot_write(&img, path, false), -ENOENT);
+	assert_int_equal(shot_write(&img, real, false), -EEXIST);
+	snprintf(path, sizeof(path), "%s/", real);
+	assert_int_equal(shot_write(&img, path, false), -EISDIR);
+	assert_int_equal(shot_write(&img, tu_path(real, "new.png"), false), 0);
+	tu_load(&back, tu_path(real, "new.png"));
+	assert_int_equal(tu_rgb(&back, 3, 3), 0x123456);
+	image_free(&back);
+	/* only what was there and the one new file: no temporary file left behind */
+	assert_int_equal(stat(tu_path(real, "keep"), &st), 0);
+	fd = open(tu_path(real, "keep"), O_RDONLY);
+	assert_int_equal(read(fd, buf, sizeof(buf)), 9);
+	close(fd);
+	assert_memory_equal(buf, "precious\n", 9);
+
+	/* --screenshot: replaced through a rename; whoever has the old file open keeps its bytes */
+	fd = open(tu_path(real, "keep"), O_RDONLY);
+	snprintf(path, sizeof(path), "%s/keep", link);
+	assert_int_equal(shot_write(&img, path, true), 0);
+	assert_int_equal(pread(fd, buf, sizeof(buf), 0), 9);
+	assert_memory_equal(buf, "precious\n", 9);
+	close(fd);
+	tu_load(&back, tu_path(real, "keep"));
+	image_free(&back);
+	assert_string_equal(shot_strerror(-EEXIST),
+			    "something is there already (a screenshot never replaces a file)");
+	image_free(&img);
+	tu_rmtree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +351,8 @@ int main(void)
 		cmocka_unit_test(test_parse_fuzz),
 		cmocka_unit_test(test_idle),
 		cmocka_unit_test(test_reload_changes),
+		cmocka_unit_test(test_listen_refuses_a_live_socket),
+		cmocka_unit_test(test_shot_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
