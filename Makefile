@@ -38,6 +38,11 @@ TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/testutil.o $(B)/tests/look.o
 DEB_BUILD = gcc make pkg-config libevdev-dev libconfig-dev libpng-dev libjpeg-dev libsystemd-dev libudev-dev
 DEB_TEST  = libcmocka-dev clang valgrind qemu-system-x86 busybox-static cpio kmod systemd \
             mmdebstrap e2fsprogs
+# arm64: Debian's cross compiler, the arm64 -dev packages beside the native ones (multiarch), qemu.
+DEB_ARM64 = gcc-aarch64-linux-gnu qemu-user-static libevdev-dev:arm64 libconfig-dev:arm64 \
+            libpng-dev:arm64 libjpeg-dev:arm64 libsystemd-dev:arm64 libudev-dev:arm64 libcmocka-dev:arm64
+ARM64     = B=build/arm64 CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar \
+            PKG_CONFIG=aarch64-linux-gnu-pkg-config
 
 .PHONY: all clean install uninstall check check-unit check-vm check-asan check-valgrind check-valgrind-run deps-asan \
         check-clang bench run readme-picture deps deps-test help fuzz fuzz-smoke fuzz-run fuzz-build
@@ -144,6 +149,17 @@ $(B)/tests/fuzz/fuzz_%: $(B)/tests/fuzz/fuzz_%.o $(B)/src/libfbripple.a
 check-clang: deps-test
 	@$(MAKE) --no-print-directory B=build/clang CC=clang check-unit
 
+# The unit and headless tests cross-built for arm64 and run under qemu-user (tests/arm64.sh).
+.PHONY: check-arm64 check-arm64-run deps-arm64
+deps-arm64:
+	@FBRIPPLE_ARCH=arm64 FBRIPPLE_PACKAGES="$(DEB_ARM64)" sh tests/deps.sh
+
+check-arm64: deps-arm64
+	@$(MAKE) --no-print-directory $(ARM64) check-arm64-run
+
+check-arm64-run: all $(UNIT_TESTS)
+	@sh tests/arm64.sh $(B)/fbripple $(UNIT_TESTS)
+
 # Debian's kernel for the VM tests, cached outside the tree (tests/vm/kernel.sh says where).
 .PHONY: vm-kernel
 vm-kernel:
@@ -222,5 +238,6 @@ help:
 	@echo 'make check      install test deps, build, run every test (unit, headless, VM)'
 	@echo 'make check-asan / check-valgrind / check-clang   the tests under sanitizers, valgrind, clang'
 	@echo 'make fuzz       every libFuzzer target for FUZZ_SECONDS (check-asan runs them briefly)'
+	@echo 'make check-arm64  cross-build for arm64, run the unit and headless tests under qemu-user'
 	@echo 'make bench      ms per frame beside a plain port of the seed code'
 	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) SYSCONFDIR=$(SYSCONFDIR)'

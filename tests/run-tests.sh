@@ -1,13 +1,14 @@
 #!/bin/sh
 # Runs each cmocka test program given as an argument and prints one closing line for them all.
 # FBRIPPLE_VALGRIND=1 runs each under valgrind, failing on any error it reports.
+# FBRIPPLE_RUNNER is a command to run each through (tests/arm64.sh sets qemu-user).
 passed=0 failed=0 skipped=0 broken=""
 for t in "$@"; do
 	if [ "${FBRIPPLE_VALGRIND:-0}" = 1 ]; then
 		out=$(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 			--trace-children=no "$t" 2>&1)
 	else
-		out=$("$t" 2>&1)
+		out=$($FBRIPPLE_RUNNER "$t" 2>&1)
 	fi
 	rc=$?
 	printf '%s\n' "$out"
