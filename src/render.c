@@ -29,6 +29,11 @@ static inline int clamp(int v, int hi)
 	return v > hi ? hi : v;
 }
 
+static inline int clamp_abs(int v, int max)
+{
+	return v < -max ? -max : v > max ? max : v;
+}
+
 static inline uint32_t min32(uint32_t a, uint32_t b)
 {
 	return a < b ? a : b;
@@ -80,6 +85,7 @@ static inline uint32_t lit(uint32_t p, const uint32_t sh[2], uint32_t f0, uint32
 		const uint8_t *restrict ws = a->w;                                             \
 		const int width = r->width, xmax = r->width - 1, ymax = r->height - 1;         \
 		const int lx = r->light_x, ly = r->light_y, mul = r->shift_mul;                \
+		const int dmax = r->shift_max;                                                 \
 		const uint32_t f0 = r->field[0], f1 = r->field[1], f2 = r->field[2];           \
 		const int n = s->n, tstep = TSTEP;                                             \
 		int t = s->t;                                                                  \
@@ -91,8 +97,10 @@ static inline uint32_t lit(uint32_t p, const uint32_t sh[2], uint32_t f0, uint32
 			int gy = (gys[c] * (RENDER_WEIGHT - w) + gys[c + 1] * w) >>            \
 				 RENDER_WEIGHT_BITS;                                           \
 			int x = COLUMN ? s->x : t, y = COLUMN ? t : s->y;                      \
-			int sx = clamp(x + ((gx * mul + MOVE_HALF) >> MOVE_SHIFT), xmax);      \
-			int sy = clamp(y + ((gy * mul + MOVE_HALF) >> MOVE_SHIFT), ymax);      \
+			int mx = (gx * mul + MOVE_HALF) >> MOVE_SHIFT;                         \
+			int my = (gy * mul + MOVE_HALF) >> MOVE_SHIFT;                         \
+			int sx = clamp(x + clamp_abs(mx, dmax), xmax);                         \
+			int sy = clamp(y + clamp_abs(my, dmax), ymax);                         \
 			uint32_t v = get##sfx(&in[(size_t)sy * width + sx]);                   \
 			if (LIGHT) {                                                           \
 				int sh = (gx * lx + gy * ly) >> SHADE_SHIFT;                   \
@@ -117,19 +125,54 @@ DEFINE_SPANS(straight, 0, 1)
 DEFINE_SPANS(row, 0, s->tstep)
 DEFINE_SPANS(column, 1, s->tstep)
 
-static render_span_fn *pick_span(int bytes, int rotate, bool light)
+/*
+ * Cell 1 without light needs no slopes: the seeds' own offset (left - right, up - down) read
+ * straight from the heights, as the seeds do, and the yardstick's speed kept.
+ */
+#define DEFINE_DIRECT(name, type, HSTEP, COLUMN)                                                \
+	static void name(uint8_t *restrict dst, const struct render *r,                       \
+			 const struct render_span *s)                                          \
+	{                                                                                      \
+		type *restrict out = (type *)dst;                                              \
+		const type *restrict in = (const type *)r->splash;                             \
+		const int16_t *h = s->h;                                                       \
+		const int width = r->width, xmax = r->width - 1, ymax = r->height - 1;         \
+		const int n = s->n, hstep = HSTEP, stride = s->stride;                         \
+		const int dx = COLUMN ? 0 : s->tstep, dy = COLUMN ? s->tstep : 0;              \
+		int x = s->x, y = s->y;                                                        \
+		for (int i = 0; i < n; i++, h += hstep, x += dx, y += dy) {                   \
+			int sx = clamp(x + h[-1] - h[1], xmax);                                \
+			int sy = clamp(y + h[-stride] - h[stride], ymax);                      \
+			out[i] = in[(size_t)sy * width + sx];                                  \
+		}                                                                              \
+	}
+
+DEFINE_DIRECT(direct_straight_16, uint16_t, 1, 0)
+DEFINE_DIRECT(direct_straight_24, pixel24, 1, 0)
+DEFINE_DIRECT(direct_straight_32, uint32_t, 1, 0)
+DEFINE_DIRECT(direct_row_16, uint16_t, s->hstep, 0)
+DEFINE_DIRECT(direct_row_24, pixel24, s->hstep, 0)
+DEFINE_DIRECT(direct_row_32, uint32_t, s->hstep, 0)
+DEFINE_DIRECT(direct_column_16, uint16_t, s->hstep, 1)
+DEFINE_DIRECT(direct_column_24, pixel24, s->hstep, 1)
+DEFINE_DIRECT(direct_column_32, uint32_t, s->hstep, 1)
+
+static render_span_fn *pick_span(int bytes, int rotate, bool light, bool direct)
 {
-	static render_span_fn *const spans[3][2][3] = {
+	static render_span_fn *const spans[3][3][3] = {
 		{ { span_straight_16, span_straight_24, span_straight_32 },
-		  { span_straight_lit_16, span_straight_lit_24, span_straight_lit_32 } },
+		  { span_straight_lit_16, span_straight_lit_24, span_straight_lit_32 },
+		  { direct_straight_16, direct_straight_24, direct_straight_32 } },
 		{ { span_row_16, span_row_24, span_row_32 },
-		  { span_row_lit_16, span_row_lit_24, span_row_lit_32 } },
+		  { span_row_lit_16, span_row_lit_24, span_row_lit_32 },
+		  { direct_row_16, direct_row_24, direct_row_32 } },
 		{ { span_column_16, span_column_24, span_column_32 },
-		  { span_column_lit_16, span_column_lit_24, span_column_lit_32 } },
+		  { span_column_lit_16, span_column_lit_24, span_column_lit_32 },
+		  { direct_column_16, direct_column_24, direct_column_32 } },
 	};
 	int kind = rotate == 0 ? 0 : rotate == 180 ? 1 : 2;
 
-	return spans[kind][light][bytes - 2];
+	return spans[kind][direct ? 2 : light][bytes - 2];
 }
 
 static bool sideways(int rotate)
@@ -180,6 +223,9 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 	r->cell = cell;
 	r->scale = cell > 1 ? WATER_FINE : 1;
 	r->shift_mul = cell * 256 / r->scale;
+	/* A steeper slope than a few dozen cells' worth shows only noise, and the far pixels it
+	 * fetches miss every cache: above cell 1 the picture moves at most 32 cells. */
+	r->shift_max = cell > 1 ? 32 * cell : INT32_MAX / 2;
 	r->grid_width = (r->width + cell - 1) / cell;
 	r->grid_height = (r->height + cell - 1) / cell;
 	r->field[0] = (uint32_t)((1ull << fmt->red.length) - 1) << fmt->red.offset;
@@ -245,6 +291,7 @@ static int glint(double specular, int s)
 void render_set_light(struct render *r, const struct render_light *l)
 {
 	double rad = l->direction * M_PI / 180, k = l->strength * M_SQRT1_2 * 256 / r->scale;
+	bool light = l->strength > 0 || l->specular > 0;
 
 	/* seed 003: shading = (xoffset - yoffset) / 2 is strength 1 with the light at 45 degrees */
 	r->light_x = (int)lround(k * sin(rad));
@@ -255,7 +302,8 @@ void render_set_light(struct render *r, const struct render_light *l)
 		r->shade[RENDER_SHADES + s][0] = pack_grey(&r->fmt, add > 255 ? 255 : add);
 		r->shade[RENDER_SHADES + s][1] = pack_grey(&r->fmt, s < 0 ? -s : 0);
 	}
-	r->span = pick_span(r->bytes, r->rotate, l->strength > 0 || l->specular > 0);
+	r->direct = r->cell == 1 && !light;
+	r->span = pick_span(r->bytes, r->rotate, light, r->direct);
 }
 
 /* The logical pixel that physical (px, py) shows. */
@@ -380,10 +428,13 @@ static void draw_rows(const struct render *r, const struct water *w, uint8_t *ds
 			int py = flip ? r->height - 1 - y : y;
 			uint8_t *out = dst + py * dst_stride;
 			struct render_span s = { flip ? r->width - 1 : 0, y,
-						 flip ? r->width - 1 : 0, flip ? -1 : 1, r->width };
+						 flip ? r->width - 1 : 0, flip ? -1 : 1, r->width,
+						 water_row(w, y) + (flip ? r->width - 1 : 0),
+						 flip ? -1 : 1, w->stride };
 
 			if (run->wet) {
-				slopes_of_row(r, w, y);
+				if (!r->direct)
+					slopes_of_row(r, w, y);
 				r->span(out, r, &s);
 			} else {
 				memcpy(out, r->plain + py * row_bytes, row_bytes);
@@ -405,13 +456,14 @@ static void draw_columns(const struct render *r, const struct water *w, uint8_t 
 	for (int py = 0; py < r->fb_height; py++, dst += dst_stride) {
 		int x = cw ? py : r->width - 1 - py;
 
-		if (any_wet)
+		if (any_wet && !r->direct)
 			slopes_of_column(r, w, x);
 		for (int i = 0; i < nruns; i++) {
 			const struct render_run *run = &r->runs[cw ? nruns - 1 - i : i];
 			int px = cw ? r->fb_width - run->hi : run->lo, n = run->hi - run->lo;
 			int y = cw ? run->hi - 1 : run->lo;
-			struct render_span s = { x, y, y, cw ? -1 : 1, n };
+			struct render_span s = { x, y, y, cw ? -1 : 1, n, water_row(w, y) + x,
+						 cw ? -w->stride : w->stride, w->stride };
 
 			if (run->wet)
 				r->span(dst + (size_t)px * r->bytes, r, &s);

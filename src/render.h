@@ -24,11 +24,15 @@ struct render_axis {
 	uint8_t *w;
 };
 
-/* A line of logical pixels, one row or one column, drawn from slopes prepared along it. */
+/* A line of logical pixels, one row or one column, drawn from slopes prepared along it (or, at
+ * cell 1 without light, straight from the heights). */
 struct render_span {
 	int x, y;		/* logical position of the first pixel */
 	int t, tstep;		/* its position along the line, and the step: 1 or -1 */
 	int n;
+	const int16_t *h;	/* cell 1: the height under the first pixel */
+	int hstep;		/* and from one pixel to the next: 1, -1 or +-stride */
+	int stride;		/* the water's */
 };
 
 struct render;
@@ -61,6 +65,8 @@ struct render {
 	int cell, grid_width, grid_height;
 	int scale;			/* the water's heights per seed height (water.h) */
 	int shift_mul;			/* pixels a slope moves the picture, in 1/256 */
+	int shift_max;			/* and at most this many (cell 1: no limit but the edge) */
+	bool direct;			/* cell 1 without light: the seeds' offsets, no slopes */
 	struct render_axis ax, ay;	/* per logical column, per logical row */
 	int32_t *slope_x, *slope_y;	/* one line's slopes per cell, in 1/RENDER_WEIGHT */
 	int light_x, light_y;		/* the light's direction and strength, fixed point */
