@@ -39,23 +39,23 @@ static inline uint32_t min32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
-/* Adds sh[0] to p and takes sh[1] away, each channel saturating in its own field: no wrap, no
- * carry into the next channel, whatever the format's layout. */
-static inline uint32_t lit(uint32_t p, const uint32_t sh[2], uint32_t f0, uint32_t f1,
+/*
+ * Adds a to each colour field of p (or, where neg covers the fields, takes it away), each
+ * saturating in its own field: no wrap, no carry into the next channel, whatever the format's
+ * layout. Taking away is adding to the complement: f - sat(f - v + a) = max(v - a, 0).
+ */
+static inline uint32_t lit(uint32_t p, uint32_t a, uint32_t neg, uint32_t f0, uint32_t f1,
 			   uint32_t f2)
 {
-	uint32_t out = p & ~(f0 | f1 | f2), v;
+	uint32_t q = p ^ neg, v, out;
 
-	v = p & f0;
-	v += min32(sh[0] & f0, f0 - v);
-	out |= v - min32(sh[1] & f0, v);
-	v = p & f1;
-	v += min32(sh[0] & f1, f1 - v);
-	out |= v - min32(sh[1] & f1, v);
-	v = p & f2;
-	v += min32(sh[0] & f2, f2 - v);
-	out |= v - min32(sh[1] & f2, v);
-	return out;
+	v = q & f0;
+	out = v + min32(a & f0, f0 - v);
+	v = q & f1;
+	out |= v + min32(a & f1, f1 - v);
+	v = q & f2;
+	out |= v + min32(a & f2, f2 - v);
+	return (out ^ neg) | (p & ~(f0 | f1 | f2));
 }
 
 /* Slopes in 1/RENDER_WEIGHT height units are kept within this: a steeper one already moves
@@ -87,9 +87,11 @@ static inline uint32_t lit(uint32_t p, const uint32_t sh[2], uint32_t f0, uint32
 		const int lx = r->light_x, ly = r->light_y, mul = r->shift_mul;                \
 		const int dmax = r->shift_max;                                                 \
 		const uint32_t f0 = r->field[0], f1 = r->field[1], f2 = r->field[2];           \
+		const uint32_t colour = f0 | f1 | f2;                                          \
+		const uint32_t *shades = r->shade + RENDER_SHADES;                             \
 		const int n = s->n, tstep = TSTEP;                                             \
 		int t = s->t;                                                                  \
-		(void)lx, (void)ly, (void)f0, (void)f1, (void)f2;                              \
+		(void)lx, (void)ly, (void)f0, (void)f1, (void)f2, (void)colour, (void)shades;  \
 		for (int i = 0; i < n; i++, t += tstep) {                                      \
 			int c = cs[t], w = ws[t];                                              \
 			int gx = (gxs[c] * (RENDER_WEIGHT - w) + gxs[c + 1] * w) >>            \
@@ -106,7 +108,8 @@ static inline uint32_t lit(uint32_t p, const uint32_t sh[2], uint32_t f0, uint32
 				int sh = (gx * lx + gy * ly) >> SHADE_SHIFT;                   \
 				sh = sh < -RENDER_SHADES ? -RENDER_SHADES                      \
 				   : sh > RENDER_SHADES ? RENDER_SHADES : sh;                  \
-				v = lit(v, r->shade[RENDER_SHADES + sh], f0, f1, f2);          \
+				v = lit(v, shades[sh], (uint32_t)(sh >> 31) & colour, f0, f1,  \
+					f2);                                                   \
 			}                                                                      \
 			put##sfx(&out[i], v);                                                  \
 		}                                                                              \
@@ -297,10 +300,9 @@ void render_set_light(struct render *r, const struct render_light *l)
 	r->light_x = (int)lround(k * sin(rad));
 	r->light_y = (int)lround(-k * cos(rad));
 	for (int s = -RENDER_SHADES; s <= RENDER_SHADES; s++) {
-		int add = s > 0 ? s + glint(l->specular, s) : 0;
+		int add = s > 0 ? s + glint(l->specular, s) : -s;
 
-		r->shade[RENDER_SHADES + s][0] = pack_grey(&r->fmt, add > 255 ? 255 : add);
-		r->shade[RENDER_SHADES + s][1] = pack_grey(&r->fmt, s < 0 ? -s : 0);
+		r->shade[RENDER_SHADES + s] = pack_grey(&r->fmt, add > 255 ? 255 : add);
 	}
 	r->direct = r->cell == 1 && !light;
 	r->span = pick_span(r->bytes, r->rotate, light, r->direct);

@@ -70,7 +70,7 @@ struct render {
 	struct render_axis ax, ay;	/* per logical column, per logical row */
 	int32_t *slope_x, *slope_y;	/* one line's slopes per cell, in 1/RENDER_WEIGHT */
 	int light_x, light_y;		/* the light's direction and strength, fixed point */
-	uint32_t (*shade)[2];		/* [RENDER_SHADES + s]: what to add, what to take away */
+	uint32_t *shade;		/* [RENDER_SHADES + s]: what shade s adds (s > 0) or takes */
 	uint32_t field[3];		/* the channel masks the shades saturate in */
 	uint8_t *splash;		/* logical layout, in fmt, width * bytes per row */
 	uint8_t *plain;			/* physical layout: the calm screen, fb_width * bytes per row */
