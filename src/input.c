@@ -147,23 +147,6 @@ static void device_close(struct input_device *d, const char *why)
 	d->src.fd = -1;
 }
 
-/* A contact that ended while events were dropped: libevdev's state holds where it ended, but
- * the sync replays only its end (the slot's tracking id going to -1). */
-static void feed_sync(struct input_device *d, const struct input_event *ev)
-{
-	struct input_decoder *dec = &d->dec;
-
-	if (dec->cls == INPUT_MT_B && ev->type == EV_ABS && ev->code == ABS_MT_TRACKING_ID &&
-	    ev->value == -1 && dec->slot >= 0 &&
-	    libevdev_get_slot_value(d->evdev, (unsigned)dec->slot, ABS_MT_TRACKING_ID) == -1) {
-		dec->s[dec->slot].x = libevdev_get_slot_value(d->evdev, (unsigned)dec->slot,
-							      ABS_MT_POSITION_X);
-		dec->s[dec->slot].y = libevdev_get_slot_value(d->evdev, (unsigned)dec->slot,
-							      ABS_MT_POSITION_Y);
-	}
-	input_decoder_feed(dec, ev);
-}
-
 /* The first activity after a quiet spell at once, then at most every INPUT_ACTIVITY_MS: a
  * flood of events must not become a flood of wake-ups for the caller. */
 static bool activity_due(struct input *in)
@@ -195,7 +178,7 @@ static void feed_all(struct input_device *d)
 		while (rc == LIBEVDEV_READ_STATUS_SYNC) {
 			rc = libevdev_next_event(d->evdev, LIBEVDEV_READ_FLAG_SYNC, &ev);
 			if (rc == LIBEVDEV_READ_STATUS_SYNC)
-				feed_sync(d, &ev);
+				input_decoder_feed_sync(&d->dec, d->evdev, &ev);
 		}
 		if (rc == -EAGAIN)
 			rc = LIBEVDEV_READ_STATUS_SUCCESS;
