@@ -154,7 +154,8 @@ void daemon_input_options(const struct app *app, struct input_opts *o, const cha
 				  .grab = cfg->input.grab, .has_cal = cfg->input.calibration.n == 6,
 				  .fb_width = app->fb.width, .fb_height = app->fb.height,
 				  .rotate = cfg->display.rotate,
-				  .min_move = cfg->input.trail_spacing };
+				  .min_move = cfg->input.trail_spacing,
+				  .axes = cfg->input.axes };
 	memcpy(o->cal, cfg->input.calibration.item, sizeof(o->cal));
 }
 

@@ -33,6 +33,7 @@ struct input_device {
 	char path[INPUT_PATH_MAX];
 	struct input_map map;
 	struct input_decoder dec;
+	bool axes_noted;		/* the log said the device reports on other axes */
 };
 
 struct input {
@@ -162,6 +163,17 @@ static bool activity_due(struct input *in)
 	return true;
 }
 
+/* Once per device: it turned out to report on ABS_Z/ABS_RX (input_decoder_watch_axes). */
+static void note_axes(struct input_device *d)
+{
+	if (!d->dec.axes_switched || d->axes_noted)
+		return;
+	d->axes_noted = true;
+	note(d->in, LOG_LEVEL_NOTICE, "%s: \"%s\" reports touches on ABS_Z and ABS_RX, not on "
+	     "ABS_X and ABS_Y: using those (input.axes = \"ABS_Z ABS_RX\" says so from the start)",
+	     d->path, libevdev_get_name(d->evdev));
+}
+
 static void feed_all(struct input_device *d)
 {
 	struct input_event ev;
@@ -183,6 +195,7 @@ static void feed_all(struct input_device *d)
 		if (rc == -EAGAIN)
 			rc = LIBEVDEV_READ_STATUS_SUCCESS;
 	} while (rc == LIBEVDEV_READ_STATUS_SUCCESS);
+	note_axes(d);
 	if (d->dec.frames && activity_due(d->in))
 		input_decoder_activity(&d->dec);
 	d->dec.frames = 0;
@@ -231,6 +244,27 @@ static struct input_device *free_entry(struct input *in)
 	return NULL;
 }
 
+/* Single touch and tablets with ABS_Z and ABS_RX: x and y from those if input.axes says so,
+ * else watched for eGalax firmware that reports there instead of on ABS_X/Y. */
+static const char *device_axes(const struct input *in, struct input_device *d)
+{
+	const struct input_absinfo *z = libevdev_get_abs_info(d->evdev, ABS_Z);
+	const struct input_absinfo *rx = libevdev_get_abs_info(d->evdev, ABS_RX);
+	struct input_axis az, arx;
+
+	if ((d->dec.cls != INPUT_TOUCH && d->dec.cls != INPUT_TABLET) || !z || !rx)
+		return "";
+	az = (struct input_axis){ z->minimum, z->maximum };
+	arx = (struct input_axis){ rx->minimum, rx->maximum };
+	if (in->opts.axes == INPUT_AXES_Z_RX) {
+		input_decoder_set_axes(&d->dec, ABS_Z, ABS_RX, &az, &arx);
+		return "; x and y on ABS_Z and ABS_RX (input.axes)";
+	}
+	if (in->opts.axes == INPUT_AXES_AUTO)
+		input_decoder_watch_axes(&d->dec, ABS_Z, ABS_RX, &az, &arx);
+	return "";
+}
+
 /* Opens fd's device into d if it is one we use; 0, 1 if ignored, or -errno. */
 static int device_setup(struct input *in, struct input_device *d, int fd, const char *path)
 {
@@ -238,7 +272,7 @@ static int device_setup(struct input *in, struct input_device *d, int fd, const 
 	enum input_class cls;
 	char why[160];
 	double cal[6];
-	const char *from;
+	const char *from, *axes;
 	int rc = libevdev_new_from_fd(fd, &d->evdev);
 
 	if (rc < 0)
@@ -255,13 +289,15 @@ static int device_setup(struct input *in, struct input_device *d, int fd, const 
 	input_map_init(&d->map, in->opts.fb_width, in->opts.fb_height, in->opts.rotate, cal);
 	input_decoder_init(&d->dec, cls, &ax, &ay, &d->map, in->opts.min_move,
 			   (int)(d - in->dev) * INPUT_SLOTS, in->fn, in->ctx);
+	axes = device_axes(in, d);
+	d->axes_noted = false;
 	input_decoder_seed(&d->dec, d->evdev);
 	snprintf(d->path, sizeof(d->path), "%s", path);
 	d->src = (struct loop_source){ fd, on_device, d };
 	rc = loop_add(in->loop, &d->src);
 	if (rc == 0)
-		note(in, LOG_LEVEL_INFO, "%s: \"%s\": %s (%s); calibration: %s", path,
-		     libevdev_get_name(d->evdev), input_class_name(cls), why, from);
+		note(in, LOG_LEVEL_INFO, "%s: \"%s\": %s (%s); calibration: %s%s", path,
+		     libevdev_get_name(d->evdev), input_class_name(cls), why, from, axes);
 	return rc;
 }
 

@@ -32,6 +32,16 @@ enum input_action {
 	INPUT_ACTIVITY,		/* events came from a device in use (at most every 100 ms) */
 };
 
+/* input.axes: where single-touch panels and tablets report x and y. */
+enum input_axes {
+	INPUT_AXES_AUTO,	/* ABS_X/Y, or ABS_Z/RX once only those move (eGalax firmware) */
+	INPUT_AXES_XY,		/* ABS_X/Y only */
+	INPUT_AXES_Z_RX,	/* ABS_Z and ABS_RX */
+};
+
+int input_axes_parse(const char *name, enum input_axes *axes);	/* 0 or -EINVAL */
+const char *input_axes_name(enum input_axes axes);
+
 struct input_contact {
 	enum input_action action;
 	int id;			/* unique among the contacts down at one time */
@@ -154,6 +164,7 @@ struct input_opts {
 	double cal[6];
 	int fb_width, fb_height, rotate;
 	int min_move;
+	enum input_axes axes;
 };
 
 struct input;

@@ -75,6 +75,24 @@ int input_parse_matrix(const char *text, double cal[6])
 	return 0;
 }
 
+int input_axes_parse(const char *name, enum input_axes *axes)
+{
+	for (int i = INPUT_AXES_AUTO; i <= INPUT_AXES_Z_RX; i++) {
+		if (strcmp(name, input_axes_name((enum input_axes)i)) == 0) {
+			*axes = (enum input_axes)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *input_axes_name(enum input_axes axes)
+{
+	static const char *const names[] = { "auto", "ABS_X ABS_Y", "ABS_Z ABS_RX" };
+
+	return axes <= INPUT_AXES_Z_RX ? names[axes] : "?";
+}
+
 /* ---- the decoder ---- */
 
 void input_decoder_init(struct input_decoder *d, enum input_class cls,
