@@ -23,7 +23,7 @@ DEFS      = -DFBRIPPLE_VERSION='"$(VERSION)"' -DFBRIPPLE_SYSCONFDIR='"$(SYSCONFD
             $(if $(filter libudev,$(PKGS_OPT)),-DHAVE_LIBUDEV=1)
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -MMD -MP -Isrc $(DEFS) \
              $(shell $(PKG_CONFIG) --cflags $(PKGS) $(PKGS_OPT)) $(CFLAGS)
-LIBS      = $(shell $(PKG_CONFIG) --libs $(PKGS) $(PKGS_OPT)) -lm
+LIBS      = $(shell $(PKG_CONFIG) --libs $(PKGS) $(PKGS_OPT)) -lm -pthread
 TEST_LIBS = $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
 LIB_SRC   = $(filter-out src/main.c,$(wildcard src/*.c))

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -10,6 +11,26 @@
 
 #include "app.h"
 #include "notify.h"
+
+/* FBRIPPLE_TEST_FRAME_MS makes every frame take that long more, as on a small CPU: the tests
+ * show with it that slow frames do not starve input. */
+static void test_frame_delay(void)
+{
+	const char *env = getenv("FBRIPPLE_TEST_FRAME_MS");
+	long ms = env ? strtol(env, NULL, 10) : 0;
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+
+	if (ms > 0 && ms <= 10000)
+		nanosleep(&ts, NULL);
+}
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
 
 static void advance(struct app *app, int steps)
 {
@@ -21,7 +42,12 @@ static void advance(struct app *app, int steps)
 		water_rain(&app->water, &app->rain, dt);
 		water_step(&app->water);
 	}
+	test_frame_delay();
 	screen_draw(app, false);
+	if (app->drop_event_us)
+		log_debug("input: a touch shown %.1f ms after its event",
+			  (double)(now_us() - app->drop_event_us) / 1000);
+	app->drop_event_us = 0;
 }
 
 /* Without a loop a --frames run on a real display looks for a stop or a VT switch itself,
@@ -124,8 +150,11 @@ static void on_contact(void *ctx, const struct input_contact *c)
 			  c->action == INPUT_DOWN ? "down" : "up", c->x, c->y);
 	if (c->action == INPUT_DOWN) {
 		app->input_contacts++;
-		if (!service_activity(app))
+		if (!service_activity(app)) {
 			water_drop(&app->water, c->x, c->y, cfg->stone.size, cfg->stone.weight);
+			if (!app->drop_event_us)
+				app->drop_event_us = c->time_us;
+		}
 	} else if (c->action == INPUT_UP) {
 		app->input_contacts -= app->input_contacts > 0;
 	} else if (c->action == INPUT_MOVE || cfg->input.hover_ripples) {

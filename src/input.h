@@ -47,6 +47,7 @@ struct input_contact {
 	int id;			/* unique among the contacts down at one time */
 	int x, y;		/* logical (rotated) screen pixels */
 	int from_x, from_y;
+	int64_t time_us;	/* the event's time (CLOCK_MONOTONIC for the devices input opens) */
 };
 
 typedef void input_fn(void *ctx, const struct input_contact *c);
@@ -98,6 +99,7 @@ struct input_decoder {
 	unsigned buttons;		/* mouse, tablet: the buttons held, one bit each */
 	bool frame;			/* events since the last SYN_REPORT */
 	int frames;			/* frames with events, for INPUT_ACTIVITY */
+	int64_t time_us;		/* of the last SYN_REPORT */
 	bool dropped;			/* SYN_DROPPED since the last SYN_REPORT */
 	int64_t dx, dy;			/* mouse: relative motion of this frame */
 	int nmt;			/* MT-A: contacts in this frame */

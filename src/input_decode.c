@@ -115,7 +115,7 @@ void input_decoder_init(struct input_decoder *d, enum input_class cls,
 static void emit(struct input_decoder *d, enum input_action a, int slot, int x, int y,
 		 int fx, int fy)
 {
-	struct input_contact c = { a, d->id_base + slot, x, y, fx, fy };
+	struct input_contact c = { a, d->id_base + slot, x, y, fx, fy, d->time_us };
 
 	d->fn(d->ctx, &c);
 }
@@ -448,6 +448,7 @@ static void frame(struct input_decoder *d)
 void input_decoder_feed(struct input_decoder *d, const struct input_event *ev)
 {
 	if (ev->type == EV_SYN && ev->code == SYN_REPORT) {
+		d->time_us = (int64_t)ev->input_event_sec * 1000000 + ev->input_event_usec;
 		frame(d);
 		return;
 	}
