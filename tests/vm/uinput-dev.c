@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/uinput.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,13 +211,28 @@ static int flood(struct dev *d, int n, int rate, int x, int y)
 	return rc;
 }
 
+static int64_t ns_of(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+/* The next frame ns after the last one. Behind the schedule (a loaded host stops the guest
+ * now and then) it catches up by at most 4 frames at once, not in a burst of hundreds that no
+ * real device would send. */
 static void tick(struct timespec *t, long ns)
 {
-	long next = t->tv_nsec + ns;
+	struct timespec now;
+	int64_t next = ns_of(t) + ns;
 
-	t->tv_sec += next / 1000000000L;
-	t->tv_nsec = next % 1000000000L;
+	t->tv_sec = (time_t)(next / 1000000000);
+	t->tv_nsec = (long)(next % 1000000000);
 	sleep_until(t);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (ns_of(&now) - next > 4 * (int64_t)ns) {
+		next = ns_of(&now) - 4 * (int64_t)ns;
+		t->tv_sec = (time_t)(next / 1000000000);
+		t->tv_nsec = (long)(next % 1000000000);
+	}
 }
 
 static long ms_since(const struct timespec *start)
