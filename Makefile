@@ -32,14 +32,15 @@ TEST_SRC  = $(wildcard tests/test_*.c)
 TESTS     = $(TEST_SRC:%.c=$(B)/%)
 VM_TESTS  = $(filter $(B)/tests/test_vm%,$(TESTS))
 UNIT_TESTS = $(filter-out $(VM_TESTS),$(TESTS))
-TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/testutil.o
+TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/testutil.o $(B)/tests/look.o
 
 # Debian/Ubuntu packages: to build, and to test (the VM tests need QEMU and a kernel package).
 DEB_BUILD = gcc make pkg-config libevdev-dev libconfig-dev libpng-dev libjpeg-dev libsystemd-dev libudev-dev
-DEB_TEST  = libcmocka-dev clang valgrind qemu-system-x86 busybox-static cpio kmod systemd
+DEB_TEST  = libcmocka-dev clang valgrind qemu-system-x86 busybox-static cpio kmod systemd \
+            mmdebstrap e2fsprogs
 
 .PHONY: all clean install uninstall check check-unit check-vm check-asan check-valgrind check-valgrind-run deps-asan \
-        check-clang bench run readme-picture deps deps-test help
+        check-clang bench run readme-picture deps deps-test help fuzz fuzz-smoke fuzz-run fuzz-build
 
 all: $(B)/fbripple
 
@@ -62,20 +63,22 @@ $(B)/tests/test_%: $(B)/tests/test_%.o $(TEST_AUX) $(B)/src/libfbripple.a
 
 # The VM tests link the QEMU harness and need static helper programs for the guest.
 VM_HELPERS = $(B)/tests/vm/fbfill $(B)/tests/vm/evdump \
-             $(B)/tests/vm/uinput-dev
+             $(B)/tests/vm/uinput-dev $(B)/tests/vm/vtstate
 $(VM_TESTS): $(B)/tests/vm/vm.o $(B)/tests/vm/vmcase.o | $(VM_HELPERS)
 $(B)/tests/test_vm_input: $(B)/tests/vm/vm.o | $(VM_HELPERS)
 $(B)/tests/vm/vm.o: ALL_CFLAGS += -DFBVM_SRCDIR='"$(CURDIR)/tests/vm"'
+# The systemd guest gets fbripple as an integrator installs it: `make install` into a stage.
+$(B)/tests/test_vm_systemd: | vm-stage
 $(B)/tests/vm/%: tests/vm/%.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) -static -o $@ $<
 
-$(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/src/libfbripple.a
+$(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/tests/look.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 .SECONDARY:
 
--include $(wildcard $(B)/src/*.d $(B)/tests/*.d $(B)/tests/vm/*.d)
+-include $(wildcard $(B)/src/*.d $(B)/tests/*.d $(B)/tests/vm/*.d $(B)/tests/fuzz/*.d)
 
 # Installs what is missing, as root through apt-get; otherwise says what to install.
 deps:
@@ -87,7 +90,7 @@ deps-asan:
 	@FBRIPPLE_PACKAGES="$(DEB_BUILD) $(DEB_TEST)" FBRIPPLE_OPTIONAL="libclang-rt-dev" sh tests/deps.sh
 
 check: deps-test
-	@$(MAKE) --no-print-directory all $(TESTS) vm-kernel
+	@$(MAKE) --no-print-directory all $(TESTS) vm-kernel vm-rootfs
 	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(TESTS)
 
 # Everything but the VM: for the builds the guest does not need (clang, sanitizers, valgrind).
@@ -98,6 +101,45 @@ check-asan: deps-asan
 	@$(MAKE) --no-print-directory B=build/asan CC=clang \
 		CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all' \
 		LDFLAGS='-fsanitize=address,undefined' check-unit
+	@$(MAKE) --no-print-directory fuzz-smoke
+
+# clang libFuzzer targets (tests/fuzz) under the address and undefined-behaviour sanitizers:
+# `make fuzz` runs each for FUZZ_SECONDS; check-asan runs each for FUZZ_SMOKE_SECONDS from the
+# committed seeds in tests/fuzz/corpus. What they find goes to build/fuzz/corpus, crashes to
+# build/fuzz (crash-*, timeout-*, leak-*): replay one with `build/fuzz/tests/fuzz/fuzz_X FILE`.
+FUZZ_TARGETS = config image control input
+# input waits for the fix of the decoder's signed overflows (issue 12, item 7): its fuzzer finds
+# one in seconds, and tests/fuzz/corpus/input/axis-range-wider-than-int replays it.
+FUZZ_SMOKE_TARGETS = config image control
+FUZZ_SECONDS ?= 300
+FUZZ_SMOKE_SECONDS ?= 4
+FUZZ_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+
+fuzz: deps-asan
+	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=$(FUZZ_SECONDS)
+
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz-run FUZZ_TIME=$(FUZZ_SMOKE_SECONDS) \
+		FUZZ_TARGETS="$(FUZZ_SMOKE_TARGETS)"
+
+fuzz-run:
+	@$(MAKE) --no-print-directory B=build/fuzz CC=clang CFLAGS='$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link' \
+		LDFLAGS='-fsanitize=address,undefined' FUZZ_TARGETS="$(FUZZ_TARGETS)" fuzz-build
+	@failed=""; for t in $(FUZZ_TARGETS); do \
+		log=build/fuzz/fuzz_$$t.log; mkdir -p build/fuzz/corpus/$$t; \
+		if build/fuzz/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) -timeout=20 \
+			-max_len=65536 -artifact_prefix=build/fuzz/ build/fuzz/corpus/$$t \
+			tests/fuzz/corpus/$$t > $$log 2>&1; then \
+			echo "fuzz_$$t: $$(grep -o 'Done [0-9]* runs in [0-9]* second(s)' $$log), no crash"; \
+		else \
+			tail -n 25 $$log; echo "fuzz_$$t: FAILED (see $$log)"; failed="$$failed $$t"; \
+		fi; \
+	done; [ -z "$$failed" ] || { echo "fuzz targets that failed:$$failed"; exit 1; }
+
+fuzz-build: $(FUZZ_TARGETS:%=$(B)/tests/fuzz/fuzz_%)
+
+$(B)/tests/fuzz/fuzz_%: $(B)/tests/fuzz/fuzz_%.o $(B)/src/libfbripple.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 
 check-clang: deps-test
 	@$(MAKE) --no-print-directory B=build/clang CC=clang check-unit
@@ -107,7 +149,19 @@ check-clang: deps-test
 vm-kernel:
 	@sh tests/vm/kernel.sh || echo 'vm-kernel: no kernel; the VM tests will say why they skip'
 
-check-vm: all $(VM_TESTS) vm-kernel
+# Debian 12 with systemd as PID 1 for tests/test_vm_systemd, cached beside the kernel.
+.PHONY: vm-rootfs vm-stage vm-stage-clean
+vm-rootfs: vm-kernel
+	@sh tests/vm/rootfs.sh >/dev/null || echo 'vm-rootfs: no root image; the systemd VM test will say why it skips'
+vm-stage: $(B)/fbripple
+	@rm -rf $(B)/tests/vm/install
+	@$(MAKE) --no-print-directory install B=$(B) DESTDIR=$(abspath $(B)/tests/vm/install) \
+		PREFIX=/usr/local SYSCONFDIR=/etc >/dev/null
+clean: vm-stage-clean
+vm-stage-clean:
+	rm -rf $(B)/tests/vm/install
+
+check-vm: all $(VM_TESTS) vm-kernel vm-rootfs
 	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(VM_TESTS)
 
 check-valgrind: deps-test
@@ -123,12 +177,27 @@ bench: deps $(B)/tests/bench
 run: deps all
 	@sh tests/run-demo.sh $(B)/fbripple
 
-# The README's picture, drawn by fbripple itself; the headless tests compare against it.
+$(B)/tests/strip: $(B)/tests/strip.o $(B)/src/libfbripple.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# The README's pictures, drawn by fbripple itself: the looks the headless tests compare against,
+# and strips of one touch at 1920x1080 after 0.25, 1 and 2 s, with the light and without.
+STRIP_FRAMES = 15 60 120
 readme-picture: deps-test
-	@$(MAKE) --no-print-directory all $(B)/tests/test_headless
+	@$(MAKE) --no-print-directory all $(B)/tests/test_headless $(B)/tests/strip
 	@mkdir -p tests/golden
 	@FBRIPPLE_BIN=$(B)/fbripple FBRIPPLE_GOLDEN_UPDATE=1 $(B)/tests/test_headless >/dev/null
-	@echo "wrote tests/golden/readme.png"
+	@tmp=$$(mktemp -d) && printf 'water: { light = 0.0; specular = 0.0; };\n' >$$tmp/flat.conf && \
+	for look in lit flat; do \
+		conf=/dev/null; [ $$look = flat ] && conf=$$tmp/flat.conf; \
+		for n in $(STRIP_FRAMES); do \
+			$(B)/fbripple -c $$conf --fbdev $$tmp/fb --size 1920x1080 --drop 960,540 \
+				--frames $$n --screenshot $$tmp/$$look-$$n.png 2>/dev/null || exit 1; \
+		done; \
+		$(B)/tests/strip tests/golden/strip-$$look.png \
+			$(foreach n,$(STRIP_FRAMES),$$tmp/$$look-$(n).png) || exit 1; \
+	done; rm -rf $$tmp
+	@echo "wrote tests/golden/*.png"
 
 install: all
 	install -D -m 0755 $(B)/fbripple $(DESTDIR)$(BINDIR)/fbripple
@@ -145,12 +214,13 @@ uninstall:
 
 clean:
 	rm -rf build fbripple src/*.o src/*.d src/*.a tests/*.o tests/*.d $(TESTS) tests/bench \
-		tests/vm/*.o tests/vm/*.d $(VM_HELPERS)
+		tests/vm/*.o tests/vm/*.d $(VM_HELPERS) tests/strip
 
 help:
 	@echo 'make            build ./fbripple'
 	@echo 'make run        build and run on /dev/fb0 (a demo PNG where there is none)'
 	@echo 'make check      install test deps, build, run every test (unit, headless, VM)'
 	@echo 'make check-asan / check-valgrind / check-clang   the tests under sanitizers, valgrind, clang'
+	@echo 'make fuzz       every libFuzzer target for FUZZ_SECONDS (check-asan runs them briefly)'
 	@echo 'make bench      ms per frame beside a plain port of the seed code'
 	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) SYSCONFDIR=$(SYSCONFDIR)'

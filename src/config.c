@@ -3,16 +3,19 @@
 
 #include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <libconfig.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "config_text.h"
+#include "file.h"
 
 #define CONFIG_NAME_MAX 64	/* longer names are never near a known key */
 #define CONFIG_WHY_MAX 256
+#define CONFIG_UNKNOWN_MAX 16	/* unknown keys named in warnings; the rest are counted */
 
 enum key_type { KEY_INT, KEY_DOUBLE, KEY_BOOL, KEY_STRING, KEY_ENUM, KEY_COLOUR, KEY_STRINGS,
 		KEY_NUMBERS };
@@ -31,6 +34,7 @@ struct key {
 	double min, max;			/* KEY_INT, KEY_DOUBLE, KEY_NUMBERS' items */
 	int count;				/* KEY_NUMBERS: exactly this many, or none */
 	int step;				/* KEY_INT: only multiples of step, if set */
+	bool autoable;				/* KEY_INT: "auto" is allowed, stored as 0 */
 	const struct key_enum *choices;		/* KEY_ENUM */
 	double def_num;				/* default of KEY_INT, KEY_DOUBLE, KEY_BOOL */
 	const char *def_str;			/* default of KEY_STRING, KEY_ENUM, KEY_COLOUR */
@@ -48,6 +52,7 @@ _Static_assert(sizeof(enum scale_mode) == sizeof(int), "enum fields are stored a
 _Static_assert(sizeof(enum log_level) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(enum fb_buffering) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(enum input_axes) == sizeof(int), "enum fields are stored as int");
+_Static_assert(sizeof(enum water_shape) == sizeof(int), "enum fields are stored as int");
 
 static int scale_parse(const char *name, int *value)
 {
@@ -121,6 +126,25 @@ static const struct key_enum bufferings = {
 	"a buffering mode", FB_BUFFER_AUTO, FB_BUFFER_OFF, buffering_parse, buffering_name,
 };
 
+static int shape_parse(const char *name, int *value)
+{
+	enum water_shape shape;
+	int r = water_shape_parse(name, &shape);
+
+	if (r == 0)
+		*value = (int)shape;
+	return r;
+}
+
+static const char *shape_name(int value)
+{
+	return water_shape_name((enum water_shape)value);
+}
+
+static const struct key_enum shapes = {
+	"a stone shape", WATER_DISC, WATER_COSINE, shape_parse, shape_name,
+};
+
 static const struct key_enum log_levels = {
 	"a log level", LOG_LEVEL_ERROR, LOG_LEVEL_DEBUG, level_parse, level_name,
 };
@@ -140,11 +164,17 @@ static const struct key keys[] = {
 	{ "water.damping_shift", KEY_INT, FIELD(water.damping_shift), 1, 12, .def_num = 5 },
 	{ "water.steps_per_second", KEY_INT, FIELD(water.steps_per_second), 1, 480,
 	  .def_num = 60 },
-	{ "stone.size", KEY_INT, FIELD(stone.size), 1, 100, .def_num = 6 },
-	{ "stone.weight", KEY_INT, FIELD(stone.weight), 1, 4096, .def_num = 128 },
+	{ "water.cell", KEY_INT, FIELD(water.cell), 1, 16, .autoable = true, .def_str = "auto" },
+	{ "water.light", KEY_DOUBLE, FIELD(water.light), 0.0, 4.0, .def_num = 1.5 },
+	{ "water.light_direction", KEY_INT, FIELD(water.light_direction), 0, 359,
+	  .def_num = 45 },
+	{ "water.specular", KEY_DOUBLE, FIELD(water.specular), 0.0, 4.0, .def_num = 0.5 },
+	{ "stone.size", KEY_INT, FIELD(stone.size), 1, 100, .autoable = true, .def_str = "auto" },
+	{ "stone.weight", KEY_INT, FIELD(stone.weight), 1, 4096, .def_num = 320 },
+	{ "stone.shape", KEY_ENUM, FIELD(stone.shape), .choices = &shapes, .def_str = "cosine" },
 	{ "rain.enabled", KEY_BOOL, FIELD(rain.enabled), .def_num = 0 },
 	{ "rain.rate", KEY_DOUBLE, FIELD(rain.rate), 0.0, 1000.0, .def_num = 2.0 },
-	{ "rain.size", KEY_INT, FIELD(rain.size), 1, 100, .def_num = 3 },
+	{ "rain.size", KEY_INT, FIELD(rain.size), 1, 100, .autoable = true, .def_str = "auto" },
 	{ "rain.weight", KEY_INT, FIELD(rain.weight), 1, 4096, .def_num = 64 },
 	{ "rain.idle_after", KEY_INT, FIELD(rain.idle_after), 0, 604800, .def_num = 0 },
 	{ "screensaver.blank_after", KEY_INT, FIELD(screensaver.blank_after), 0, 604800,
@@ -194,7 +224,12 @@ static int set_int(struct config *cfg, const struct key *k, const struct value *
 		snprintf(expected, sizeof(expected), "a multiple of %d from %lld to %lld", k->step,
 			 min, max);
 	else
-		snprintf(expected, sizeof(expected), "an integer from %lld to %lld", min, max);
+		snprintf(expected, sizeof(expected), "%san integer from %lld to %lld",
+			 k->autoable ? "\"auto\" or " : "", min, max);
+	if (k->autoable && v->kind == VALUE_STRING && strcmp(v->s, "auto") == 0) {
+		store_int(cfg, k, 0);
+		return 0;
+	}
 	if (v->kind != VALUE_INT) {
 		snprintf(why, len, "expected %s", expected);
 		return -EINVAL;
@@ -448,6 +483,8 @@ static struct value key_default(const struct key *k)
 {
 	switch (k->type) {
 	case KEY_INT:
+		if (k->def_str)
+			return (struct value){ .kind = VALUE_STRING, .s = k->def_str };
 		return (struct value){ .kind = VALUE_INT, .i = (long long)k->def_num };
 	case KEY_DOUBLE:
 		return (struct value){ .kind = VALUE_FLOAT, .f = k->def_num };
@@ -602,7 +639,25 @@ struct load_ctx {
 	size_t errlen;
 	config_warn_fn *warn;
 	void *warn_ctx;
+	int *unknown;		/* unknown keys and groups so far */
 };
+
+/* Only the first few unknown keys are named: each costs a search for the nearest known key. */
+static bool warn_unknown(const struct load_ctx *lc)
+{
+	return lc->warn && ++*lc->unknown <= CONFIG_UNKNOWN_MAX;
+}
+
+static void warn_more_unknown(const struct load_ctx *lc)
+{
+	char msg[CONFIG_PATH_MAX + 64];
+
+	if (*lc->unknown <= CONFIG_UNKNOWN_MAX)
+		return;
+	snprintf(msg, sizeof(msg), "%s: %d more unknown keys", lc->path,
+		 *lc->unknown - CONFIG_UNKNOWN_MAX);
+	lc->warn(lc->warn_ctx, msg);
+}
 
 static const char *source_file(const struct load_ctx *lc, const config_setting_t *s)
 {
@@ -615,11 +670,12 @@ static void warn_unknown_key(const struct load_ctx *lc, const config_setting_t *
 			     const char *name)
 {
 	char msg[CONFIG_WHY_MAX + CONFIG_PATH_MAX];
-	const char *near = key_nearest(name);
+	const char *near;
 	int n;
 
-	if (!lc->warn)
+	if (!warn_unknown(lc))
 		return;
+	near = key_nearest(name);
 	n = snprintf(msg, sizeof(msg), "%s:%u: unknown key \"%s\"", source_file(lc, s),
 		     config_setting_source_line(s), name);
 	if (near && n > 0 && (size_t)n < sizeof(msg))
@@ -630,13 +686,13 @@ static void warn_unknown_key(const struct load_ctx *lc, const config_setting_t *
 static void warn_unknown_group(const struct load_ctx *lc, const config_setting_t *s)
 {
 	char msg[CONFIG_WHY_MAX + CONFIG_PATH_MAX];
-	const char *name = config_setting_name(s);
+	const char *name = config_setting_name(s), *near;
 	size_t near_len = 0;
-	const char *near = group_nearest(name, &near_len);
 	int n;
 
-	if (!lc->warn)
+	if (!warn_unknown(lc))
 		return;
+	near = group_nearest(name, &near_len);
 	n = snprintf(msg, sizeof(msg), "%s:%u: unknown group \"%s\"", source_file(lc, s),
 		     config_setting_source_line(s), name);
 	if (near && n > 0 && (size_t)n < sizeof(msg))
@@ -703,56 +759,72 @@ static int load_group(const struct load_ctx *lc, const config_setting_t *g)
 
 static int read_error(const config_t *lc, const char *path, char *err, size_t errlen)
 {
-	const char *file = config_error_file(lc) ? config_error_file(lc) : path;
-
-	if (config_error_type(lc) == CONFIG_ERR_FILE_IO) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: cannot read the file", file);
-		return -EIO;
-	}
 	if (err && errlen)
-		snprintf(err, errlen, "%s:%d: %s", file, config_error_line(lc),
+		snprintf(err, errlen, "%s:%d: %s", path, config_error_line(lc),
 			 config_error_text(lc));
 	return -EINVAL;
 }
 
-/* 0 if path is a regular-enough file we may read, else -errno. */
-static int check_readable(const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int r = 0;
+static int load_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		r = -errno;
-	else if (S_ISDIR(st.st_mode))
-		r = -EISDIR;
-	close(fd);
-	return r;
+static int load_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+/* The file's text, checked and prepared for libconfig (config_text.h says why), into *text. */
+static int load_text(const char *path, char **text, char *err, size_t errlen)
+{
+	char *raw, why[CONFIG_WHY_MAX];
+	size_t len;
+	int line, r = file_read_all(path, CONFIG_FILE_MAX, &raw, &len);
+
+	if (r == -EFBIG)
+		return load_fail(err, errlen, r, "%s: larger than %d KiB (expected a configuration "
+				 "file)", path, CONFIG_FILE_MAX / 1024);
+	if (r < 0 && r != -ENOENT)
+		return load_fail(err, errlen, r, "%s: %s", path, file_strerror(r));
+	if (r < 0)
+		return r;
+	*text = malloc(2 * len + 1);
+	r = *text ? config_text_prepare(raw, len, *text, &line, why, sizeof(why)) : -ENOMEM;
+	free(raw);
+	if (r == -ENOMEM)
+		return load_fail(err, errlen, r, "%s: %s", path, strerror(ENOMEM));
+	if (r < 0) {
+		free(*text);
+		return load_fail(err, errlen, r, "%s:%d: %s", path, line, why);
+	}
+	return 0;
 }
 
 int config_load(struct config *cfg, const char *path, char *err, size_t errlen,
 		config_warn_fn *warn, void *warn_ctx)
 {
 	struct config tmp;
-	struct load_ctx lc = { &tmp, path, err, errlen, warn, warn_ctx };
+	int unknown = 0;
+	struct load_ctx lc = { &tmp, path, err, errlen, warn, warn_ctx, &unknown };
 	config_t file;
+	char *text = NULL;
 	int r;
 
 	if (err && errlen)
 		err[0] = '\0';
-	r = check_readable(path);
+	r = load_text(path, &text, err, errlen);
 	if (r == -ENOENT)
 		config_defaults(cfg);
-	if (r < 0) {
-		if (r != -ENOENT && err && errlen)
-			snprintf(err, errlen, "%s: %s", path, strerror(-r));
+	if (r < 0)
 		return r;
-	}
 	config_init(&file);
-	if (!config_read_file(&file, path)) {
+	if (!config_read_string(&file, text)) {
 		r = read_error(&file, path, err, errlen);
 	} else {
 		const config_setting_t *root = config_root_setting(&file);
@@ -760,8 +832,11 @@ int config_load(struct config *cfg, const char *path, char *err, size_t errlen,
 		config_defaults(&tmp);
 		for (int i = 0; r == 0 && i < config_setting_length(root); i++)
 			r = load_group(&lc, config_setting_get_elem(root, (unsigned)i));
+		if (r == 0)
+			warn_more_unknown(&lc);
 	}
 	config_destroy(&file);
+	free(text);
 	if (r == 0)
 		memcpy(cfg, &tmp, sizeof(tmp));	/* padding included, unlike assignment */
 	return r;

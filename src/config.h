@@ -10,6 +10,7 @@
 #include "image.h"
 #include "input.h"
 #include "log.h"
+#include "water.h"
 
 #define CONFIG_PATH_MAX 256
 #define CONFIG_LIST_MAX 8
@@ -41,15 +42,20 @@ struct config {
 	struct {
 		int damping_shift;
 		int steps_per_second;		/* simulation rate, whatever display.fps is */
+		int cell;			/* screen pixels per cell; 0: auto */
+		double light;			/* shading strength; 0: off */
+		int light_direction;		/* degrees clockwise from the top */
+		double specular;		/* glints on the slopes facing the light; 0: off */
 	} water;
 	struct {
-		int size;			/* radius in pixels */
+		int size;			/* radius in pixels; 0: auto (in cells) */
 		int weight;			/* depth of the dent */
+		enum water_shape shape;
 	} stone;
 	struct {
 		bool enabled;
 		double rate;			/* drops per second */
-		int size, weight;
+		int size, weight;		/* size 0: auto */
 		int idle_after;			/* seconds without input before it rains; 0: never */
 	} rain;
 	struct {
@@ -80,8 +86,11 @@ void config_defaults(struct config *cfg);
 /*
  * Reads path over the built-in defaults into cfg. Returns 0; -ENOENT when the file does not
  * exist (cfg then holds the defaults); or another -errno with err set to
- * "FILE:LINE: KEY: what is wrong (expected ...)" and cfg untouched. Unknown keys are not
- * errors: each goes to warn (may be NULL) naming the nearest known key.
+ * "FILE:LINE: KEY: what is wrong (expected ...)" and cfg untouched. The file must be a
+ * regular one (never waited on: a FIFO is -EINVAL) of at most CONFIG_FILE_MAX bytes (else
+ * -EFBIG); config_text.h says what else is refused before libconfig parses it. Unknown keys
+ * are not errors: each of the first few goes to warn (may be NULL) naming the nearest known
+ * key, and then one message counts the rest.
  */
 int config_load(struct config *cfg, const char *path, char *err, size_t errlen,
 		config_warn_fn *warn, void *warn_ctx);

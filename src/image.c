@@ -15,8 +15,15 @@
 #include <jerror.h>
 #include <png.h>
 
+#include "file.h"
+
+/* Bounds on the work a picture can ask for (README "Splash pictures"): a picture at the limit
+ * decodes in about a second. */
 #define MAX_SIDE	16384UL
-#define MAX_PIXELS	(64UL * 1024 * 1024)
+#define MAX_PIXELS	(16UL * 1024 * 1024)
+#define MAX_FILE	(128L * 1024 * 1024)	/* a 16-bit PPM at MAX_PIXELS is 96 MiB */
+#define MAX_SCANS	32	/* a progressive JPEG has about 10; each costs a pass over it */
+#define MAX_PNG_DATA	(64UL * 1024 * 1024)	/* inflated bytes: 16-bit RGBA is 8 a pixel */
 
 void image_free(struct image *img)
 {
@@ -53,7 +60,8 @@ static int load_check_size(struct load *ld, unsigned long w, unsigned long h)
 		return load_fail(ld, -EINVAL, "image has no pixels");
 	if (w > MAX_SIDE || h > MAX_SIDE || w * h > MAX_PIXELS) {
 		if (ld->errlen)
-			snprintf(ld->err, ld->errlen, "image too large (%lux%lu)", w, h);
+			snprintf(ld->err, ld->errlen, "image too large (%lux%lu; at most %lu pixels a "
+				 "side and %lu megapixels)", w, h, MAX_SIDE, MAX_PIXELS >> 20);
 		return -EINVAL;
 	}
 	return 0;
@@ -101,6 +109,18 @@ static void png_on_read(png_structp png, png_bytep data, size_t len)
 	png_error(png, "truncated PNG data");
 }
 
+/* The bytes libpng inflates, before any conversion, are the work a PNG asks for. */
+static int png_check_data(struct load *ld, unsigned long w, unsigned long h, int depth,
+			  int channels)
+{
+	if ((w * (unsigned long)(depth * channels) + 7) / 8 * h <= MAX_PNG_DATA)
+		return 0;
+	if (ld->errlen)
+		snprintf(ld->err, ld->errlen, "image too large (%lux%lu at %d bits a sample; at most "
+			 "%lu MiB of PNG data)", w, h, depth, MAX_PNG_DATA >> 20);
+	return -EINVAL;
+}
+
 static int png_decode(struct load *ld, png_structp png, png_infop info)
 {
 	png_uint_32 w, h, y, x;
@@ -111,9 +131,16 @@ static int png_decode(struct load *ld, png_structp png, png_infop info)
 		return ld->rc;
 
 	png_set_read_fn(png, ld, png_on_read);
+#ifdef PNG_HANDLE_AS_UNKNOWN_SUPPORTED
+	/* Text, ICC profiles and the like are never used: skipped, never inflated. */
+	png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
+#endif
 	png_read_info(png, info);
 	png_get_IHDR(png, info, &w, &h, &depth, &type, NULL, NULL, NULL);
 	rc = load_alloc(ld, w, h);
+	if (rc < 0)
+		return rc;
+	rc = png_check_data(ld, w, h, depth, png_get_channels(png, info));
 	if (rc < 0)
 		return rc;
 
@@ -180,13 +207,32 @@ static void jpeg_on_error(j_common_ptr cinfo)
 	longjmp(ld->jb, 1);
 }
 
-/* Warnings are dropped, except running out of data: libjpeg would pad with grey and carry on. */
+/*
+ * Warnings are dropped, except running out of data (libjpeg would pad with grey and carry on)
+ * and a scan that repeats what earlier ones sent (each would cost a pass for nothing).
+ */
 static void jpeg_on_message(j_common_ptr cinfo, int level)
 {
 	struct load *ld = cinfo->client_data;
 
 	if (level == -1 && cinfo->err->msg_code == JWRN_JPEG_EOF) {
 		load_fail(ld, ld->rc, "truncated JPEG data");
+		longjmp(ld->jb, 1);
+	}
+	if (level == -1 && cinfo->err->msg_code == JWRN_BOGUS_PROGRESSION)
+		jpeg_on_error(cinfo);
+}
+
+/* Called as the scans come in: every scan is another pass over the picture. */
+static void jpeg_on_progress(j_common_ptr cinfo)
+{
+	j_decompress_ptr d = (j_decompress_ptr)cinfo;
+	struct load *ld = cinfo->client_data;
+	char msg[64];
+
+	if (d->input_scan_number > MAX_SCANS) {
+		snprintf(msg, sizeof(msg), "JPEG with more than %d scans", MAX_SCANS);
+		load_fail(ld, -EINVAL, msg);
 		longjmp(ld->jb, 1);
 	}
 }
@@ -206,7 +252,8 @@ static void jpeg_cmyk_row(uint32_t *out, const JSAMPLE *in, int w, int inverted)
 	}
 }
 
-static int jpeg_decode(struct load *ld, struct jpeg_decompress_struct *cinfo)
+static int jpeg_decode(struct load *ld, struct jpeg_decompress_struct *cinfo,
+		       struct jpeg_progress_mgr *progress)
 {
 	JSAMPARRAY buf;
 	int rc, x, want;
@@ -215,6 +262,8 @@ static int jpeg_decode(struct load *ld, struct jpeg_decompress_struct *cinfo)
 		return ld->rc;
 
 	jpeg_create_decompress(cinfo);
+	progress->progress_monitor = jpeg_on_progress;
+	cinfo->progress = progress;
 	jpeg_stdio_src(cinfo, ld->f);
 	jpeg_read_header(cinfo, TRUE);
 	rc = load_alloc(ld, cinfo->image_width, cinfo->image_height);
@@ -264,6 +313,7 @@ static int load_jpeg(struct load *ld)
 {
 	struct jpeg_decompress_struct cinfo;
 	struct jpeg_error_mgr jerr;
+	struct jpeg_progress_mgr progress = { 0 };
 	int rc;
 
 	/* Zeroed, so destroying is safe even if creating failed half-way. */
@@ -272,7 +322,7 @@ static int load_jpeg(struct load *ld)
 	cinfo.client_data = ld;
 	jerr.error_exit = jpeg_on_error;
 	jerr.emit_message = jpeg_on_message;
-	rc = jpeg_decode(ld, &cinfo);
+	rc = jpeg_decode(ld, &cinfo, &progress);
 	jpeg_destroy_decompress(&cinfo);
 	return rc;
 }
@@ -380,7 +430,8 @@ static unsigned long be32(const uint8_t *p)
 static int load_any(struct load *ld)
 {
 	static const uint8_t png_sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
-	uint8_t m[24];
+	static const int channels[7] = { 1, 0, 3, 1, 2, 0, 4 };	/* by colour type */
+	uint8_t m[26];
 	size_t n;
 	int rc;
 
@@ -391,8 +442,11 @@ static int load_any(struct load *ld)
 		return load_fail(ld, -EINVAL, "empty file");
 	if (n >= 8 && memcmp(m, png_sig, 8) == 0) {
 		/* IHDR comes first: refuse a huge picture before libpng reads on to the data. */
-		if (n == 24 && memcmp(m + 12, "IHDR", 4) == 0) {
+		if (n == sizeof(m) && memcmp(m + 12, "IHDR", 4) == 0) {
 			rc = load_check_size(ld, be32(m + 16), be32(m + 20));
+			if (rc == 0 && m[25] < 7 && channels[m[25]])
+				rc = png_check_data(ld, be32(m + 16), be32(m + 20), m[24],
+						    channels[m[25]]);
 			if (rc < 0)
 				return rc;
 		}
@@ -413,6 +467,31 @@ static int load_any(struct load *ld)
 	return load_fail(ld, -EINVAL, "not a PNG, JPEG or PPM file");
 }
 
+/* path as a stream, if it is a regular file no larger than MAX_FILE. */
+static int load_open(struct load *ld, const char *path)
+{
+	struct stat st;
+	int fd = file_open_regular(path);
+
+	if (fd < 0)
+		return load_fail(ld, fd, file_strerror(fd));
+	if (fstat(fd, &st) == 0 && st.st_size > MAX_FILE) {
+		close(fd);
+		if (ld->errlen)
+			snprintf(ld->err, ld->errlen, "file too large (%lld MiB; at most %ld MiB)",
+				 (long long)(st.st_size >> 20), MAX_FILE >> 20);
+		return -EFBIG;
+	}
+	ld->f = fdopen(fd, "rb");
+	if (!ld->f) {
+		int rc = -errno;
+
+		close(fd);
+		return load_fail(ld, rc, strerror(-rc));
+	}
+	return 0;
+}
+
 int image_load(struct image *img, const char *path, char *err, size_t errlen)
 {
 	struct load ld = { .err = err, .errlen = errlen, .rc = -EINVAL };
@@ -420,11 +499,9 @@ int image_load(struct image *img, const char *path, char *err, size_t errlen)
 
 	if (errlen)
 		err[0] = '\0';
-	ld.f = fopen(path, "rb");
-	if (!ld.f) {
-		rc = -errno;
-		return load_fail(&ld, rc, strerror(-rc));
-	}
+	rc = load_open(&ld, path);
+	if (rc < 0)
+		return rc;
 	errno = 0;
 	rc = load_any(&ld);
 	fclose(ld.f);

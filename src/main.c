@@ -1,6 +1,7 @@
 /* main.c - the command line, and starting and stopping the daemon. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,8 @@ static const char usage[] =
 	"      --drop X,Y        drop a stone at X,Y before the first frame (repeatable)\n"
 	"      --list-devices    describe the framebuffer and every input device, then exit\n"
 	"      --send CMD        send CMD to the running daemon's control socket (control.socket\n"
-	"                        in the config), print the reply, exit 0 for ok, 1 for an error\n"
+	"                        in the config), print the reply, exit 0 for ok, 1 for an error;\n"
+	"                        waits up to 10 s for the reply, 90 s for reload\n"
 	"  -h, --help            this text\n"
 	"  -V, --version         the version\n";
 
@@ -56,11 +58,30 @@ static int parse_long(const char *s, long min, long max, long *out)
 	return 0;
 }
 
+/* One integer of a pair: strtol's range is checked (sscanf's %d wraps past 32 bits). */
+static int parse_int(const char *s, char **end, int *out)
+{
+	long v;
+
+	errno = 0;
+	v = strtol(s, end, 10);
+	if (errno || *end == s || v < INT_MIN || v > INT_MAX)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+/* "A<sep>B", spaces allowed around sep. */
 static int parse_pair(const char *s, char sep, int *a, int *b)
 {
-	char tail;
+	char *end;
 
-	if (sscanf(s, sep == 'x' ? "%d x %d%c" : "%d , %d%c", a, b, &tail) != 2)
+	if (parse_int(s, &end, a) < 0)
+		return -EINVAL;
+	end += strspn(end, " ");
+	if (*end++ != sep)
+		return -EINVAL;
+	if (parse_int(end, &end, b) < 0 || *end)
 		return -EINVAL;
 	return 0;
 }
@@ -205,7 +226,10 @@ static int send_command(const struct app *app)
 {
 	const char *path = app->cfg.control.socket;
 	char reply[CONTROL_REPLY_MAX];
-	int ret = path[0] ? control_send(path, app->opt.send, reply, sizeof(reply), 10000)
+	/* a reload answers once the new file is applied, which a large picture on a slow board
+	 * may draw out; under systemd, ExecReload= is bounded by TimeoutStartSec= (90 s) too */
+	int wait_ms = strcmp(app->opt.send, "reload") == 0 ? 90000 : 10000;
+	int ret = path[0] ? control_send(path, app->opt.send, reply, sizeof(reply), wait_ms)
 			  : -ENOENT;
 
 	if (ret < 0) {

@@ -36,6 +36,8 @@ unsigned reload_changes(const struct config *old, const struct config *new,
 		c |= RELOAD_SPLASH;
 	if (!SAME(old, new, water))
 		c |= RELOAD_WATER;
+	if (old->water.cell != new->water.cell)
+		c |= RELOAD_GRID;
 	if (!SAME(old, new, stone))
 		c |= RELOAD_STONE;
 	if (old->rain.enabled != new->rain.enabled || old->rain.rate != new->rain.rate ||
@@ -59,7 +61,7 @@ void reload_describe(unsigned changes, char *buf, size_t len)
 {
 	static const char *const names[] = { "display", "fps", "splash", "water", "stone", "rain",
 					     "idle", "control", "log", "input",
-					     "display.vt/double_buffer (at restart)" };
+					     "display.vt/double_buffer (at restart)", "grid" };
 	size_t used = 0;
 
 	buf[0] = '\0';

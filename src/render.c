@@ -1,5 +1,6 @@
 /* render.c - refraction: each pixel shows the splash displaced by the local height gradient. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,49 +10,126 @@ typedef struct {
 	uint8_t b[3];
 } pixel24;
 
+static inline uint32_t get16(const uint16_t *p) { return *p; }
+static inline uint32_t get32(const uint32_t *p) { return *p; }
+static inline uint32_t get24(const pixel24 *p)
+{
+	return (uint32_t)p->b[0] | (uint32_t)p->b[1] << 8 | (uint32_t)p->b[2] << 16;
+}
+static inline void put16(uint16_t *p, uint32_t v) { *p = (uint16_t)v; }
+static inline void put32(uint32_t *p, uint32_t v) { *p = v; }
+static inline void put24(pixel24 *p, uint32_t v)
+{
+	*p = (pixel24){ { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16) } };
+}
+
 static inline int clamp(int v, int hi)
 {
 	v = v < 0 ? 0 : v;
 	return v > hi ? hi : v;
 }
 
+static inline uint32_t min32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Adds sh[0] to p and takes sh[1] away, each channel saturating in its own field: no wrap, no
+ * carry into the next channel, whatever the format's layout. */
+static inline uint32_t lit(uint32_t p, const uint32_t sh[2], uint32_t f0, uint32_t f1,
+			   uint32_t f2)
+{
+	uint32_t out = p & ~(f0 | f1 | f2), v;
+
+	v = p & f0;
+	v += min32(sh[0] & f0, f0 - v);
+	out |= v - min32(sh[1] & f0, v);
+	v = p & f1;
+	v += min32(sh[0] & f1, f1 - v);
+	out |= v - min32(sh[1] & f1, v);
+	v = p & f2;
+	v += min32(sh[0] & f2, f2 - v);
+	out |= v - min32(sh[1] & f2, v);
+	return out;
+}
+
+/* Slopes in 1/RENDER_WEIGHT height units are kept within this: a steeper one already moves
+ * every pixel off any screen, and the products below stay inside 32 bits. */
+#define SLOPE_MAX (8192 * RENDER_WEIGHT)
+#define SHADE_SHIFT (RENDER_WEIGHT_BITS + 8)	/* light_x/y carry 8 fraction bits */
+#define MOVE_SHIFT (RENDER_WEIGHT_BITS + 8)	/* and so does shift_mul */
+#define MOVE_HALF (1 << (MOVE_SHIFT - 1))
+
 /*
- * The offset is the seeds' (left - right, up - down) in logical cells; the source is clamped to
- * the picture, so a steep wave near an edge repeats edge pixels instead of leaving stale ones.
- * The straight variants are the same loop with the steps known to the compiler (rotate 0).
+ * Each pixel interpolates the slopes prepared for its line (the seeds' left - right and
+ * up - down, mixed from the cells around it), is displaced by slope x cell / scale pixels (the
+ * seeds' offset, grown with the cell so the look does not depend on the resolution), clamped
+ * to the picture, and, with light, brightened or darkened by the slope towards the light.
+ * COLUMN: the line is a logical column (rotate 90 and 270). At cell 1 the displacement is
+ * exactly the seeds' offset.
  */
-#define DEFINE_SPAN(name, type, HSTEP, DX, DY)                                                \
+#define DEFINE_SPAN(name, type, sfx, COLUMN, TSTEP, LIGHT)                                     \
 	static void name(uint8_t *restrict dst, const struct render *r,                       \
-			 const struct render_span *s, int stride)                              \
+			 const struct render_span *s)                                          \
 	{                                                                                      \
 		type *restrict out = (type *)dst;                                              \
 		const type *restrict in = (const type *)r->splash;                             \
-		const int16_t *h = s->h;                                                       \
+		const struct render_axis *a = COLUMN ? &r->ay : &r->ax;                        \
+		const int32_t *restrict gxs = r->slope_x, *restrict gys = r->slope_y;          \
+		const int32_t *restrict cs = a->c;                                             \
+		const uint8_t *restrict ws = a->w;                                             \
 		const int width = r->width, xmax = r->width - 1, ymax = r->height - 1;         \
-		const int n = s->n, hstep = HSTEP, dx = DX, dy = DY;                           \
-		int x = s->x, y = s->y;                                                        \
-		for (int i = 0; i < n; i++, h += hstep, x += dx, y += dy) {                   \
-			int sx = clamp(x + h[-1] - h[1], xmax);                                \
-			int sy = clamp(y + h[-stride] - h[stride], ymax);                      \
-			out[i] = in[(size_t)sy * width + sx];                                  \
+		const int lx = r->light_x, ly = r->light_y, mul = r->shift_mul;                \
+		const uint32_t f0 = r->field[0], f1 = r->field[1], f2 = r->field[2];           \
+		const int n = s->n, tstep = TSTEP;                                             \
+		int t = s->t;                                                                  \
+		(void)lx, (void)ly, (void)f0, (void)f1, (void)f2;                              \
+		for (int i = 0; i < n; i++, t += tstep) {                                      \
+			int c = cs[t], w = ws[t];                                              \
+			int gx = (gxs[c] * (RENDER_WEIGHT - w) + gxs[c + 1] * w) >>            \
+				 RENDER_WEIGHT_BITS;                                           \
+			int gy = (gys[c] * (RENDER_WEIGHT - w) + gys[c + 1] * w) >>            \
+				 RENDER_WEIGHT_BITS;                                           \
+			int x = COLUMN ? s->x : t, y = COLUMN ? t : s->y;                      \
+			int sx = clamp(x + ((gx * mul + MOVE_HALF) >> MOVE_SHIFT), xmax);      \
+			int sy = clamp(y + ((gy * mul + MOVE_HALF) >> MOVE_SHIFT), ymax);      \
+			uint32_t v = get##sfx(&in[(size_t)sy * width + sx]);                   \
+			if (LIGHT) {                                                           \
+				int sh = (gx * lx + gy * ly) >> SHADE_SHIFT;                   \
+				sh = sh < -RENDER_SHADES ? -RENDER_SHADES                      \
+				   : sh > RENDER_SHADES ? RENDER_SHADES : sh;                  \
+				v = lit(v, r->shade[RENDER_SHADES + sh], f0, f1, f2);          \
+			}                                                                      \
+			put##sfx(&out[i], v);                                                  \
 		}                                                                              \
 	}
 
-DEFINE_SPAN(span_straight_16, uint16_t, 1, 1, 0)
-DEFINE_SPAN(span_straight_24, pixel24, 1, 1, 0)
-DEFINE_SPAN(span_straight_32, uint32_t, 1, 1, 0)
-DEFINE_SPAN(span_rotated_16, uint16_t, s->hstep, s->dx, s->dy)
-DEFINE_SPAN(span_rotated_24, pixel24, s->hstep, s->dx, s->dy)
-DEFINE_SPAN(span_rotated_32, uint32_t, s->hstep, s->dx, s->dy)
+#define DEFINE_SPANS(kind, COLUMN, TSTEP)                                                      \
+	DEFINE_SPAN(span_##kind##_16, uint16_t, 16, COLUMN, TSTEP, 0)                          \
+	DEFINE_SPAN(span_##kind##_24, pixel24, 24, COLUMN, TSTEP, 0)                           \
+	DEFINE_SPAN(span_##kind##_32, uint32_t, 32, COLUMN, TSTEP, 0)                          \
+	DEFINE_SPAN(span_##kind##_lit_16, uint16_t, 16, COLUMN, TSTEP, 1)                      \
+	DEFINE_SPAN(span_##kind##_lit_24, pixel24, 24, COLUMN, TSTEP, 1)                       \
+	DEFINE_SPAN(span_##kind##_lit_32, uint32_t, 32, COLUMN, TSTEP, 1)
 
-static render_span_fn *pick_span(int bytes, int rotate)
+/* straight: rotate 0, the steps known to the compiler; row: rotate 180; column: 90 and 270 */
+DEFINE_SPANS(straight, 0, 1)
+DEFINE_SPANS(row, 0, s->tstep)
+DEFINE_SPANS(column, 1, s->tstep)
+
+static render_span_fn *pick_span(int bytes, int rotate, bool light)
 {
-	static render_span_fn *const straight[] = { span_straight_16, span_straight_24,
-						    span_straight_32 };
-	static render_span_fn *const rotated[] = { span_rotated_16, span_rotated_24,
-						   span_rotated_32 };
+	static render_span_fn *const spans[3][2][3] = {
+		{ { span_straight_16, span_straight_24, span_straight_32 },
+		  { span_straight_lit_16, span_straight_lit_24, span_straight_lit_32 } },
+		{ { span_row_16, span_row_24, span_row_32 },
+		  { span_row_lit_16, span_row_lit_24, span_row_lit_32 } },
+		{ { span_column_16, span_column_24, span_column_32 },
+		  { span_column_lit_16, span_column_lit_24, span_column_lit_32 } },
+	};
+	int kind = rotate == 0 ? 0 : rotate == 180 ? 1 : 2;
 
-	return (rotate ? rotated : straight)[bytes - 2];
+	return spans[kind][light][bytes - 2];
 }
 
 static bool sideways(int rotate)
@@ -59,11 +137,38 @@ static bool sideways(int rotate)
 	return rotate == 90 || rotate == 270;
 }
 
-int render_init(struct render *r, int fb_width, int fb_height, int rotate,
+/* Pixel p of n along an axis sits at (p + 0.5) / cell - 0.5 cells, between cells c and c + 1
+ * (clamped to the grid's g cells at both ends). */
+static int axis_init(struct render_axis *a, int n, int cell, int g)
+{
+	a->c = calloc((size_t)n, sizeof(*a->c));
+	a->w = calloc((size_t)n, sizeof(*a->w));
+	if (!a->c || !a->w)
+		return -ENOMEM;
+	for (int p = 0; p < n; p++) {
+		int u = (2 * p + 1 - cell) * RENDER_WEIGHT;
+		int pos = u < 0 ? 0 : u / (2 * cell);	/* in 1/RENDER_WEIGHT cells */
+		int c = pos >> RENDER_WEIGHT_BITS;
+
+		a->c[p] = c < g - 1 ? c : g - 1;
+		a->w[p] = c < g - 1 ? (uint8_t)(pos & (RENDER_WEIGHT - 1)) : 0;
+	}
+	return 0;
+}
+
+static void axis_free(struct render_axis *a)
+{
+	free(a->c);
+	free(a->w);
+}
+
+int render_init(struct render *r, int fb_width, int fb_height, int rotate, int cell,
 		const struct pixfmt *fmt)
 {
+	int longest;
+
 	memset(r, 0, sizeof(*r));
-	if (rotate % 90 || rotate < 0 || rotate > 270)
+	if (rotate % 90 || rotate < 0 || rotate > 270 || cell < 1)
 		return -EINVAL;
 	r->fb_width = fb_width;
 	r->fb_height = fb_height;
@@ -72,27 +177,85 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate,
 	r->height = sideways(rotate) ? fb_width : fb_height;
 	r->fmt = *fmt;
 	r->bytes = fmt->bytes;
-	r->span = pick_span(fmt->bytes, rotate);
+	r->cell = cell;
+	r->scale = cell > 1 ? WATER_FINE : 1;
+	r->shift_mul = cell * 256 / r->scale;
+	r->grid_width = (r->width + cell - 1) / cell;
+	r->grid_height = (r->height + cell - 1) / cell;
+	r->field[0] = (uint32_t)((1ull << fmt->red.length) - 1) << fmt->red.offset;
+	r->field[1] = (uint32_t)((1ull << fmt->green.length) - 1) << fmt->green.offset;
+	r->field[2] = (uint32_t)((1ull << fmt->blue.length) - 1) << fmt->blue.offset;
+	longest = r->grid_width > r->grid_height ? r->grid_width : r->grid_height;
+	r->slope_x = calloc((size_t)longest + 1, sizeof(*r->slope_x));
+	r->slope_y = calloc((size_t)longest + 1, sizeof(*r->slope_y));
+	r->shade = calloc(2 * RENDER_SHADES + 1, sizeof(*r->shade));
 	r->splash = calloc((size_t)fb_width * fb_height, fmt->bytes);
 	r->plain = calloc((size_t)fb_width * fb_height, fmt->bytes);
 	r->runs = calloc(r->height, sizeof(*r->runs));
 	for (int i = 0; i < RENDER_PAGES; i++)
 		r->shown[i] = calloc(r->height, 1);
-	if (!r->splash || !r->plain || !r->runs || !r->shown[0] || !r->shown[1]) {
+	if (!r->slope_x || !r->slope_y || !r->shade || !r->splash || !r->plain || !r->runs ||
+	    !r->shown[0] || !r->shown[1] ||
+	    axis_init(&r->ax, r->width, cell, r->grid_width) < 0 ||
+	    axis_init(&r->ay, r->height, cell, r->grid_height) < 0) {
 		render_free(r);
 		return -ENOMEM;
 	}
+	render_set_light(r, &(struct render_light){ 0 });
 	return 0;
 }
 
 void render_free(struct render *r)
 {
+	axis_free(&r->ax);
+	axis_free(&r->ay);
+	free(r->slope_x);
+	free(r->slope_y);
+	free(r->shade);
 	free(r->splash);
 	free(r->plain);
 	free(r->runs);
 	for (int i = 0; i < RENDER_PAGES; i++)
 		free(r->shown[i]);
 	memset(r, 0, sizeof(*r));
+}
+
+/* v (0..255 of a channel) in every colour field of the format. */
+static uint32_t pack_grey(const struct pixfmt *fmt, int v)
+{
+	const struct pixfmt_field *f[3] = { &fmt->red, &fmt->green, &fmt->blue };
+	uint32_t p = 0;
+
+	for (int i = 0; i < 3; i++) {
+		uint32_t max = (uint32_t)((1ull << f[i]->length) - 1);
+
+		p |= (uint32_t)(((uint64_t)v * max + 127) / 255) << f[i]->offset;
+	}
+	return p;
+}
+
+/* The glint: nothing on gentle slopes, rising steeply to white on the ones facing the light. */
+static int glint(double specular, int s)
+{
+	double t = (s - 24) / 72.0;
+
+	return t <= 0 ? 0 : (int)fmin(255, specular * 255 * t * t);
+}
+
+void render_set_light(struct render *r, const struct render_light *l)
+{
+	double rad = l->direction * M_PI / 180, k = l->strength * M_SQRT1_2 * 256 / r->scale;
+
+	/* seed 003: shading = (xoffset - yoffset) / 2 is strength 1 with the light at 45 degrees */
+	r->light_x = (int)lround(k * sin(rad));
+	r->light_y = (int)lround(-k * cos(rad));
+	for (int s = -RENDER_SHADES; s <= RENDER_SHADES; s++) {
+		int add = s > 0 ? s + glint(l->specular, s) : 0;
+
+		r->shade[RENDER_SHADES + s][0] = pack_grey(&r->fmt, add > 255 ? 255 : add);
+		r->shade[RENDER_SHADES + s][1] = pack_grey(&r->fmt, s < 0 ? -s : 0);
+	}
+	r->span = pick_span(r->bytes, r->rotate, l->strength > 0 || l->specular > 0);
 }
 
 /* The logical pixel that physical (px, py) shows. */
@@ -135,6 +298,14 @@ int render_set_splash(struct render *r, const struct image *img)
 	return 0;
 }
 
+/* Whether logical row y shows water: a cell row it mixes, or a neighbour of one, may be wet. */
+static bool row_wet(const struct render *r, const struct water *w, int y)
+{
+	int a = r->ay.c[y], b = a + (r->ay.w[y] != 0);
+
+	return w->live[a - 1] | w->live[a] | w->live[b] | w->live[b + 1];
+}
+
 /* Groups the logical rows that need writing into runs; returns how many rows. */
 static int plan(struct render *r, const struct water *w, int page, bool full, int *nruns)
 {
@@ -142,7 +313,7 @@ static int plan(struct render *r, const struct water *w, int page, bool full, in
 	int rows = 0, n = 0;
 
 	for (int y = 0; y < r->height; y++) {
-		bool wet = w->live[y - 1] | w->live[y] | w->live[y + 1];
+		bool wet = row_wet(r, w, y);
 		bool restore = !wet && (full || shown[y]);
 
 		shown[y] = wet;
@@ -156,6 +327,42 @@ static int plan(struct render *r, const struct water *w, int page, bool full, in
 	}
 	*nruns = n;
 	return rows;
+}
+
+static inline int32_t slope_clamp(int32_t v)
+{
+	return v < -SLOPE_MAX ? -SLOPE_MAX : v > SLOPE_MAX ? SLOPE_MAX : v;
+}
+
+/* The slopes along logical row y, per cell: cell rows a and a + 1 mixed by the row's weight. */
+static void slopes_of_row(const struct render *r, const struct water *w, int y)
+{
+	int wb = r->ay.w[y], wa = RENDER_WEIGHT - wb, stride = w->stride;
+	const int16_t *p = water_row(w, r->ay.c[y]), *q = p + (wb ? stride : 0);
+	int32_t *restrict gx = r->slope_x, *restrict gy = r->slope_y;
+
+	for (int i = 0; i < r->grid_width; i++) {
+		gx[i] = slope_clamp((p[i - 1] - p[i + 1]) * wa + (q[i - 1] - q[i + 1]) * wb);
+		gy[i] = slope_clamp((p[i - stride] - p[i + stride]) * wa +
+				    (q[i - stride] - q[i + stride]) * wb);
+	}
+	gx[r->grid_width] = gy[r->grid_width] = 0;
+}
+
+/* The slopes down logical column x, per cell: cell columns a and a + 1 mixed. */
+static void slopes_of_column(const struct render *r, const struct water *w, int x)
+{
+	int wb = r->ax.w[x], wa = RENDER_WEIGHT - wb, stride = w->stride, b = wb ? 1 : 0;
+	const int16_t *p = water_row(w, 0) + r->ax.c[x];
+	int32_t *restrict gx = r->slope_x, *restrict gy = r->slope_y;
+
+	for (int j = 0; j < r->grid_height; j++, p += stride) {
+		const int16_t *q = p + b;
+
+		gx[j] = slope_clamp((p[-1] - p[1]) * wa + (q[-1] - q[1]) * wb);
+		gy[j] = slope_clamp((p[-stride] - p[stride]) * wa + (q[-stride] - q[stride]) * wb);
+	}
+	gx[r->grid_height] = gy[r->grid_height] = 0;
 }
 
 /* rotate 0 and 180: a logical row is a physical row, upside down and mirrored for 180. */
@@ -172,14 +379,15 @@ static void draw_rows(const struct render *r, const struct water *w, uint8_t *ds
 			int y = flip ? run->hi - 1 - (k - run->lo) : k;
 			int py = flip ? r->height - 1 - y : y;
 			uint8_t *out = dst + py * dst_stride;
-			struct render_span s = { water_row(w, y) + (flip ? r->width - 1 : 0),
-						 flip ? -1 : 1, flip ? r->width - 1 : 0, y,
-						 flip ? -1 : 1, 0, r->width };
+			struct render_span s = { flip ? r->width - 1 : 0, y,
+						 flip ? r->width - 1 : 0, flip ? -1 : 1, r->width };
 
-			if (run->wet)
-				r->span(out, r, &s, w->stride);
-			else
+			if (run->wet) {
+				slopes_of_row(r, w, y);
+				r->span(out, r, &s);
+			} else {
 				memcpy(out, r->plain + py * row_bytes, row_bytes);
+			}
 		}
 	}
 }
@@ -190,20 +398,23 @@ static void draw_columns(const struct render *r, const struct water *w, uint8_t 
 			 size_t dst_stride, int nruns)
 {
 	size_t row_bytes = (size_t)r->fb_width * r->bytes;
-	bool cw = r->rotate == 90;
+	bool cw = r->rotate == 90, any_wet = false;
 
+	for (int i = 0; i < nruns; i++)
+		any_wet |= r->runs[i].wet;
 	for (int py = 0; py < r->fb_height; py++, dst += dst_stride) {
 		int x = cw ? py : r->width - 1 - py;
 
+		if (any_wet)
+			slopes_of_column(r, w, x);
 		for (int i = 0; i < nruns; i++) {
 			const struct render_run *run = &r->runs[cw ? nruns - 1 - i : i];
 			int px = cw ? r->fb_width - run->hi : run->lo, n = run->hi - run->lo;
 			int y = cw ? run->hi - 1 : run->lo;
-			struct render_span s = { water_row(w, y) + x, cw ? -w->stride : w->stride,
-						 x, y, 0, cw ? -1 : 1, n };
+			struct render_span s = { x, y, y, cw ? -1 : 1, n };
 
 			if (run->wet)
-				r->span(dst + (size_t)px * r->bytes, r, &s, w->stride);
+				r->span(dst + (size_t)px * r->bytes, r, &s);
 			else
 				memcpy(dst + (size_t)px * r->bytes,
 				       r->plain + py * row_bytes + (size_t)px * r->bytes,

@@ -11,28 +11,46 @@
 #include "water.h"
 
 #define RENDER_PAGES 2
+#define RENDER_SHADES 255	/* light adds or takes up to this much of a channel (0..255) */
 
-/* A stretch of physical pixels drawn from logical cells, one step apart. */
+/*
+ * Where a logical pixel sits between the cells of one axis: cells c and c + 1, the second
+ * weighing w / RENDER_WEIGHT. Pixel centres fall at (p + 0.5) / cell - 0.5 in cells.
+ */
+#define RENDER_WEIGHT_BITS 6
+#define RENDER_WEIGHT (1 << RENDER_WEIGHT_BITS)
+struct render_axis {
+	int32_t *c;
+	uint8_t *w;
+};
+
+/* A line of logical pixels, one row or one column, drawn from slopes prepared along it. */
 struct render_span {
-	const int16_t *h;	/* height cell under the first pixel */
-	int hstep;		/* cells from one pixel to the next: 1, -1 or +-stride */
 	int x, y;		/* logical position of the first pixel */
-	int dx, dy;		/* and its step */
+	int t, tstep;		/* its position along the line, and the step: 1 or -1 */
 	int n;
 };
 
 struct render;
 typedef void render_span_fn(uint8_t *restrict dst, const struct render *r,
-			    const struct render_span *s, int stride);
+			    const struct render_span *s);
 
 struct render_run {
 	int lo, hi;		/* logical rows [lo, hi) that are all wet or all to restore */
 	bool wet;
 };
 
+/* The look: water.light, water.light_direction, water.specular. */
+struct render_light {
+	double strength;	/* 0: off; 1: seed 003's (xoffset - yoffset) / 2 at 45 degrees */
+	int direction;		/* degrees clockwise from the top that the light comes from */
+	double specular;	/* 0: off; extra white on the slopes that face the light most */
+};
+
 /*
  * Water and splash live in logical coordinates: the screen as the viewer sees it after
- * display.rotate. Only the writing of pixels knows the physical layout.
+ * display.rotate. Only the writing of pixels knows the physical layout. The water is a grid of
+ * cells `cell` pixels wide; each pixel interpolates the slopes of the cells around it.
  */
 struct render {
 	int width, height;		/* logical */
@@ -40,6 +58,14 @@ struct render {
 	int rotate;			/* 0, 90, 180, 270 clockwise */
 	int bytes;
 	struct pixfmt fmt;
+	int cell, grid_width, grid_height;
+	int scale;			/* the water's heights per seed height (water.h) */
+	int shift_mul;			/* pixels a slope moves the picture, in 1/256 */
+	struct render_axis ax, ay;	/* per logical column, per logical row */
+	int32_t *slope_x, *slope_y;	/* one line's slopes per cell, in 1/RENDER_WEIGHT */
+	int light_x, light_y;		/* the light's direction and strength, fixed point */
+	uint32_t (*shade)[2];		/* [RENDER_SHADES + s]: what to add, what to take away */
+	uint32_t field[3];		/* the channel masks the shades saturate in */
 	uint8_t *splash;		/* logical layout, in fmt, width * bytes per row */
 	uint8_t *plain;			/* physical layout: the calm screen, fb_width * bytes per row */
 	uint8_t *shown[RENDER_PAGES];	/* per page: logical rows showing more than the plain splash */
@@ -47,10 +73,14 @@ struct render {
 	render_span_fn *span;
 };
 
-/* fb_width x fb_height is the framebuffer; rotate is 0, 90, 180 or 270. 0 or -errno. */
-int render_init(struct render *r, int fb_width, int fb_height, int rotate,
+/* fb_width x fb_height is the framebuffer; rotate is 0, 90, 180 or 270; the water's cells are
+ * cell pixels wide, its heights as water_init makes them for that cell. 0 or -errno. */
+int render_init(struct render *r, int fb_width, int fb_height, int rotate, int cell,
 		const struct pixfmt *fmt);
 void render_free(struct render *r);
+
+/* The light for the next frames; strength 0 turns it off. */
+void render_set_light(struct render *r, const struct render_light *light);
 
 /* Converts img (exactly the logical width x height) to the framebuffer's format and layout,
  * once; 0 or -EINVAL. */

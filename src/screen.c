@@ -146,16 +146,34 @@ static int make_splash(const struct config *cfg, int width, int height, struct i
 	return 0;
 }
 
+/* water.cell, "auto" resolved for the screen. */
+static int cell_for(const struct app *app, const struct config *cfg)
+{
+	return cfg->water.cell ? cfg->water.cell : water_cell_auto(app->fb.width, app->fb.height);
+}
+
+/* What the water and the renderer read from the configuration at every step and frame. */
+void screen_apply_look(struct app *app, const struct config *cfg)
+{
+	struct render_light light = { cfg->water.light, cfg->water.light_direction,
+				      cfg->water.specular };
+
+	app->water.damping_shift = cfg->water.damping_shift;
+	app->water.shape = cfg->stone.shape;
+	render_set_light(&app->render, &light);
+}
+
 int screen_setup_scene(struct app *app)
 {
 	const struct config *cfg = &app->cfg;
+	int cell = cell_for(app, cfg);
 	struct image splash;
 	int ret;
 
-	ret = render_init(&app->render, app->fb.width, app->fb.height, cfg->display.rotate,
+	ret = render_init(&app->render, app->fb.width, app->fb.height, cfg->display.rotate, cell,
 			  &app->fb.fmt);
 	if (ret == 0)
-		ret = water_init(&app->water, app->render.width, app->render.height,
+		ret = water_init(&app->water, app->render.width, app->render.height, cell,
 				 cfg->water.damping_shift);
 	if (ret == 0)
 		ret = make_splash(cfg, app->render.width, app->render.height, &splash);
@@ -165,6 +183,8 @@ int screen_setup_scene(struct app *app)
 	}
 	render_set_splash(&app->render, &splash);
 	image_free(&splash);
+	screen_apply_look(app, cfg);
+	log_info("water: %dx%d cells of %d pixels", app->water.width, app->water.height, cell);
 
 	app->rain = (struct water_rain){ .rate = cfg->rain.enabled ? cfg->rain.rate : 0,
 					 .size = cfg->rain.size, .weight = cfg->rain.weight,
@@ -195,8 +215,9 @@ void screen_redraw(struct app *app)
 	fb_flush(&app->fb);
 }
 
-/* A new display device or rotation: the new one is set up completely before the old one goes,
- * so a failure leaves everything as it was. The waves survive unless the size changes. */
+/* A new display device, rotation or cell size: the new one is set up completely before the old
+ * one goes, so a failure leaves everything as it was. The waves survive unless the grid
+ * changes; then the water starts calm, the splash on screen all along. */
 int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t len)
 {
 	struct fb old_fb = app->fb;
@@ -213,13 +234,14 @@ int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t l
 		ret = screen_open_display(app);
 	if (ret == 0)
 		ret = render_init(&app->render, app->fb.width, app->fb.height,
-				  cfg->display.rotate, &app->fb.fmt);
+				  cfg->display.rotate, cell_for(app, cfg), &app->fb.fmt);
 	rendered = ret == 0;
-	resized = rendered && (app->render.width != app->water.width ||
-			       app->render.height != app->water.height);
+	resized = rendered && (app->render.width != app->water.screen_width ||
+			       app->render.height != app->water.screen_height ||
+			       app->render.cell != app->water.cell);
 	if (resized)
 		ret = water_init(&water, app->render.width, app->render.height,
-				 cfg->water.damping_shift);
+				 app->render.cell, cfg->water.damping_shift);
 	if (ret == 0)
 		ret = make_splash(cfg, app->render.width, app->render.height, &splash);
 	if (ret < 0) {
@@ -244,8 +266,9 @@ int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t l
 	}
 	if (resized) {
 		water_free(&app->water);
-		app->water = water;	/* a new size: the old waves cannot carry over */
+		app->water = water;	/* a new grid: the old waves cannot carry over */
 	}
+	screen_apply_look(app, cfg);
 	return 0;
 }
 

@@ -74,13 +74,13 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 		adopted.display.double_buffer = app->cfg.display.double_buffer;
 	}
 
-	if (*changes & RELOAD_DISPLAY)
+	if (*changes & (RELOAD_DISPLAY | RELOAD_GRID))
 		ret = screen_reopen(app, cfg, err, len);
 	else if (*changes & RELOAD_SPLASH)
 		ret = screen_reload_splash(app, cfg, err, len);
 	if (ret < 0)
 		return ret;
-	if (*changes & (RELOAD_DISPLAY | RELOAD_SPLASH))
+	if (*changes & (RELOAD_DISPLAY | RELOAD_GRID))
 		screen_redraw(app);
 	if ((*changes & RELOAD_CONTROL) &&
 	    (ret = control_listen(&app->control, cfg->control.socket)) < 0) {
@@ -98,7 +98,9 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 		idle_configure(&app->idle, cfg->rain.idle_after, cfg->screensaver.blank_after);
 	if (*changes & RELOAD_FPS)
 		daemon_arm_timer(app, false);	/* wake re-arms it with the new period */
-	app->water.damping_shift = cfg->water.damping_shift;
+	screen_apply_look(app, cfg);
+	if (*changes & (RELOAD_SPLASH | RELOAD_WATER))
+		screen_redraw(app);	/* the new look at once, also on paused water */
 	memcpy(&app->cfg, cfg, sizeof(*cfg));
 	if ((*changes & (RELOAD_DISPLAY | RELOAD_INPUT)) && app->loop.epfd >= 0)
 		daemon_open_input(app);

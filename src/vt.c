@@ -15,8 +15,7 @@
 
 /* The only state outside a struct: a fatal signal handler cannot be passed any. */
 static struct {
-	int vt_fd, kd_mode;
-	struct vt_mode mode;
+	int vt_fd;
 	int fb_fd;
 	bool restore_var;
 	struct fb_var_screeninfo var;
@@ -103,9 +102,6 @@ int vt_take(struct vt *vt, int release_sig, int acquire_sig)
 	struct vt_mode mode = { .mode = VT_PROCESS, .relsig = release_sig,
 				.acqsig = acquire_sig };
 
-	if (ioctl(vt->fd, KDGETMODE, &vt->saved_kd_mode) < 0 ||
-	    ioctl(vt->fd, VT_GETMODE, &vt->saved_mode) < 0)
-		return -errno;
 	if (ioctl(vt->fd, KDSETMODE, KD_GRAPHICS) < 0)
 		return -errno;
 	vt->taken = true;
@@ -124,14 +120,25 @@ int vt_ack_acquire(struct vt *vt)
 	return ioctl(vt->fd, VT_RELDISP, VT_ACKACQ) < 0 ? -errno : 0;
 }
 
+/*
+ * The console's own state, not the one found at start: that may be the graphics mode and the
+ * VT_PROCESS switching of a predecessor killed with SIGKILL, which nobody would ever undo.
+ * Async-signal-safe.
+ */
+static void give_back(int fd)
+{
+	static const struct vt_mode console = { .mode = VT_AUTO };
+
+	ioctl(fd, VT_SETMODE, &console);
+	ioctl(fd, KDSETMODE, KD_TEXT);
+}
+
 void vt_restore(struct vt *vt)
 {
 	if (vt->fd < 0)
 		return;
-	if (vt->taken) {
-		ioctl(vt->fd, VT_SETMODE, &vt->saved_mode);
-		ioctl(vt->fd, KDSETMODE, vt->saved_kd_mode);
-	}
+	if (vt->taken)
+		give_back(vt->fd);
 	if (crash.vt_fd == vt->fd)
 		crash.vt_fd = -1;
 	close(vt->fd);
@@ -147,10 +154,8 @@ static void on_crash(int sig)
 		*p = 0;
 	if (crash.fb_fd >= 0 && crash.restore_var)
 		ioctl(crash.fb_fd, FBIOPUT_VSCREENINFO, &crash.var);
-	if (crash.vt_fd >= 0) {
-		ioctl(crash.vt_fd, VT_SETMODE, &crash.mode);
-		ioctl(crash.vt_fd, KDSETMODE, crash.kd_mode);
-	}
+	if (crash.vt_fd >= 0)
+		give_back(crash.vt_fd);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -166,8 +171,6 @@ int vt_guard_crashes(const struct vt *vt, const struct fb *fb)
 	struct sigaction sa = { .sa_handler = on_crash, .sa_flags = SA_RESETHAND };
 
 	crash.vt_fd = vt->taken ? vt->fd : -1;
-	crash.kd_mode = vt->saved_kd_mode;
-	crash.mode = vt->saved_mode;
 	crash.fb_fd = fb->is_file ? -1 : fb->fd;
 	crash.var = fb->saved;
 	crash.var.activate = FB_ACTIVATE_NOW;

@@ -11,8 +11,6 @@
 struct vt {
 	int fd;			/* -1 when there is no VT */
 	int num;		/* the N of /dev/ttyN */
-	int saved_kd_mode;	/* KD_TEXT, as a rule */
-	struct vt_mode saved_mode;
 	bool taken;
 };
 
@@ -31,13 +29,13 @@ int vt_take(struct vt *vt, int release_sig, int acquire_sig);
 int vt_ack_release(struct vt *vt);
 int vt_ack_acquire(struct vt *vt);
 
-/* Text mode and switching as found; the caller clears the screen first so the console redraws
- * on a clean screen. Also closes the VT. */
+/* Text mode and the kernel's own switching (VT_AUTO), whatever the VT was in when taken; the
+ * caller clears the screen first so the console redraws on a clean screen. Also closes the VT. */
 void vt_restore(struct vt *vt);
 
 /*
  * On SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGABRT: clear the screen, put back fb's mode and the
- * console as found, then die of the signal. Call again whenever fb or vt changes; vt may be
+ * console in text mode, then die of the signal. Call again whenever fb or vt changes; vt may be
  * one with no VT. 0 or -errno.
  */
 int vt_guard_crashes(const struct vt *vt, const struct fb *fb);

@@ -1,20 +1,38 @@
 /* water.c - the classic integer ripple kernel over a zero-bordered height field. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "water.h"
 
-int water_init(struct water *w, int width, int height, int damping_shift)
+int water_cell_auto(int screen_width, int screen_height)
 {
-	size_t cells = (size_t)(width + 2) * (height + 2);
+	int short_side = screen_width < screen_height ? screen_width : screen_height;
+	int cell = (short_side + 135) / 270;
+
+	return cell < 1 ? 1 : cell > 16 ? 16 : cell;
+}
+
+int water_init(struct water *w, int screen_width, int screen_height, int cell,
+	       int damping_shift)
+{
+	int width, height;
+	size_t cells;
 
 	memset(w, 0, sizeof(*w));
-	if (width < 1 || height < 1)
+	if (screen_width < 1 || screen_height < 1 || cell < 1)
 		return -EINVAL;
+	width = (screen_width + cell - 1) / cell;
+	height = (screen_height + cell - 1) / cell;
+	cells = (size_t)(width + 2) * (height + 2);
 	w->width = width;
 	w->height = height;
 	w->stride = width + 2;
+	w->cell = cell;
+	w->scale = cell > 1 ? WATER_FINE : 1;
+	w->screen_width = screen_width;
+	w->screen_height = screen_height;
 	w->damping_shift = damping_shift;
 	for (int i = 0; i < 2; i++) {
 		w->mem[i] = calloc(cells, sizeof(int16_t));
@@ -104,33 +122,81 @@ void water_step(struct water *w)
 	count_live(w);
 }
 
-static int clamp(int v, int lo, int hi)
+static const char *const shape_names[] = { "disc", "crater", "cosine" };
+
+int water_shape_parse(const char *name, enum water_shape *shape)
 {
-	return v < lo ? lo : v > hi ? hi : v;
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(name, shape_names[i])) {
+			*shape = (enum water_shape)i;
+			return 0;
+		}
+	return -EINVAL;
 }
 
+const char *water_shape_name(enum water_shape shape)
+{
+	return (unsigned)shape < 3 ? shape_names[shape] : "?";
+}
+
+static void mark_live(struct water *w, int y)
+{
+	if (!w->live[y]) {
+		w->live[y] = 1;
+		w->live_rows += !w->prev_live[y];
+	}
+}
+
+/* The height a stone leaves at distance d (0..1 of its radius) from its centre. */
+static int16_t profile(enum water_shape shape, double d, int weight)
+{
+	switch (shape) {
+	case WATER_CRATER:
+		return (int16_t)lround(weight * (2 * d - 1));
+	case WATER_COSINE:
+		return (int16_t)lround(-weight * 0.5 * (1 + cos(M_PI * d)));
+	default:
+		return (int16_t)-weight;
+	}
+}
+
+static void put(struct water *w, int cx, int cy, int16_t v)
+{
+	int16_t *h = &water_row(w, cy)[cx];
+
+	/* a smooth dent deepens what is there; the seeds' shapes overwrite it */
+	*h = w->shape == WATER_COSINE && *h < v ? *h : v;
+	mark_live(w, cy);
+}
+
+/*
+ * In cell coordinates, pixel x covers cells from x / cell to (x + 1) / cell: its centre is
+ * (x + 0.5) / cell - 0.5. At cell 1 every quantity is a whole number and the disc is exactly
+ * the seeds' (x - cx)^2 + (y - cy)^2 < r^2.
+ * Heights are w->scale times the seeds': the renderer divides them back.
+ */
 void water_drop(struct water *w, int x, int y, int radius, int weight)
 {
-	int r2 = radius * radius;
-	int y0 = clamp(y - radius + 1, 0, w->height), y1 = clamp(y + radius, 0, w->height);
-	int x0 = clamp(x - radius + 1, 0, w->width), x1 = clamp(x + radius, 0, w->width);
+	weight = weight > INT16_MAX / w->scale ? INT16_MAX : weight * w->scale;
 
-	for (int cy = y0; cy < y1; cy++) {
-		int16_t *row = water_row(w, cy);
-		int dy2 = (cy - y) * (cy - y);
-		int hit = 0;
+	double c = w->cell, r = (radius ? radius : WATER_AUTO_STONE_CELLS * w->cell) / c;
+	double fx = (x + 0.5) / c - 0.5, fy = (y + 0.5) / c - 0.5;
+	int x0 = (int)fmax(ceil(fx - r), 0), x1 = (int)fmin(floor(fx + r), w->width - 1);
+	int y0 = (int)fmax(ceil(fy - r), 0), y1 = (int)fmin(floor(fy + r), w->height - 1);
+	bool hit = false;
 
-		for (int cx = x0; cx < x1; cx++) {
-			if ((cx - x) * (cx - x) + dy2 < r2) {
-				row[cx] = (int16_t)-weight;
-				hit = 1;
+	for (int cy = y0; cy <= y1; cy++)
+		for (int cx = x0; cx <= x1; cx++) {
+			double d2 = (cx - fx) * (cx - fx) + (cy - fy) * (cy - fy);
+
+			if (d2 < r * r) {
+				put(w, cx, cy, profile(w->shape, sqrt(d2) / r, weight));
+				hit = true;
 			}
 		}
-		if (hit && !w->live[cy]) {
-			w->live[cy] = 1;
-			w->live_rows += !w->prev_live[cy];
-		}
-	}
+	/* a stone smaller than a cell still falls into the cell under it */
+	if (!hit && fx > -0.5 && fy > -0.5 && fx < w->width - 0.5 && fy < w->height - 0.5)
+		put(w, (int)lround(fx), (int)lround(fy), profile(w->shape, 0, weight));
 }
 
 void water_trail(struct water *w, int x0, int y0, int x1, int y1, int radius, int weight,
@@ -174,10 +240,11 @@ int water_rain(struct water *w, struct water_rain *rain, double seconds)
 
 	rain->due += rain->rate * seconds;
 	for (; rain->due >= 1.0; rain->due -= 1.0, n++) {
-		int x = (int)((uint64_t)rain_random(rain) * w->width >> 32);
-		int y = (int)((uint64_t)rain_random(rain) * w->height >> 32);
+		int x = (int)((uint64_t)rain_random(rain) * w->screen_width >> 32);
+		int y = (int)((uint64_t)rain_random(rain) * w->screen_height >> 32);
 
-		water_drop(w, x, y, rain->size, rain->weight);
+		water_drop(w, x, y, rain->size ? rain->size : WATER_AUTO_RAIN_CELLS * w->cell,
+			   rain->weight);
 	}
 	return n;
 }

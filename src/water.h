@@ -5,15 +5,32 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The profile a stone leaves: the seeds' flat disc of -weight, seed 003's crater (-weight in
+ * the middle rising to +weight at the rim), or a smooth cosine dent that makes round rings. */
+enum water_shape { WATER_DISC, WATER_CRATER, WATER_COSINE };
+
+/* Heights at cells larger than 1 are kept this much finer than the seeds' integers, so that
+ * the kernel's rounding neither shakes the picture nor stills the waves early. */
+#define WATER_FINE 16
+
+/* A stone's radius in cells when its size is 0 ("auto"): a fingertip at kiosk scale. */
+#define WATER_AUTO_STONE_CELLS 4
+#define WATER_AUTO_RAIN_CELLS 2
+
 /*
  * A width x height field of int16 heights surrounded by a border of cells that stay 0, so the
  * waves reflect off the screen edges and every visible cell has four neighbours. Cell (x, y)
  * is cur[y * stride + x]; x and y may be -1 or width/height to reach the border.
  * live[y] says whether row y of cur may hold a non-zero cell (it never misses one).
+ * One cell covers cell x cell screen pixels; stones, trails and rain are given in pixels.
  */
 struct water {
-	int width, height, stride;
+	int width, height, stride;	/* in cells */
+	int cell;			/* screen pixels per cell, 1..16 */
+	int scale;			/* heights per unit of the seeds' height: 1 at cell 1 */
+	int screen_width, screen_height;
 	int damping_shift;
+	enum water_shape shape;		/* of every stone, trail drop and raindrop */
 	int16_t *cur, *prev;
 	uint8_t *live, *prev_live;	/* indexable from -1 to height */
 	int live_rows;			/* rows set in live and prev_live together */
@@ -23,22 +40,31 @@ struct water {
 
 struct water_rain {
 	double rate;		/* drops per second */
-	int size, weight;
+	int size, weight;	/* radius in pixels (0: auto) and depth */
 	uint64_t rng;		/* xorshift state, never 0 */
 	double due;		/* fractional drops carried to the next call */
 };
 
-int water_init(struct water *w, int width, int height, int damping_shift);
+/* The cell that gives a screen's short side the seeds' scale, about 270 cells (240 to 320). */
+int water_cell_auto(int screen_width, int screen_height);
+
+/* A field of cells covering screen_width x screen_height pixels; 0 or -errno. */
+int water_init(struct water *w, int screen_width, int screen_height, int cell,
+	       int damping_shift);
 void water_free(struct water *w);
 void water_clear(struct water *w);
 
 /* One time step of next = ((l + r + u + d) >> 1) - prev; next -= next >> damping_shift. */
 void water_step(struct water *w);
 
-/* A stone: every cell within radius of (x, y) is set to -weight; cells off the field are clipped. */
+/*
+ * A stone at screen pixel (x, y), radius in pixels (0: WATER_AUTO_STONE_CELLS), in the field's
+ * shape; cells off the field are clipped. At cell 1 a disc is the seeds' own: every cell within
+ * radius of (x, y) set to -weight.
+ */
 void water_drop(struct water *w, int x, int y, int radius, int weight);
 
-/* Stones along the line from (x0, y0), excluded, to (x1, y1), included, every spacing cells. */
+/* Stones along the line from (x0, y0), excluded, to (x1, y1), included, every spacing pixels. */
 void water_trail(struct water *w, int x0, int y0, int x1, int y1, int radius, int weight,
 		 int spacing);
 
@@ -54,6 +80,10 @@ int water_clock_steps(long *due, uint64_t frames, int steps_per_second, int fps)
 
 /* True when every cell of both time steps is 0: stepping would change nothing. */
 bool water_calm(const struct water *w);
+
+/* "disc", "crater", "cosine"; 0 or -EINVAL. */
+int water_shape_parse(const char *name, enum water_shape *shape);
+const char *water_shape_name(enum water_shape shape);
 
 static inline int16_t *water_row(const struct water *w, int y)
 {

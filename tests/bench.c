@@ -4,7 +4,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "config.h"
 #include "image.h"
+#include "look.h"
 #include "pixfmt.h"
 #include "render.h"
 #include "seed_port.h"
@@ -19,6 +21,7 @@ struct setup {
 	const char *format;
 	enum scene scene;
 	int rotate;
+	const struct config *look;	/* NULL: classic, cell 1, the seeds' stones, no light */
 };
 
 static double now(void)
@@ -44,6 +47,13 @@ static void drop_stones(const struct setup *s, void (*drop)(void *, int, int), v
 static void drop_ours(void *ctx, int x, int y)
 {
 	water_drop(ctx, x, y, 6, 128);
+}
+
+static const struct config *look_of_drops;
+
+static void drop_look(void *ctx, int x, int y)
+{
+	water_drop(ctx, x, y, look_of_drops->stone.size, look_of_drops->stone.weight);
 }
 
 static void drop_seed(void *ctx, int x, int y)
@@ -83,20 +93,32 @@ static double time_ours(const struct setup *s, const struct image *splash, uint8
 
 	struct setup logical = *s;
 
+	const struct config *c = s->look;
+	int cell = c ? water_cell_auto(s->width, s->height) : 1;
+	void (*drop)(void *, int, int) = c ? drop_look : drop_ours;
+
 	pixfmt_by_name(&fmt, s->format);
-	render_init(&r, s->width, s->height, s->rotate, &fmt);
+	render_init(&r, s->width, s->height, s->rotate, cell, &fmt);
 	logical.width = r.width;
 	logical.height = r.height;
-	water_init(&w, r.width, r.height, 5);
+	water_init(&w, r.width, r.height, cell, c ? c->water.damping_shift : 5);
+	if (c) {
+		struct render_light light = { c->water.light, c->water.light_direction,
+					      c->water.specular };
+
+		render_set_light(&r, &light);
+		w.shape = c->stone.shape;
+		look_of_drops = c;
+	}
 	render_set_splash(&r, splash);
 	render_frame(&r, &w, fb, stride, 0, true);
-	drop_stones(&logical, drop_ours, &w);
+	drop_stones(&logical, drop, &w);
 	for (int i = 0; i < warm_up(s); i++)
 		water_step(&w);
 	t0 = now();
 	for (int i = 0; i < frames; i++) {
 		if (i % RESTONE_FRAMES == RESTONE_FRAMES - 1 && s->scene == BUSY)
-			drop_stones(&logical, drop_ours, &w);
+			drop_stones(&logical, drop, &w);
 		water_step(&w);
 		render_frame(&r, &w, fb, stride, 0, false);
 	}
@@ -147,7 +169,7 @@ static int bench_rotations(void)
 	printf("\ndisplay.rotate at %dx%d XRGB8888, busy water:\n", W, H);
 	printf("%-8s %10s %9s\n", "rotate", "ms/frame", "vs 0");
 	for (int rotate = 0; rotate <= 270; rotate += 90) {
-		struct setup s = { W, H, "XRGB8888", BUSY, rotate };
+		struct setup s = { W, H, "XRGB8888", BUSY, rotate, NULL };
 		struct image splash;
 		double ms;
 
@@ -158,6 +180,55 @@ static int bench_rotations(void)
 		image_free(&splash);
 	}
 	free(fb);
+	return 0;
+}
+
+/* The default look (auto cell, light, smooth stones) on kiosk screens beside the seed port at
+ * the same size, then how far and how long one touch shows with the defaults. */
+static int bench_look(void)
+{
+	static const int sizes[][2] = { { 800, 480 }, { 1920, 1080 }, { 3840, 2160 } };
+	struct config cfg;
+
+	config_defaults(&cfg);
+	printf("\ndefault look (water.cell auto, light %.1f, specular %.1f, %s stones), "
+	       "XRGB8888:\n", cfg.water.light, cfg.water.specular,
+	       water_shape_name(cfg.stone.shape));
+	printf("%-11s %-5s %-10s %10s %10s %9s\n", "size", "cell", "scene", "fbripple", "seed",
+	       "speedup");
+	for (size_t i = 1; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		int width = sizes[i][0], height = sizes[i][1];
+		size_t stride = (size_t)(width + 2) * 4;
+		uint8_t *fb = malloc(stride * (height + 2));
+		struct image splash, big;
+
+		image_builtin(&big, width + 2, height + 2);
+		image_builtin(&splash, width, height);
+		for (int sc = BUSY; sc <= ONE_STONE; sc++) {
+			struct setup s = { width, height, "XRGB8888", sc, 0, &cfg };
+			double ours = time_ours(&s, &splash, fb, stride);
+			double seed = time_seed(&s, &big, fb, stride);
+
+			printf("%4dx%-6d %-5d %-10s %10.3f %10.3f %8.1fx\n", width, height,
+			       water_cell_auto(width, height), scene_names[sc], ours, seed,
+			       seed / ours);
+			fflush(stdout);
+		}
+		image_free(&splash);
+		image_free(&big);
+		free(fb);
+	}
+	printf("\none touch in the centre with the defaults (tests/test_look asserts it):\n");
+	printf("%-11s %-9s %-22s %8s\n", "size", "format", "reach (of short side)", "life");
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct look l;
+
+		if (look_measure(&cfg, sizes[i][0], sizes[i][1], "XRGB8888", 3, 10, &l) < 0)
+			return 1;
+		printf("%4dx%-6d %-9s %-22.2f %6.2f s\n", sizes[i][0], sizes[i][1], "XRGB8888",
+		       l.reach, l.life);
+		fflush(stdout);
+	}
 	return 0;
 }
 
@@ -185,7 +256,7 @@ int main(void)
 		image_builtin(&splash, width, height);
 		for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++)
 			for (int sc = BUSY; sc <= CALM; sc++) {
-				struct setup s = { width, height, formats[f], sc, 0 };
+				struct setup s = { width, height, formats[f], sc, 0, NULL };
 				double ours = time_ours(&s, &splash, fb, stride);
 				double seed = time_seed(&s, &big, fb, stride);
 				printf("%4dx%-6d %-9s %-10s %10.3f %10.3f %8.1fx\n", width, height,
@@ -197,5 +268,6 @@ int main(void)
 		image_free(&big);
 		free(fb);
 	}
-	return bench_rotations();
+	bench_rotations();
+	return bench_look();
 }

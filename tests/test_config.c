@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libconfig.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,9 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config_text.h"
 #include "log.h"
+#include "testutil.h"
 
 #define MSG_MAX 1024
 
@@ -77,11 +80,16 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.splash.scale, SCALE_FILL);
 	assert_int_equal(cfg.splash.background, 0x000000);
 	assert_int_equal(cfg.water.damping_shift, 5);
-	assert_int_equal(cfg.stone.size, 6);
-	assert_int_equal(cfg.stone.weight, 128);
+	assert_int_equal(cfg.water.cell, 0);		/* auto */
+	assert_true(cfg.water.light == 1.5);
+	assert_int_equal(cfg.water.light_direction, 45);
+	assert_true(cfg.water.specular == 0.5);
+	assert_int_equal(cfg.stone.size, 0);		/* auto */
+	assert_int_equal(cfg.stone.weight, 320);
+	assert_int_equal(cfg.stone.shape, WATER_COSINE);
 	assert_false(cfg.rain.enabled);
 	assert_true(cfg.rain.rate == 2.0);
-	assert_int_equal(cfg.rain.size, 3);
+	assert_int_equal(cfg.rain.size, 0);		/* auto */
 	assert_int_equal(cfg.rain.weight, 64);
 	assert_int_equal(cfg.log.level, LOG_LEVEL_INFO);
 }
@@ -214,13 +222,22 @@ static void test_error_messages(void **state)
 {
 	(void)state;
 	check_error("stone", "size = 500;",
-		    "stone.size: 500 is out of range (expected an integer from 1 to 100)");
+		    "stone.size: 500 is out of range (expected \"auto\" or an integer from 1 to 100)");
 	check_error("stone", "size = 0;",
-		    "stone.size: 0 is out of range (expected an integer from 1 to 100)");
+		    "stone.size: 0 is out of range (expected \"auto\" or an integer from 1 to 100)");
 	check_error("stone", "size = 5000000000L;",
-		    "stone.size: 5000000000 is out of range (expected an integer from 1 to 100)");
-	check_error("stone", "size = \"big\";", "stone.size: expected an integer from 1 to 100");
-	check_error("stone", "size = 2.5;", "stone.size: expected an integer from 1 to 100");
+		    "stone.size: 5000000000 is out of range (expected \"auto\" or an integer from 1 to 100)");
+	check_error("stone", "size = \"big\";", "stone.size: expected \"auto\" or an integer from 1 to 100");
+	check_error("stone", "size = 2.5;", "stone.size: expected \"auto\" or an integer from 1 to 100");
+	check_error("water", "cell = 0;",
+		    "water.cell: 0 is out of range (expected \"auto\" or an integer from 1 to 16)");
+	check_error("water", "cell = \"big\";",
+		    "water.cell: expected \"auto\" or an integer from 1 to 16");
+	check_error("water", "light = 5.0;",
+		    "water.light: 5 is out of range (expected a number from 0 to 4)");
+	check_error("stone", "shape = \"square\";",
+		    "stone.shape: \"square\" is not a stone shape (expected one of disc, crater, "
+		    "cosine)");
 	check_error("display", "fps = 241;",
 		    "display.fps: 241 is out of range (expected an integer from 1 to 240)");
 	check_error("display", "rotate = 45;",
@@ -397,7 +414,7 @@ static void check_warning(const char *text, int line, const char *message)
 static void test_unknown_keys(void **state)
 {
 	(void)state;
-	check_warning("stone = {\n\tsize = 6;\n\tsise = 9;\n};\n", 3,
+	check_warning("stone = {\n\tsize = \"auto\";\n\tsise = 9;\n};\n", 3,
 		      "unknown key \"stone.sise\" (did you mean \"stone.size\"?)");
 	check_warning("rain = { enabeld = true; };\n", 1,
 		      "unknown key \"rain.enabeld\" (did you mean \"rain.enabled\"?)");
@@ -407,7 +424,7 @@ static void test_unknown_keys(void **state)
 	check_warning("dispaly = { fps = 30; };\n", 1,
 		      "unknown group \"dispaly\" (did you mean \"display\"?)");
 	check_warning("\nkiosk = { timeout = 30; };\n", 2, "unknown group \"kiosk\"");
-	check_warning("stone = { size = 6; nested = { a = 1; }; };\n", 1,
+	check_warning("stone = { size = \"auto\"; nested = { a = 1; }; };\n", 1,
 		      "unknown key \"stone.nested\"");
 }
 
@@ -609,6 +626,221 @@ static void test_log_level_names(void **state)
 	assert_int_equal(log_level_parse("", &level), -EINVAL);
 }
 
+static int call_load(void *ctx, char *out, size_t outlen)
+{
+	struct config cfg;
+
+	return config_load(&cfg, ctx, out, outlen, NULL, NULL);
+}
+
+/* A FIFO (as the config at start, on SIGHUP, on reload or for --check-config) is refused at
+ * once: open(2) on it would wait for a writer forever. The null device still means "empty". */
+static void test_fifo_refused(void **state)
+{
+	char dir[] = "/tmp/fbripple-test-XXXXXX", path[64], err[MSG_MAX], want[MSG_MAX];
+	struct config cfg, before;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo.conf", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	err[0] = '\0';
+	assert_int_equal(tu_call_bounded(call_load, path, err, sizeof(err), 5000), -EINVAL);
+	snprintf(want, sizeof(want), "%s: not a regular file", path);
+	assert_string_equal(err, want);
+	unlink(path);
+	rmdir(dir);
+
+	memset(&cfg, 0x5a, sizeof(cfg));
+	memcpy(&before, &cfg, sizeof(cfg));
+	assert_int_equal(config_load(&cfg, "/dev/zero", err, sizeof(err), NULL, NULL), -EINVAL);
+	assert_string_equal(err, "/dev/zero: not a regular file");
+	assert_memory_equal(&cfg, &before, sizeof(cfg));
+	assert_int_equal(config_load(&cfg, "/dev/null", err, sizeof(err), NULL, NULL), 0);
+	config_defaults(&before);
+	assert_memory_equal(&cfg, &before, sizeof(cfg));
+}
+
+static void assert_refused(const char *text, const char *want)
+{
+	struct config cfg;
+	char path[64], err[MSG_MAX];
+
+	config_defaults(&cfg);
+	cfg.display.fps = 33;
+	assert_int_equal(load_text(&cfg, text, path, err, NULL), -EINVAL);
+	if (!strstr(err, want))
+		fail_msg("expected \"%s\" in \"%s\"", want, err);
+	assert_int_equal(strncmp(err, path, strlen(path)), 0);
+	assert_int_equal(cfg.display.fps, 33);
+}
+
+/* libconfig 1.5 reads 4294967356 as 60 and 0x1000000FF as 0xFF; they are out of range. */
+static void test_integers_past_32_bits(void **state)
+{
+	struct config cfg;
+	struct warnings w = { 0 };
+	char path[64], err[MSG_MAX];
+
+	(void)state;
+	assert_refused("display = { fps = 4294967356; };\n",
+		       ":1: display.fps: 4294967356 is out of range (expected an integer from 1");
+	assert_refused("\ndisplay = { fps = -4294967236 };\n",
+		       ":2: display.fps: -4294967236 is out of range");
+	assert_refused("display = { fps = 2147483708 };\n", "2147483708 is out of range");
+	assert_refused("splash = { background = 0x1000000FF; };\n",
+		       "splash.background: 0x1000000FF is out of range");
+	assert_refused("splash = { background = 0xFFFFFFFF; };\n",
+		       "splash.background: 0xFFFFFFFF is out of range");
+	assert_refused("stone = { weight = 99999999999999999999; };\n",
+		       ":1: 99999999999999999999 is out of range (expected at most 64 bits)");
+	assert_refused("stone = { weight = 0x10000000000000000L; };\n",
+		       "0x10000000000000000 is out of range (expected at most 64 bits)");
+	assert_refused("input = { calibration = ( 1.0, 0, 0, 0, 1, 8589934592 ); };\n",
+		       "input.calibration: entry 6: 8.58993e+09 is out of range");
+	assert_refused("input = { calibration = [ 1, 0, 0, 0, 1, 8589934592 ]; };\n", ":1: ");
+
+	/* names with digits, floats and in-range 64-bit literals are what they were */
+	assert_int_equal(load_text(&cfg, "display = { fps = 30L; };\nrain = { rate = 1e2; "
+				   "size = +4; };\nwater = { x4294967356 = 1; };\n", path, err, &w),
+			 0);
+	assert_int_equal(cfg.display.fps, 30);
+	assert_true(cfg.rain.rate == 100.0);
+	assert_int_equal(cfg.rain.size, 4);
+	assert_int_equal(w.count, 1);
+	assert_non_null(strstr(w.last, "water.x4294967356"));
+}
+
+/* A NUL would end the string (or the whole file) where libconfig sees it. */
+static void test_nul_refused(void **state)
+{
+	static const char raw[] = "splash = { image = \"/srv/a\0b.png\"; };\n";
+	struct config cfg;
+	char path[64], err[MSG_MAX];
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/fbripple-test-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, raw, sizeof(raw) - 1), (ssize_t)sizeof(raw) - 1);
+	close(fd);
+	config_defaults(&cfg);
+	assert_int_equal(config_load(&cfg, path, err, sizeof(err), NULL, NULL), -EINVAL);
+	unlink(path);
+	assert_non_null(strstr(err, ":1: a NUL byte (expected text)"));
+	assert_string_equal(cfg.splash.image, "");
+
+	assert_refused("\nsplash = { image = \"/srv/a\\x00b.png\"; };\n",
+		       ":2: a NUL character (\\x00) in a string");
+	/* an escaped backslash before x00 is just text */
+	assert_int_equal(load_text(&cfg, "splash = { image = \"/srv/a\\\\x00b\"; };\n", path, err,
+				   NULL), 0);
+	assert_string_equal(cfg.splash.image, "/srv/a\\x00b");
+}
+
+/* libconfig 1.5 loses a string that stands where the grammar has no place for one: a refused
+ * reload of such a file must not cost memory each time. */
+static void test_stray_string_does_not_leak(void **state)
+{
+	enum { STRAY = 32 * 1024, LOADS = 40 };
+	char *text = malloc(STRAY + 64), path[64], err[MSG_MAX];
+	struct config cfg;
+	size_t before, after;
+	int n;
+
+	(void)state;
+	assert_non_null(text);
+	n = snprintf(text, 64, "display = { fps = 30; };\n\"");
+	memset(text + n, 'x', STRAY);
+	strcpy(text + n + STRAY, "\";\n");
+	config_defaults(&cfg);
+	assert_int_equal(load_text(&cfg, text, path, err, NULL), -EINVAL);
+	assert_non_null(strstr(err, ":2: syntax error"));
+	before = mallinfo2().uordblks;
+	for (int i = 0; i < LOADS; i++)
+		assert_int_equal(load_text(&cfg, text, path, err, NULL), -EINVAL);
+	after = mallinfo2().uordblks;
+	if (after > before + STRAY)
+		fail_msg("%d refused loads kept %zu bytes", LOADS, after - before);
+	assert_int_equal(cfg.display.fps, 60);
+	free(text);
+
+	/* strings where they belong, and the other syntax errors, are as before */
+	assert_refused("display = { device = \"/dev/fb1\" \"x\" 5 };\n", ":1: syntax error");
+	assert_refused("input = { devices = [ \"a\", \"b\" ] \"c\"; };\n", "syntax error");
+	assert_refused("input = { devices = ( \"a\", \"b\" ); };\ninput = 1;\n", ":2:");
+	assert_int_equal(load_text(&cfg, "input = { devices = ( \"a\", \"b\" \"c\" ); };\n"
+				   "display = { device = \"/dev/\" /* c */ \"fb1\"; };\n", path, err,
+				   NULL), 0);
+	assert_string_equal(cfg.input.devices.item[1], "bc");
+	assert_string_equal(cfg.display.device, "/dev/fb1");
+}
+
+/* libconfig 1.5 adds each setting after a linear search of its group: 40000 take 20 s. */
+static void test_setting_count_bounded(void **state)
+{
+	size_t size = CONFIG_FILE_MAX + 2, used;
+	char *text = malloc(size), path[64], err[MSG_MAX], want[64];
+	struct config cfg;
+	int i;
+
+	(void)state;
+	assert_non_null(text);
+	used = (size_t)snprintf(text, size, "extra = {\n");
+	for (i = 0; used + 16 < size && i < CONFIG_SETTINGS_MAX - 1; i++)
+		used += (size_t)snprintf(text + used, size - used, "k%d = 1;\n", i);
+	snprintf(text + used, size - used, "};\n");
+	assert_int_equal(load_text(&cfg, text, path, err, NULL), 0);	/* the group is one */
+
+	snprintf(text + used, size - used, "k%d = 1;\n};\n", i);
+	assert_refused(text, "more than 128 settings");
+	snprintf(want, sizeof(want), ":%d: more than 128 settings", CONFIG_SETTINGS_MAX + 1);
+	assert_refused(text, want);
+
+	for (; used + 16 < size; i++)
+		used += (size_t)snprintf(text + used, size - used, "k%d = 1;\n", i);
+	memset(text + used, '#', size - 1 - used);
+	text[size - 1] = '\0';
+	assert_int_equal(strlen(text), CONFIG_FILE_MAX + 1);
+	assert_int_equal(load_text(&cfg, text, path, err, NULL), -EFBIG);
+	assert_non_null(strstr(err, ": larger than 64 KiB (expected a configuration file)"));
+
+	used = (size_t)snprintf(text, size, "input = { calibration = (\n");
+	for (i = 0; i < CONFIG_ITEMS_MAX + 1; i++)
+		used += (size_t)snprintf(text + used, size - used, "1,");
+	snprintf(text + used, size - used, "1); };\n");
+	assert_refused(text, ":2: more than 1024 list entries");
+	free(text);
+}
+
+/* Each named unknown key costs a nearest-key search: the first 16 are named, the rest counted. */
+static void test_unknown_keys_counted(void **state)
+{
+	char text[2048], path[64], err[MSG_MAX];
+	struct warnings w = { 0 };
+	struct config cfg;
+	size_t used = (size_t)snprintf(text, sizeof(text), "display = {\n");
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		used += (size_t)snprintf(text + used, sizeof(text) - used, "fsp%d = 1;\n", i);
+	snprintf(text + used, sizeof(text) - used, "fps = 50; };\n");
+	assert_int_equal(load_text(&cfg, text, path, err, &w), 0);
+	assert_int_equal(cfg.display.fps, 50);
+	assert_int_equal(w.count, 17);
+	assert_string_equal(w.last + strlen(path), ": 24 more unknown keys");
+}
+
+static void test_include_and_nesting_refused(void **state)
+{
+	(void)state;
+	assert_refused("@include \"/etc/fbripple.d/x.conf\"\n", ":1: @include is not supported");
+	assert_refused("a = ((((((((((((((((((1))))))))))))))))));\n", "nested more than 16 deep");
+	assert_refused("display = {\n  fps_and_then_a_name_that_goes_on_and_on_for_more_than_64_characters"
+		       " = 1; };\n", ":2: a name longer than 64 characters (fps_and_then_a_n...)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -629,6 +861,13 @@ int main(void)
 		cmocka_unit_test(test_unreadable_file),
 		cmocka_unit_test(test_error_leaves_config_untouched),
 		cmocka_unit_test(test_reload_compares_with_memcmp),
+		cmocka_unit_test(test_fifo_refused),
+		cmocka_unit_test(test_integers_past_32_bits),
+		cmocka_unit_test(test_nul_refused),
+		cmocka_unit_test(test_stray_string_does_not_leak),
+		cmocka_unit_test(test_setting_count_bounded),
+		cmocka_unit_test(test_unknown_keys_counted),
+		cmocka_unit_test(test_include_and_nesting_refused),
 		cmocka_unit_test(test_log_journal),
 		cmocka_unit_test(test_log_plain),
 		cmocka_unit_test(test_log_long_line),

@@ -6,6 +6,8 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include <png.h>
 
 #include "image.h"
+#include "testutil.h"
 
 struct fixture {
 	char dir[64];
@@ -392,7 +395,8 @@ static void test_png_too_large(void **state)
 	png_destroy_write_struct(&png, &info);
 	fclose(f);
 	assert_int_equal(load(state, p, &img), -EINVAL);
-	assert_string_equal(err(state), "image too large (40000x40000)");
+	assert_string_equal(err(state), "image too large (40000x40000; at most 16384 pixels a side "
+				       "and 16 megapixels)");
 	assert_null(img.pixels);
 }
 
@@ -552,13 +556,238 @@ static void test_ppm_broken(void **state)
 	assert_string_equal(err(state), "bad PPM maxval");
 	write_file(p, huge, sizeof(huge) - 1);
 	assert_int_equal(load(state, p, &img), -EINVAL);
-	assert_string_equal(err(state), "image too large (40000x40000)");
+	assert_string_equal(err(state), "image too large (40000x40000; at most 16384 pixels a side "
+				       "and 16 megapixels)");
 	write_file(p, zero, sizeof(zero) - 1);
 	assert_int_equal(load(state, p, &img), -EINVAL);
 	assert_true(strlen(err(state)) > 0);
 	write_file(p, ascii, sizeof(ascii) - 1);
 	assert_int_equal(load(state, p, &img), -EINVAL);
 	assert_non_null(strstr(err(state), "P6"));
+	assert_null(img.pixels);
+}
+
+/* ---- bounded work ---- */
+
+/* A progressive JPEG of w x h noise, in memory, with the given scan script (NULL: libjpeg's). */
+static unsigned char *progressive_jpeg(int w, int h, const jpeg_scan_info *scans, int nscans,
+				       unsigned long *len)
+{
+	struct jpeg_compress_struct c;
+	struct jpeg_error_mgr jerr;
+	unsigned char *out = NULL;
+	uint8_t *row = malloc((size_t)w * 3);
+	unsigned seed = 1;
+
+	assert_non_null(row);
+	c.err = jpeg_std_error(&jerr);
+	jpeg_create_compress(&c);
+	jpeg_mem_dest(&c, &out, len);
+	c.image_width = (JDIMENSION)w;
+	c.image_height = (JDIMENSION)h;
+	c.input_components = 3;
+	c.in_color_space = JCS_RGB;
+	jpeg_set_defaults(&c);
+	jpeg_simple_progression(&c);
+	if (scans) {
+		c.scan_info = scans;
+		c.num_scans = nscans;
+	}
+	jpeg_start_compress(&c, TRUE);
+	for (int y = 0; y < h; y++) {
+		JSAMPROW r = row;
+
+		for (int i = 0; i < w * 3; i++) {
+			seed = seed * 1103515245u + 12345u;
+			row[i] = (uint8_t)(i + y + (seed >> 16 & 63));
+		}
+		jpeg_write_scanlines(&c, &r, 1);
+	}
+	jpeg_finish_compress(&c);
+	jpeg_destroy_compress(&c);
+	free(row);
+	return out;
+}
+
+/* Where the last scan (its SOS marker and entropy-coded data) starts and ends. */
+static void last_scan(const unsigned char *d, size_t len, size_t *start, size_t *end)
+{
+	size_t i = 2;
+
+	*start = *end = 0;
+	while (i + 4 <= len && d[i] == 0xff && d[i + 1] != 0xd9) {
+		size_t seg = 2 + ((size_t)d[i + 2] << 8 | d[i + 3]);
+		bool sos = d[i + 1] == 0xda;
+		size_t at = i;
+
+		i += seg;
+		/* the data runs to the next marker that is neither stuffing (FF00) nor a restart */
+		while (sos && i + 1 < len && !(d[i] == 0xff && d[i + 1] != 0 &&
+					      (d[i + 1] < 0xd0 || d[i + 1] > 0xd7)))
+			i++;
+		if (sos) {
+			*start = at;
+			*end = i;
+		}
+	}
+	assert_true(*end > *start);
+}
+
+/* The attack from issue 12: the last scan of a small progressive JPEG, sent 1000 times, made the
+ * decoder run 1000 passes (13-18 s and 397 MB for a 230 KB file of the largest size). */
+static void test_jpeg_repeated_scan(void **state)
+{
+	unsigned long len;
+	unsigned char *jpg = progressive_jpeg(64, 64, NULL, 0, &len);
+	size_t start, end, scan, n = 0;
+	unsigned char *evil;
+	struct image img = { 0, 0, NULL };
+	const char *p = tmp(state, "repeated.jpg");
+
+	last_scan(jpg, len, &start, &end);
+	scan = end - start;
+	evil = malloc(len + 1000 * scan);
+	assert_non_null(evil);
+	memcpy(evil, jpg, end);
+	n = end;
+	for (int i = 0; i < 1000; i++, n += scan)
+		memcpy(evil + n, jpg + start, scan);
+	memcpy(evil + n, jpg + end, len - end);
+	n += len - end;
+
+	write_file(p, jpg, len);
+	assert_int_equal(load(state, p, &img), 0);
+	image_free(&img);
+	write_file(p, evil, n);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	if (!strstr(err(state), "progression"))
+		fail_msg("refused for another reason: %s", err(state));
+	assert_null(img.pixels);
+	free(evil);
+	free(jpg);
+}
+
+/* A progression that is valid but long: one scan per AC coefficient and component. */
+static int many_scans(jpeg_scan_info *s, int bands)
+{
+	int n = 0;
+
+	s[n++] = (jpeg_scan_info){ 3, { 0, 1, 2 }, 0, 0, 0, 0 };
+	for (int c = 0; c < 3; c++)
+		for (int b = 0, k = 1; b < bands; b++) {
+			int last = b == bands - 1 ? 63 : k + 63 / bands - 1;
+
+			s[n++] = (jpeg_scan_info){ 1, { c }, k, last, 0, 0 };
+			k = last + 1;
+		}
+	return n;
+}
+
+static void test_jpeg_too_many_scans(void **state)
+{
+	jpeg_scan_info scans[1 + 3 * 63];
+	unsigned long len;
+	unsigned char *jpg;
+	struct image img = { 0, 0, NULL };
+	const char *p = tmp(state, "scans.jpg");
+	int n;
+
+	n = many_scans(scans, 10);
+	assert_int_equal(n, 31);
+	jpg = progressive_jpeg(48, 32, scans, n, &len);
+	write_file(p, jpg, len);
+	free(jpg);
+	assert_int_equal(load(state, p, &img), 0);
+	assert_int_equal(img.width, 48);
+	image_free(&img);
+
+	n = many_scans(scans, 63);
+	jpg = progressive_jpeg(48, 32, scans, n, &len);
+	write_file(p, jpg, len);
+	free(jpg);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_string_equal(err(state), "JPEG with more than 32 scans");
+	assert_null(img.pixels);
+}
+
+/* Only the header of a PNG, which is all the limits need. */
+static void write_png_header(const char *path, int w, int h, int depth, int type)
+{
+	png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+	png_infop info = png_create_info_struct(png);
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(setjmp(png_jmpbuf(png)), 0);
+	png_init_io(png, f);
+	png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, depth, type, PNG_INTERLACE_NONE,
+		     PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+	png_write_info(png, info);
+	png_destroy_write_struct(&png, &info);
+	fclose(f);
+}
+
+/* 32 megapixels was allowed (and 256 MB of pixels allocated before the data was read). */
+static void test_pixel_limit(void **state)
+{
+	const char *p = tmp(state, "big.png");
+	struct image img = { 0, 0, NULL };
+
+	write_png_header(p, 8192, 4096, 8, PNG_COLOR_TYPE_RGB);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_string_equal(err(state), "image too large (8192x4096; at most 16384 pixels a side "
+				       "and 16 megapixels)");
+	/* 16 megapixels of 16-bit RGBA are 128 MiB to inflate; 8-bit RGBA is allowed (and cut) */
+	write_png_header(p, 4096, 4096, 16, PNG_COLOR_TYPE_RGB_ALPHA);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_string_equal(err(state), "image too large (4096x4096 at 16 bits a sample; at most "
+				       "64 MiB of PNG data)");
+	write_png_header(p, 4096, 4096, 8, PNG_COLOR_TYPE_RGB_ALPHA);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_string_equal(err(state), "truncated PNG data");
+
+	p = tmp(state, "big.ppm");
+	write_file(p, "P6\n4097 4096\n255\n", 17);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_non_null(strstr(err(state), "image too large (4097x4096;"));
+	write_file(p, "P6\n4096 4096\n255\n", 17);
+	assert_int_equal(load(state, p, &img), -EINVAL);
+	assert_string_equal(err(state), "truncated PPM data");	/* allowed, and then cut */
+
+	/* the file: anything past 128 MiB is refused before a byte is decoded (sparse here) */
+	p = tmp(state, "huge.ppm");
+	write_file(p, "P6\n1 1\n255\n", 11);
+	assert_int_equal(truncate(p, 129L << 20), 0);
+	assert_int_equal(load(state, p, &img), -EFBIG);
+	assert_string_equal(err(state), "file too large (129 MiB; at most 128 MiB)");
+	unlink(p);
+	assert_null(img.pixels);
+}
+
+static int call_load(void *ctx, char *out, size_t outlen)
+{
+	struct image img;
+	int rc = image_load(&img, ctx, out, outlen);
+
+	if (rc == 0)
+		image_free(&img);
+	return rc;
+}
+
+/* A FIFO as the splash (at start, on SIGHUP or reload) is refused at once: open(2) on it would
+ * wait for a writer forever. */
+static void test_load_fifo_refused(void **state)
+{
+	const char *p = tmp(state, "fifo.png");
+	char msg[256] = "";
+	struct image img = { 0, 0, NULL };
+
+	assert_int_equal(mkfifo(p, 0600), 0);
+	assert_int_equal(tu_call_bounded(call_load, (void *)p, msg, sizeof(msg), 5000), -EINVAL);
+	assert_string_equal(msg, "not a regular file");
+	unlink(p);
+	assert_int_equal(load(state, "/dev/zero", &img), -EINVAL);
+	assert_string_equal(err(state), "not a regular file");
 	assert_null(img.pixels);
 }
 
@@ -1067,6 +1296,10 @@ int main(void)
 		cmocka_unit_test(test_jpeg_broken),
 		cmocka_unit_test(test_ppm),
 		cmocka_unit_test(test_ppm_broken),
+		cmocka_unit_test(test_jpeg_repeated_scan),
+		cmocka_unit_test(test_jpeg_too_many_scans),
+		cmocka_unit_test(test_pixel_limit),
+		cmocka_unit_test(test_load_fifo_refused),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_write_png),
 		cmocka_unit_test(test_write_png_fails),

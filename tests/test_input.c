@@ -810,7 +810,7 @@ static void test_flood(void **state)
 	double t;
 
 	(void)state;
-	assert_int_equal(water_init(&f.water, 1000, 800, 5), 0);
+	assert_int_equal(water_init(&f.water, 1000, 800, 1, 5), 0);
 	input_map_init(&map, 1000, 800, 0, NULL);
 	input_decoder_init(&dec, INPUT_MT_B, &ax, &ay, &map, 8, 0, on_flood, &f);
 	input_decoder_feed(&dec, &(struct input_event){ .type = EV_ABS,

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,8 +51,8 @@ static void scene_open(struct scene *s, const char *format)
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++)
 			s->splash.pixels[y * W + x] = splash_colour(x, y);
-	assert_int_equal(water_init(&s->water, W, H, 5), 0);
-	assert_int_equal(render_init(&s->render, W, H, 0, &s->fmt), 0);
+	assert_int_equal(water_init(&s->water, W, H, 1, 5), 0);
+	assert_int_equal(render_init(&s->render, W, H, 0, 1, &s->fmt), 0);
 	assert_int_equal(render_set_splash(&s->render, &s->splash), 0);
 	s->stride = padded_stride(W, s->fmt.bytes);
 	s->fb = malloc(s->stride * H);
@@ -221,7 +222,7 @@ static void test_rotation_turns_the_frame(void **state)
 			pstride = padded_stride(pw, s.fmt.bytes);
 			pfb = malloc(pstride * ph);
 			memset(pfb, SENTINEL, pstride * ph);
-			assert_int_equal(render_init(&turned, pw, ph, rotate, &s.fmt), 0);
+			assert_int_equal(render_init(&turned, pw, ph, rotate, 1, &s.fmt), 0);
 			assert_int_equal(turned.width, W);
 			assert_int_equal(turned.height, H);
 			assert_int_equal(render_set_splash(&turned, &s.splash), 0);
@@ -271,7 +272,7 @@ static void test_rotation_corners(void **state)
 		scene_open(&s, "XRGB8888");
 		stride = (size_t)pw * 4;
 		fb = calloc(stride, ph);
-		assert_int_equal(render_init(&r, pw, ph, rotate, &s.fmt), 0);
+		assert_int_equal(render_init(&r, pw, ph, rotate, 1, &s.fmt), 0);
 		render_set_splash(&r, &s.splash);
 		render_frame(&r, &s.water, fb, stride, 0, true);
 		assert_int_equal(pixfmt_unpack(&s.fmt, read_pixel(fb, stride, 4, want[i][1], want[i][2])),
@@ -312,6 +313,122 @@ static void test_splash_size_must_match(void **state)
 	scene_close(&s);
 }
 
+static uint32_t raw_at(const uint8_t *p, int bytes)
+{
+	return bytes == 2 ? *(const uint16_t *)p
+	     : bytes == 4 ? *(const uint32_t *)p : (uint32_t)(p[0] | p[1] << 8 | p[2] << 16);
+}
+
+/* Channel values at both ends and in between, so that light saturates every way. */
+static const uint32_t harsh[] = { 0xffffff, 0x000000, 0xff00ff, 0x00ff00, 0xfe0180,
+				  0x7f80ff, 0x010203, 0xfdfefc };
+
+/*
+ * Strong light over steep waves, every format: each colour field of each pixel must be its
+ * source's, plus or minus the shade scaled to the field, clamped to the field alone: no wrap,
+ * no carry into a neighbouring channel, padding bits as they were.
+ */
+static void test_light_saturates_each_channel_alone(void **state)
+{
+	(void)state;
+	for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
+		struct render_light light = { 4.0, 45, 0 };
+		const struct pixfmt_field *fld[3];
+		struct scene s;
+		int lit = 0;
+
+		scene_open(&s, formats[f]);
+		for (int i = 0; i < W * H; i++)
+			s.splash.pixels[i] = 0xff000000u | harsh[i % 8];
+		assert_int_equal(render_set_splash(&s.render, &s.splash), 0);
+		render_set_light(&s.render, &light);
+		fld[0] = &s.fmt.red, fld[1] = &s.fmt.green, fld[2] = &s.fmt.blue;
+		water_drop(&s.water, 24, 16, 9, 90);
+		water_drop(&s.water, 10, 8, 4, 200);
+		water_step(&s.water);
+		water_step(&s.water);
+		render_frame(&s.render, &s.water, s.fb, s.stride, 0, true);
+		for (int y = 0; y < H; y++)
+			for (int x = 0; x < W; x++) {
+				const int16_t *h = water_row(&s.water, y) + x;
+				int gx = h[-1] - h[1], gy = h[-s.water.stride] - h[s.water.stride];
+				int sx = x + gx, sy = y + gy;
+				int sh = (gx * 64 * s.render.light_x + gy * 64 * s.render.light_y) >> 14;
+				uint32_t src, got = raw_at(s.fb + y * s.stride + x * s.fmt.bytes,
+							   s.fmt.bytes);
+
+				sx = sx < 0 ? 0 : sx >= W ? W - 1 : sx;
+				sy = sy < 0 ? 0 : sy >= H ? H - 1 : sy;
+				sh = sh < -255 ? -255 : sh > 255 ? 255 : sh;
+				src = pixfmt_pack(&s.fmt, harsh[(sy * W + sx) % 8]);
+				lit += sh != 0;
+				for (int c = 0; c < 3; c++) {
+					int max = (1 << fld[c]->length) - 1;
+					int v = (int)(src >> fld[c]->offset) & max;
+					int a = (abs(sh) * max + 127) / 255;
+					int want = sh > 0 ? (v + a > max ? max : v + a)
+							  : (v - a < 0 ? 0 : v - a);
+					int have = (int)(got >> fld[c]->offset) & max;
+
+					if (have != want)
+						fail_msg("%s (%d,%d) shade %d channel %d: %d, want %d",
+							 formats[f], x, y, sh, c, have, want);
+				}
+			}
+		assert_true(lit > 100);
+		assert_padding_untouched(&s);
+		scene_close(&s);
+	}
+}
+
+/* At cell 4 a pixel between two cells moves by the mix of their slopes, times the cell over
+ * the water's finer heights: no steps from cell to cell. */
+static void test_cells_interpolate(void **state)
+{
+	struct pixfmt fmt;
+	struct render r;
+	struct water w;
+	struct image img = { 64, 16, calloc(64 * 16, sizeof(uint32_t)) };
+	uint32_t *fb = calloc(64 * 16, sizeof(uint32_t));
+
+	(void)state;
+	assert_int_equal(pixfmt_by_name(&fmt, "XRGB8888"), 0);
+	for (int i = 0; i < 64 * 16; i++)
+		img.pixels[i] = 0xff000000u | (uint32_t)(i % 64);	/* blue = x */
+	assert_int_equal(render_init(&r, 64, 16, 0, 4, &fmt), 0);
+	assert_int_equal(water_init(&w, 64, 16, 4, 5), 0);
+	assert_int_equal(r.grid_width, 16);
+	render_set_splash(&r, &img);
+	/* cells 5 and 7 of row 2 make the slope of cell 6 -64: 4 pixels at cell 4, scale 16 */
+	water_row(&w, 2)[5] = -32;
+	water_row(&w, 2)[7] = 32;
+	w.live[2] = 1;
+	render_frame(&r, &w, (uint8_t *)fb, 64 * 4, 0, true);
+	/* row 10 is the centre of cell row 2 (pixel 10 sits at (10.5 / 4 - 0.5) = 2.125 cells:
+	 * rows 2 and 3 mixed 7:1); x = 26 is the centre of cell 6 (26.5 / 4 - 0.5 = 6.125) */
+	for (int x = 16; x < 40; x++) {
+		double u = (x + 0.5) / 4 - 0.5, mix = 0;
+
+		/* the slope at cell 6 is -64 (pixels -4), at cells 5 and 7 zero... but cell 4 and 8
+		 * see h[5] and h[7]: slope of cell 4 = h3 - h5 = 32, of cell 8 = h7 - h9 = 32 */
+		for (int c = 4; c <= 8; c++) {
+			double g = c == 6 ? -64 : c == 4 || c == 8 ? 32 : 0, wgt = 1 - fabs(u - c);
+
+			mix += wgt > 0 ? g * wgt : 0;
+		}
+		mix = mix * (7.0 / 8) * 4 / 16;		/* rows 2 and 3 mixed 7:1 (w = 8/64) */
+		int want = x + (int)floor(mix + 0.5);
+		int got = (int)(fb[10 * 64 + x] & 0xff);
+
+		if (abs(got - want) > 1)
+			fail_msg("x %d: shows column %d, want %d", x, got, want);
+	}
+	free(img.pixels);
+	free(fb);
+	water_free(&w);
+	render_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +440,8 @@ int main(void)
 		cmocka_unit_test(test_rotation_corners),
 		cmocka_unit_test(test_pages_are_tracked_apart),
 		cmocka_unit_test(test_splash_size_must_match),
+		cmocka_unit_test(test_light_saturates_each_channel_alone),
+		cmocka_unit_test(test_cells_interpolate),
 	};
 
 	return cmocka_run_group_tests_name("render", tests, NULL, NULL);

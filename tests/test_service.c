@@ -646,6 +646,43 @@ static void test_reload_reports_what_it_applied(void **state)
 	stop(d);
 }
 
+/* The look reloads on the waves in flight; a new grid starts the water calm, never black. Over
+ * a plain red splash refraction is invisible and only the light shows the waves. */
+static void test_reload_look_and_grid(void **state)
+{
+	struct daemon *d = *state;
+	const char *png = tu_path(d->dir, "splash.png");
+	char text[512], reply[512];
+
+	write_png(png, RED);
+	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };\n"
+		 "water = { light = 0.0; specular = 0.0; };", png);
+	write_conf(d, text);
+	start(d, NULL);
+	expect_ok(d, "drop 160 120");
+	expect_ok(d, "pause");
+	assert_int_equal(count_other(d, RED), 0);
+
+	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };\n"
+		 "water = { light = 2.0; specular = 0.0; };", png);
+	write_conf(d, text);
+	send_cmd(d, "reload", reply, sizeof(reply));
+	assert_string_equal(reply, "ok changed water");
+	assert_true(count_other(d, RED) > 50);		/* the same waves, lit */
+
+	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };\n"
+		 "water = { light = 2.0; specular = 0.0; cell = 4; };", png);
+	write_conf(d, text);
+	send_cmd(d, "reload", reply, sizeof(reply));
+	assert_string_equal(reply, "ok changed water grid");
+	assert_int_equal(count_other(d, RED), 0);	/* calm water over the whole splash */
+	expect_ok(d, "resume");
+	expect_ok(d, "drop 100 100");
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "moving=yes"));
+	stop(d);
+}
+
 /* The slowest frame rate allowed still moves the water: a one-second period is 1 s, 0 ns. */
 static void test_one_frame_per_second(void **state)
 {
@@ -812,6 +849,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sighup_storm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_control_socket, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_frame_per_second, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_look_and_grid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_reports_what_it_applied, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_control_fuzz, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_rain_and_blank, setup, teardown),

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +44,7 @@ static void test_equals_seed_port(void **state)
 	struct seed s;
 
 	(void)state;
-	assert_int_equal(water_init(&w, W, H, 5), 0);
+	assert_int_equal(water_init(&w, W, H, 1, 5), 0);
 	assert_int_equal(seed_init(&s, W + 2, H + 2, 5), 0);
 	for (int step = 0; step < STEPS; step++) {
 		for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {
@@ -110,7 +111,7 @@ static void test_equals_plain_kernel_at_edges(void **state)
 	struct water w;
 
 	(void)state;
-	assert_int_equal(water_init(&w, W, H, 4), 0);
+	assert_int_equal(water_init(&w, W, H, 1, 4), 0);
 	for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {
 		water_drop(&w, drops[i][0], drops[i][1], drops[i][2], 120);
 		plain_drop(&p, drops[i][0], drops[i][1], drops[i][2], 120);
@@ -136,7 +137,7 @@ static void test_central_drop_is_symmetric(void **state)
 	int nonzero = 0;
 
 	(void)state;
-	assert_int_equal(water_init(&w, N, N, 5), 0);
+	assert_int_equal(water_init(&w, N, N, 1, 5), 0);
 	water_drop(&w, C, C, 7, 128);
 	for (int step = 0; step < 400; step++) {
 		water_step(&w);
@@ -169,7 +170,7 @@ static void test_decays_to_calm(void **state)
 	int step;
 
 	(void)state;
-	assert_int_equal(water_init(&w, 320, 240, 5), 0);
+	assert_int_equal(water_init(&w, 320, 240, 1, 5), 0);
 	assert_true(water_calm(&w));
 	water_drop(&w, 160, 120, 20, 4096);
 	water_drop(&w, 3, 3, 10, 1000);
@@ -196,8 +197,8 @@ static void test_edges_reflect(void **state)
 	int max_diff = 0;
 
 	(void)state;
-	assert_int_equal(water_init(&near, 300, 60, 6), 0);
-	assert_int_equal(water_init(&far, 700, 60, 6), 0);
+	assert_int_equal(water_init(&near, 300, 60, 1, 6), 0);
+	assert_int_equal(water_init(&far, 700, 60, 1, 6), 0);
 	water_drop(&near, 20, 30, 4, 400);
 	water_drop(&far, 420, 30, 4, 400);
 	for (int step = 0; step < 120; step++) {
@@ -232,7 +233,7 @@ static void test_edge_drops_are_clipped_not_lost(void **state)
 	struct water w;
 
 	(void)state;
-	assert_int_equal(water_init(&w, 40, 30, 5), 0);
+	assert_int_equal(water_init(&w, 40, 30, 1, 5), 0);
 	water_drop(&w, 0, 0, 3, 50);	/* the quarter of the disc x^2 + y^2 < 9 on screen: 3x3 */
 	assert_int_equal(count_value(&w, -50), 9);
 	assert_int_equal(at(&w, 2, 2), -50);
@@ -262,7 +263,7 @@ static void test_trail_hits_every_cell_of_the_line(void **state)
 	struct water w;
 
 	(void)state;
-	assert_int_equal(water_init(&w, 64, 48, 5), 0);
+	assert_int_equal(water_init(&w, 64, 48, 1, 5), 0);
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		int x0 = lines[i][0], y0 = lines[i][1], x1 = lines[i][2], y1 = lines[i][3];
 		int adx = abs(x1 - x0), ady = abs(y1 - y0);
@@ -300,7 +301,7 @@ static void test_rain_rate_and_placement(void **state)
 	int n = 0;
 
 	(void)state;
-	assert_int_equal(water_init(&w, 500, 400, 5), 0);
+	assert_int_equal(water_init(&w, 500, 400, 1, 5), 0);
 	assert_int_equal(water_rain(&w, &rain, 1.0), 10);
 	assert_int_equal(count_value(&w, -7), 10);
 	for (int i = 0; i < 5; i++)
@@ -318,7 +319,7 @@ static void test_live_rows_never_miss_a_wet_row(void **state)
 	struct water_rain rain = { .rate = 3, .size = 4, .weight = 300, .rng = 7 };
 
 	(void)state;
-	assert_int_equal(water_init(&w, 97, 83, 4), 0);
+	assert_int_equal(water_init(&w, 97, 83, 1, 4), 0);
 	for (int step = 0; step < 600; step++) {
 		if (step < 300)
 			water_rain(&w, &rain, 1.0);
@@ -345,7 +346,7 @@ static void test_heavy_stones_saturate_and_calm(void **state)
 	int step, lowest = 0;
 
 	(void)state;
-	assert_int_equal(water_init(&w, 160, 120, 12), 0);
+	assert_int_equal(water_init(&w, 160, 120, 1, 12), 0);
 	water_drop(&w, 80, 60, 100, 4096);
 	for (step = 0; step < 100000 && !water_calm(&w); step++) {
 		water_step(&w);
@@ -377,9 +378,120 @@ static void test_clock_keeps_water_time(void **state)
 	assert_int_equal(water_clock_steps(&due, 1, 60, 60), 1);
 }
 
+/* The wave front (the farthest cell above thr) and the highest wave within 4 degrees of the
+ * axes [0] and of the diagonals [1], seen from (cx, cy). */
+struct ring {
+	double front[2];
+	int peak[2];
+};
+
+static struct ring ring_of(const struct water *w, double cx, double cy, int thr)
+{
+	struct ring r = { { 0, 0 }, { 0, 0 } };
+
+	for (int y = 0; y < w->height; y++)
+		for (int x = 0; x < w->width; x++) {
+			int h = abs(at(w, x, y));
+			double dx = fabs(x - cx), dy = fabs(y - cy), d = hypot(dx, dy);
+			double ang = atan2(dy, dx) * 180 / M_PI;
+			int k = ang < 4 || ang > 86 ? 0 : fabs(ang - 45) < 4 ? 1 : -1;
+
+			if (k < 0)
+				continue;
+			if (h > thr && d > r.front[k])
+				r.front[k] = d;
+			if (h > r.peak[k])
+				r.peak[k] = h;
+		}
+	return r;
+}
+
+/* One second after a default touch on a 1920x1080 grid of 4-pixel cells. */
+static struct ring ring_after_touch(enum water_shape shape, int radius)
+{
+	struct water w;
+	struct ring r;
+
+	assert_int_equal(water_init(&w, 1920, 1080, 4, 5), 0);
+	w.shape = shape;
+	water_drop(&w, 960, 540, radius, 320);
+	for (int i = 0; i < 60; i++)
+		water_step(&w);
+	r = ring_of(&w, 960.5 / 4 - 0.5, 540.5 / 4 - 0.5, 4 * w.scale);
+	water_free(&w);
+	return r;
+}
+
+/* The default cosine stone makes a round ring: its front as far along the diagonals as along
+ * the axes, and no higher there. A small flat disc, the seeds' stone, leaves the four-point
+ * sparkle at 45 degrees (so this test can tell them apart). */
+static void test_cosine_stone_makes_round_rings(void **state)
+{
+	struct ring cosine = ring_after_touch(WATER_COSINE, 0);
+	struct ring disc = ring_after_touch(WATER_DISC, 8);
+
+	(void)state;
+	print_message("cosine: front %.1f/%.1f cells, peak %d/%d; disc: peak %d/%d\n",
+		      cosine.front[0], cosine.front[1], cosine.peak[0], cosine.peak[1],
+		      disc.peak[0], disc.peak[1]);
+	assert_true(cosine.front[0] > 30);
+	assert_true(fabs(cosine.front[1] / cosine.front[0] - 1) <= 0.10);
+	assert_true(cosine.peak[1] <= 1.15 * cosine.peak[0]);
+	assert_true(disc.peak[1] > 1.25 * disc.peak[0]);
+}
+
+/* Pixels to cells: a grid of ceil(size / cell), stones and rain placed and sized in pixels,
+ * heights WATER_FINE times the seeds' above cell 1, and "auto" picking the seeds' scale. */
+static void test_grid_in_cells(void **state)
+{
+	struct water w;
+
+	(void)state;
+	assert_int_equal(water_cell_auto(320, 240), 1);
+	assert_int_equal(water_cell_auto(800, 480), 2);
+	assert_int_equal(water_cell_auto(1920, 1080), 4);
+	assert_int_equal(water_cell_auto(1080, 1920), 4);
+	assert_int_equal(water_cell_auto(3840, 2160), 8);
+	assert_int_equal(water_init(&w, 1921, 1080, 4, 5), 0);
+	assert_int_equal(w.width, 481);
+	assert_int_equal(w.height, 270);
+	assert_int_equal(w.scale, WATER_FINE);
+	/* a disc of radius 8 pixels at (100, 50): cells within 2 cells of (24.625, 12.125) */
+	water_drop(&w, 100, 50, 8, 10);
+	for (int y = 8; y < 17; y++)
+		for (int x = 20; x < 30; x++) {
+			double d2 = (x - 24.625) * (x - 24.625) + (y - 12.125) * (y - 12.125);
+
+			assert_int_equal(at(&w, x, y), d2 < 4 ? -10 * WATER_FINE : 0);
+		}
+	/* a stone smaller than a cell still dents the cell under it */
+	water_drop(&w, 1001, 601, 1, 7);
+	assert_int_equal(at(&w, 250, 150), -7 * WATER_FINE);
+	water_free(&w);
+}
+
+/* The crater (seed 003's splash) is low in the middle and raised at its rim. */
+static void test_crater_profile(void **state)
+{
+	struct water w;
+
+	(void)state;
+	assert_int_equal(water_init(&w, 100, 100, 1, 5), 0);
+	w.shape = WATER_CRATER;
+	water_drop(&w, 50, 50, 10, 100);
+	assert_int_equal(at(&w, 50, 50), -100);
+	assert_int_equal(at(&w, 55, 50), 0);
+	assert_int_equal(at(&w, 59, 50), 80);
+	assert_int_equal(at(&w, 60, 50), 0);	/* d = r is outside */
+	water_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cosine_stone_makes_round_rings),
+		cmocka_unit_test(test_grid_in_cells),
+		cmocka_unit_test(test_crater_profile),
 		cmocka_unit_test(test_equals_seed_port),
 		cmocka_unit_test(test_equals_plain_kernel_at_edges),
 		cmocka_unit_test(test_central_drop_is_symmetric),

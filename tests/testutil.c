@@ -6,6 +6,8 @@
 #include <cmocka.h>
 
 #include <ftw.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +90,42 @@ int tu_run(char *out, size_t outlen, const char *arg, ...)
 	close(pipefd[0]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int tu_call_bounded(tu_call_fn *fn, void *ctx, char *out, size_t outlen, int timeout_ms)
+{
+	struct pollfd pfd;
+	int pipefd[2], rc = 0, status;
+	size_t len = 0;
+	ssize_t got;
+	pid_t pid;
+
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(pipefd[0]);
+		rc = fn(ctx, out, outlen);
+		if (write(pipefd[1], &rc, sizeof(rc)) != sizeof(rc) ||
+		    write(pipefd[1], out, strnlen(out, outlen - 1) + 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	pfd = (struct pollfd){ .fd = pipefd[0], .events = POLLIN };
+	if (poll(&pfd, 1, timeout_ms) != 1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		close(pipefd[0]);
+		fail_msg("the call did not return within %d ms", timeout_ms);
+	}
+	assert_int_equal(read(pipefd[0], &rc, sizeof(rc)), sizeof(rc));
+	while ((got = read(pipefd[0], out + len, outlen - len)) > 0)
+		len += (size_t)got;
+	out[outlen - 1] = '\0';
+	close(pipefd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return rc;
 }
 
 void tu_load(struct image *img, const char *path)

@@ -21,6 +21,14 @@ void tu_write(const char *path, const char *text);
  */
 int tu_run(char *out, size_t outlen, const char *arg, ...) __attribute__((sentinel));
 
+/*
+ * Calls fn(ctx, out, outlen) in a child process and returns its result, out filled in by the
+ * child; fails the test if the call does not return within timeout_ms (a loader stuck on a
+ * FIFO, say), so that a hang shows as a failure with a reason instead of a stuck test run.
+ */
+typedef int tu_call_fn(void *ctx, char *out, size_t outlen);
+int tu_call_bounded(tu_call_fn *fn, void *ctx, char *out, size_t outlen, int timeout_ms);
+
 /* Loads a PNG the test cannot do without (fails the test otherwise). */
 void tu_load(struct image *img, const char *path);
 

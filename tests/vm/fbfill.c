@@ -1,5 +1,5 @@
-/* fbfill.c - guest helper: paints a framebuffer in horizontal bands of given colours and/or
- * prints its geometry and pixel format. Built static; runs inside the test VM. */
+/* fbfill.c - guest helper: paints a framebuffer in horizontal bands of given colours, prints
+ * its geometry and pixel format, or watches its middle pixel. Built static; runs in the VM. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fb.h>
@@ -10,14 +10,19 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fbfill [-d DEV] [-i] [-g] [RRGGBB...]\n"
+	fprintf(stderr, "usage: fbfill [-d DEV] [-i] [-g] [-t] [-w RRGGBB] [RRGGBB...]\n"
 		"  -d DEV  framebuffer (default /dev/fb0)\n"
 		"  -i      print geometry and format as one 'fb ...' line\n"
 		"  -g      switch /dev/tty1 to KD_GRAPHICS first (no fbcon cursor)\n"
+		"  -t      print 'mono USEC' (CLOCK_MONOTONIC, as systemd's timestamps) and exit\n"
+		"  -w RGB  wait (up to 30 s) until the middle pixel is RGB (+-24 per channel) in\n"
+		"          the framebuffer's memory; print 'seen USEC after SAMPLES' (or 'timeout')\n"
+		"  -b MS   watch the middle pixel for MS ms, print 'black N of SAMPLES'\n"
 		"  RRGGBB  colours of equal horizontal bands, top to bottom\n");
 	exit(2);
 }
@@ -69,6 +74,67 @@ static int paint(int fd, const struct fb_var_screeninfo *v, const struct fb_fix_
 	return rc;
 }
 
+static unsigned long long mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000 + (unsigned long long)ts.tv_nsec / 1000;
+}
+
+static int near(uint32_t a, uint32_t b)
+{
+	for (int sh = 0; sh < 24; sh += 8) {
+		int d = (int)(a >> sh & 0xff) - (int)(b >> sh & 0xff);
+
+		if (d > 24 || d < -24)
+			return 0;
+	}
+	return 1;
+}
+
+/* The middle pixel of a 32 bpp mapping as 0xRRGGBB. */
+static uint32_t middle(const volatile uint8_t *map, const struct fb_var_screeninfo *v,
+		       const struct fb_fix_screeninfo *f)
+{
+	size_t at = (size_t)(v->yres / 2) * f->line_length + (size_t)(v->xres / 2) * 4;
+	uint32_t px = (uint32_t)map[at] | (uint32_t)map[at + 1] << 8 |
+		      (uint32_t)map[at + 2] << 16 | (uint32_t)map[at + 3] << 24;
+
+	return ((px >> v->red.offset & 0xff) << 16) | ((px >> v->green.offset & 0xff) << 8) |
+	       (px >> v->blue.offset & 0xff);
+}
+
+/* -w: until the middle is want; -b: for ms, counting the samples where it is black. Reads the
+ * framebuffer's memory (32 bpp only) every millisecond. */
+static int watch(int fd, const struct fb_var_screeninfo *v, const struct fb_fix_screeninfo *f,
+		 const char *want, long ms)
+{
+	size_t len = (size_t)f->line_length * v->yres;
+	volatile uint8_t *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	unsigned long long end = mono_us() + (unsigned long long)ms * 1000;
+	uint32_t rgb = want ? strtoul(want, NULL, 16) : 0;
+	long samples = 0, dark = 0;
+	int seen = 0;
+
+	if (map == MAP_FAILED || v->bits_per_pixel != 32)
+		return -1;
+	while (!seen && mono_us() < end) {
+		uint32_t got = middle(map, v, f);
+
+		samples++;
+		dark += (got >> 16 & 0xff) < 0x30 && (got >> 8 & 0xff) < 0x30 && (got & 0xff) < 0x30;
+		seen = want && near(got, rgb);
+		usleep(1000);
+	}
+	if (want)
+		printf("%s %llu after %ld\n", seen ? "seen" : "timeout", mono_us(), samples);
+	else
+		printf("black %ld of %ld\n", dark, samples);
+	munmap((void *)map, len);
+	return 0;
+}
+
 static void graphics_mode(void)
 {
 	int tty = open("/dev/tty1", O_RDWR);
@@ -83,11 +149,20 @@ int main(int argc, char **argv)
 {
 	const char *dev = "/dev/fb0";
 	int info = 0, opt, fd, rc = 0;
+	const char *wait_rgb = NULL;
+	long watch_ms = 0;
 	struct fb_var_screeninfo v;
 	struct fb_fix_screeninfo f;
 
-	while ((opt = getopt(argc, argv, "d:ig")) != -1) {
-		if (opt == 'd')
+	while ((opt = getopt(argc, argv, "d:igtw:b:")) != -1) {
+		if (opt == 't') {
+			printf("mono %llu\n", mono_us());
+			return 0;
+		} else if (opt == 'w')
+			wait_rgb = optarg;
+		else if (opt == 'b')
+			watch_ms = strtol(optarg, NULL, 10);
+		else if (opt == 'd')
 			dev = optarg;
 		else if (opt == 'i')
 			info = 1;
@@ -103,6 +178,8 @@ int main(int argc, char **argv)
 	}
 	if (info)
 		print_info(&v, &f);
+	if (wait_rgb || watch_ms > 0)
+		rc = watch(fd, &v, &f, wait_rgb, wait_rgb ? 30000 : watch_ms) ? -EINVAL : 0;
 	if (optind < argc)
 		rc = paint(fd, &v, &f, argv + optind, argc - optind);
 	if (rc)

@@ -1,5 +1,6 @@
 #!/bin/sh
 # /init of the test VM: mounts, loads the modules for fbvm.display=, runs /case.sh, powers off.
+# With fbvm.root=1 it is stage 1 of a systemd guest instead (stage1.sh).
 # The case runs with fd 3 open on /dev/ttyS1, the channel to the host; its exit status is
 # reported there as "fbvm-exit N" before the guest powers off.
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/root TERM=linux
@@ -13,10 +14,11 @@ load() {
 	while read -r m; do insmod "$m" 2>/dev/null; done <"/etc/fbvm/$1.modules"
 }
 
-display=bochs
+display=bochs root=0
 for a in $(cat /proc/cmdline); do
-	case $a in fbvm.display=*) display=${a#*=} ;; esac
+	case $a in fbvm.display=*) display=${a#*=} ;; fbvm.root=*) root=${a#*=} ;; esac
 done
+[ "$root" = 1 ] && . /lib/fbvm-stage1.sh
 for m in evdev uinput virtio_pci virtio_input; do load $m; done
 case $display in
 bochs) load bochs ;;

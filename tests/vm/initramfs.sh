@@ -15,7 +15,7 @@ CACHE=${FBRIPPLE_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fbripple-vm}
 [ -f "$CACHE/kernel.env" ] || die "no kernel in $CACHE: run tests/vm/kernel.sh"
 . "$CACHE/kernel.env"
 BUSYBOX=$(command -v busybox) || die "busybox not found (apt-get install busybox-static)"
-MODULES="evdev uinput bochs virtio-gpu virtio_pci virtio_input"
+MODULES="evdev uinput bochs virtio-gpu virtio_pci virtio_input virtio_blk ext4"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fbripple-initramfs.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 MANIFEST=$WORK/manifest
@@ -36,6 +36,8 @@ manifest() {
 	add "$BUSYBOX" /bin/busybox
 	add "$HERE/init.sh" /init
 	add "$HERE/fbvm.sh" /lib/fbvm.sh
+	add "$HERE/stage1.sh" /lib/fbvm-stage1.sh
+	add "$HERE/run.sh" /lib/fbvm-run.sh
 	mkdir -p "$WORK/gen"
 	for m in $MODULES; do
 		modprobe -d "$MODROOT" -S "$KVER" --show-depends "$m" | sed -n 's/^insmod \([^ ]*\).*/\1/p' \
