@@ -113,9 +113,7 @@ check-asan: deps-asan
 # committed seeds in tests/fuzz/corpus. What they find goes to build/fuzz/corpus, crashes to
 # build/fuzz (crash-*, timeout-*, leak-*): replay one with `build/fuzz/tests/fuzz/fuzz_X FILE`.
 FUZZ_TARGETS = config image control input
-# input waits for the fix of the decoder's signed overflows (issue 12, item 7): its fuzzer finds
-# one in seconds, and tests/fuzz/corpus/input/axis-range-wider-than-int replays it.
-FUZZ_SMOKE_TARGETS = config image control
+FUZZ_SMOKE_TARGETS = $(FUZZ_TARGETS)
 FUZZ_SECONDS ?= 300
 FUZZ_SMOKE_SECONDS ?= 4
 FUZZ_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all

@@ -62,6 +62,8 @@ struct app {
 	bool paused, rain_on;
 	struct input *input;		/* NULL: no input (--frames, or none available) */
 	int input_contacts;
+	int64_t drop_event_us;		/* event time of a touch's stone not drawn yet; 0: none */
+	long test_frame_ms;		/* FBRIPPLE_TEST_FRAME_MS: slower frames, for tests */
 	long steps_due;			/* simulation steps owed, in 1/fps steps */
 	int64_t fps_start_ms;
 	int fps_frames;

@@ -51,6 +51,7 @@ struct value {
 _Static_assert(sizeof(enum scale_mode) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(enum log_level) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(enum fb_buffering) == sizeof(int), "enum fields are stored as int");
+_Static_assert(sizeof(enum input_axes) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(enum water_shape) == sizeof(int), "enum fields are stored as int");
 
 static int scale_parse(const char *name, int *value)
@@ -101,6 +102,25 @@ static const char *buffering_name(int value)
 {
 	return fb_buffering_name((enum fb_buffering)value);
 }
+
+static int axes_parse(const char *name, int *value)
+{
+	enum input_axes axes;
+	int r = input_axes_parse(name, &axes);
+
+	if (r == 0)
+		*value = (int)axes;
+	return r;
+}
+
+static const char *axes_name(int value)
+{
+	return input_axes_name((enum input_axes)value);
+}
+
+static const struct key_enum axes_pairs = {
+	"a pair of axes", INPUT_AXES_AUTO, INPUT_AXES_Z_RX, axes_parse, axes_name,
+};
 
 static const struct key_enum bufferings = {
 	"a buffering mode", FB_BUFFER_AUTO, FB_BUFFER_OFF, buffering_parse, buffering_name,
@@ -167,6 +187,7 @@ static const struct key keys[] = {
 	{ "input.hover_ripples", KEY_BOOL, FIELD(input.hover_ripples), .def_num = 0 },
 	{ "input.calibration", KEY_NUMBERS, FIELD(input.calibration), -1000, 1000, .count = 6,
 	  .def_str = "" },
+	{ "input.axes", KEY_ENUM, FIELD(input.axes), .choices = &axes_pairs, .def_str = "auto" },
 	{ "log.level", KEY_ENUM, FIELD(log.level), .choices = &log_levels, .def_str = "info" },
 };
 

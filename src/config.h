@@ -8,6 +8,7 @@
 
 #include "fb.h"
 #include "image.h"
+#include "input.h"
 #include "log.h"
 #include "water.h"
 
@@ -70,6 +71,7 @@ struct config {
 		int trail_weight;		/* depth of each trail drop */
 		bool hover_ripples;		/* mouse motion without a button trails lightly */
 		struct config_numbers calibration;	/* 6 numbers, or none: udev's, else identity */
+		enum input_axes axes;		/* single touch, tablets: the axes of x and y */
 	} input;
 	struct {
 		enum log_level level;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -10,6 +11,32 @@
 
 #include "app.h"
 #include "notify.h"
+
+/* FBRIPPLE_TEST_FRAME_MS makes every frame take that long more, as on a small CPU: the tests
+ * show with it that slow frames do not starve input. Read once, at start. */
+static long test_frame_ms(void)
+{
+	const char *env = getenv("FBRIPPLE_TEST_FRAME_MS");
+	long ms = env ? strtol(env, NULL, 10) : 0;
+
+	return ms > 0 && ms <= 10000 ? ms : 0;
+}
+
+static void test_frame_delay(const struct app *app)
+{
+	struct timespec ts = { app->test_frame_ms / 1000, app->test_frame_ms % 1000 * 1000000L };
+
+	if (app->test_frame_ms)
+		nanosleep(&ts, NULL);
+}
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
 
 static void advance(struct app *app, int steps)
 {
@@ -21,7 +48,12 @@ static void advance(struct app *app, int steps)
 		water_rain(&app->water, &app->rain, dt);
 		water_step(&app->water);
 	}
+	test_frame_delay(app);
 	screen_draw(app, false);
+	if (app->drop_event_us)
+		log_debug("input: a touch shown %.1f ms after its event",
+			  (double)(now_us() - app->drop_event_us) / 1000);
+	app->drop_event_us = 0;
 }
 
 /* Without a loop a --frames run on a real display looks for a stop or a VT switch itself,
@@ -38,6 +70,7 @@ static bool asked_to_stop(const struct app *app)
 
 void daemon_run_frames(struct app *app)
 {
+	app->test_frame_ms = test_frame_ms();
 	screen_draw(app, true);
 	for (long i = 0; i < app->opt.frames && !asked_to_stop(app); i++)
 		advance(app, 1);
@@ -143,6 +176,7 @@ int daemon_run(struct app *app)
 {
 	int ret = open_loop(app);
 
+	app->test_frame_ms = test_frame_ms();
 	if (ret < 0) {
 		log_error("event loop: %s", strerror(-ret));
 		return ret;

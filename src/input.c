@@ -1,6 +1,7 @@
-/* input.c - evdev devices through libevdev: the read loop with SYN_DROPPED resync, hotplug
- * (udev or inotify), permissions that arrive late, and --list-devices. */
+/* input.c - evdev devices through libevdev: the read loop with SYN_DROPPED resync (on the
+ * reader thread), hotplug (udev or inotify), permissions that arrive late, and --list-devices. */
 #include "input.h"
+#include "input_reader.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -26,13 +27,18 @@
 
 /* ---- devices ---- */
 
+/* The loop opens and closes devices, the reader thread reads them: both with the reader's
+ * lock held. Entries are never freed, only reused. */
 struct input_device {
-	struct loop_source src;
+	struct input_reader_source src;
 	struct input *in;
 	struct libevdev *evdev;		/* NULL: a free entry */
 	char path[INPUT_PATH_MAX];
 	struct input_map map;
 	struct input_decoder dec;
+	bool axes_noted;		/* the log said the device reports on other axes */
+	int gone;			/* the reader's -errno for a device to close, or 0 */
+	unsigned drops, drops_noted;	/* SYN_DROPPED resyncs, and those the log told */
 };
 
 struct input {
@@ -40,6 +46,7 @@ struct input {
 	char *patterns[INPUT_PATTERNS_MAX];
 	int npatterns;
 	struct loop *loop;
+	struct input_reader reader;
 	struct loop_source watch;	/* inotify or udev monitor */
 	int dir_wd;			/* inotify watch on /dev/input, or -1 while it is missing */
 	struct input_device dev[INPUT_DEVICES_MAX];
@@ -140,28 +147,11 @@ static void device_close(struct input_device *d, const char *why)
 
 	note(in, LOG_LEVEL_INFO, "%s: \"%s\" %s", d->path, libevdev_get_name(d->evdev), why);
 	input_decoder_release(&d->dec);
-	loop_remove(in->loop, &d->src);
+	input_reader_remove(&in->reader, &d->src);
 	libevdev_free(d->evdev);
 	close(d->src.fd);
 	d->evdev = NULL;
 	d->src.fd = -1;
-}
-
-/* A contact that ended while events were dropped: libevdev's state holds where it ended, but
- * the sync replays only its end (the slot's tracking id going to -1). */
-static void feed_sync(struct input_device *d, const struct input_event *ev)
-{
-	struct input_decoder *dec = &d->dec;
-
-	if (dec->cls == INPUT_MT_B && ev->type == EV_ABS && ev->code == ABS_MT_TRACKING_ID &&
-	    ev->value == -1 && dec->slot >= 0 &&
-	    libevdev_get_slot_value(d->evdev, (unsigned)dec->slot, ABS_MT_TRACKING_ID) == -1) {
-		dec->s[dec->slot].x = libevdev_get_slot_value(d->evdev, (unsigned)dec->slot,
-							      ABS_MT_POSITION_X);
-		dec->s[dec->slot].y = libevdev_get_slot_value(d->evdev, (unsigned)dec->slot,
-							      ABS_MT_POSITION_Y);
-	}
-	input_decoder_feed(dec, ev);
 }
 
 /* The first activity after a quiet spell at once, then at most every INPUT_ACTIVITY_MS: a
@@ -179,44 +169,87 @@ static bool activity_due(struct input *in)
 	return true;
 }
 
+/* Once per device: it turned out to report on ABS_Z/ABS_RX (input_decoder_watch_axes). */
+static void note_axes(struct input_device *d)
+{
+	if (!d->dec.axes_switched || d->axes_noted)
+		return;
+	d->axes_noted = true;
+	note(d->in, LOG_LEVEL_NOTICE, "%s: \"%s\" reports touches on ABS_Z and ABS_RX, not on "
+	     "ABS_X and ABS_Y: using those (input.axes = \"ABS_Z ABS_RX\" says so from the start)",
+	     d->path, libevdev_get_name(d->evdev));
+}
+
+/* On the reader thread: the resync after a SYN_DROPPED, in libevdev's sync mode. */
+static int feed_dropped(struct input_device *d, struct input_event *ev)
+{
+	int rc = LIBEVDEV_READ_STATUS_SYNC;
+
+	input_decoder_feed(&d->dec, ev);	/* the SYN_DROPPED */
+	d->drops++;
+	while (rc == LIBEVDEV_READ_STATUS_SYNC) {
+		rc = libevdev_next_event(d->evdev, LIBEVDEV_READ_FLAG_SYNC, ev);
+		if (rc == LIBEVDEV_READ_STATUS_SYNC)
+			input_decoder_feed_sync(&d->dec, d->evdev, ev);
+	}
+	return rc == -EAGAIN ? LIBEVDEV_READ_STATUS_SUCCESS : rc;
+}
+
+/* On the reader thread, with the lock held: every event the device has. The loop closes a
+ * device that failed (tend_devices). */
 static void feed_all(struct input_device *d)
 {
 	struct input_event ev;
 	int rc;
 
 	do {
+		if (!input_reader_wait_room(&d->in->reader) || !d->evdev || d->gone)
+			return;		/* stopping, or closed while we waited */
 		rc = libevdev_next_event(d->evdev, LIBEVDEV_READ_FLAG_NORMAL, &ev);
 		if (rc == LIBEVDEV_READ_STATUS_SUCCESS)
 			input_decoder_feed(&d->dec, &ev);
-		if (rc != LIBEVDEV_READ_STATUS_SYNC)
-			continue;
-		input_decoder_feed(&d->dec, &ev);	/* the SYN_DROPPED */
-		note(d->in, LOG_LEVEL_DEBUG, "%s: events dropped; resyncing", d->path);
-		while (rc == LIBEVDEV_READ_STATUS_SYNC) {
-			rc = libevdev_next_event(d->evdev, LIBEVDEV_READ_FLAG_SYNC, &ev);
-			if (rc == LIBEVDEV_READ_STATUS_SYNC)
-				feed_sync(d, &ev);
-		}
-		if (rc == -EAGAIN)
-			rc = LIBEVDEV_READ_STATUS_SUCCESS;
+		else if (rc == LIBEVDEV_READ_STATUS_SYNC)
+			rc = feed_dropped(d, &ev);
 	} while (rc == LIBEVDEV_READ_STATUS_SUCCESS);
 	if (d->dec.frames && activity_due(d->in))
 		input_decoder_activity(&d->dec);
 	d->dec.frames = 0;
-	if (rc != -EAGAIN)
-		device_close(d, rc == -ENODEV ? "went away" : "failed; closed");
+	if (rc != -EAGAIN) {
+		d->gone = rc;
+		input_reader_remove(&d->in->reader, &d->src);
+		input_reader_poke(&d->in->reader);
+	}
+	if ((d->dec.axes_switched && !d->axes_noted) || d->drops != d->drops_noted)
+		input_reader_poke(&d->in->reader);
 }
 
-static void on_device(struct loop_source *src, uint32_t events)
+static void on_device(struct input_reader_source *src)
 {
 	struct input_device *d = src->ctx;
 
-	/* No EPOLLHUP test: an entry closed and reused earlier in this batch may get the old fd's
-	 * hangup. evdev hangs up exactly when a read says -ENODEV, which feed_all handles. */
-	(void)events;
-	if (!d->evdev)
-		return;		/* closed earlier in this batch */
-	feed_all(d);
+	/* No EPOLLHUP test: evdev hangs up exactly when a read says -ENODEV, which feed_all
+	 * handles. An entry closed (or reused) after its event was fetched reads nothing wrong. */
+	if (d->evdev && !d->gone)
+		feed_all(d);
+}
+
+/* On the loop, with the lock held: what the reader thread found and cannot do itself. */
+static void tend_devices(void *ctx)
+{
+	struct input *in = ctx;
+
+	for (int i = 0; i < INPUT_DEVICES_MAX; i++) {
+		struct input_device *d = &in->dev[i];
+
+		if (!d->evdev)
+			continue;
+		if (d->drops != d->drops_noted)
+			note(in, LOG_LEVEL_DEBUG, "%s: events dropped; resynced", d->path);
+		d->drops_noted = d->drops;
+		note_axes(d);
+		if (d->gone)
+			device_close(d, d->gone == -ENODEV ? "went away" : "failed; closed");
+	}
 }
 
 static void retry_later(struct input *in, const char *path)
@@ -248,6 +281,27 @@ static struct input_device *free_entry(struct input *in)
 	return NULL;
 }
 
+/* Single touch and tablets with ABS_Z and ABS_RX: x and y from those if input.axes says so,
+ * else watched for eGalax firmware that reports there instead of on ABS_X/Y. */
+static const char *device_axes(const struct input *in, struct input_device *d)
+{
+	const struct input_absinfo *z = libevdev_get_abs_info(d->evdev, ABS_Z);
+	const struct input_absinfo *rx = libevdev_get_abs_info(d->evdev, ABS_RX);
+	struct input_axis az, arx;
+
+	if ((d->dec.cls != INPUT_TOUCH && d->dec.cls != INPUT_TABLET) || !z || !rx)
+		return "";
+	az = (struct input_axis){ z->minimum, z->maximum };
+	arx = (struct input_axis){ rx->minimum, rx->maximum };
+	if (in->opts.axes == INPUT_AXES_Z_RX) {
+		input_decoder_set_axes(&d->dec, ABS_Z, ABS_RX, &az, &arx);
+		return "; x and y on ABS_Z and ABS_RX (input.axes)";
+	}
+	if (in->opts.axes == INPUT_AXES_AUTO)
+		input_decoder_watch_axes(&d->dec, ABS_Z, ABS_RX, &az, &arx);
+	return "";
+}
+
 /* Opens fd's device into d if it is one we use; 0, 1 if ignored, or -errno. */
 static int device_setup(struct input *in, struct input_device *d, int fd, const char *path)
 {
@@ -255,7 +309,7 @@ static int device_setup(struct input *in, struct input_device *d, int fd, const 
 	enum input_class cls;
 	char why[160];
 	double cal[6];
-	const char *from;
+	const char *from, *axes;
 	int rc = libevdev_new_from_fd(fd, &d->evdev);
 
 	if (rc < 0)
@@ -271,19 +325,24 @@ static int device_setup(struct input *in, struct input_device *d, int fd, const 
 	from = device_matrix(in, fd, cal);
 	input_map_init(&d->map, in->opts.fb_width, in->opts.fb_height, in->opts.rotate, cal);
 	input_decoder_init(&d->dec, cls, &ax, &ay, &d->map, in->opts.min_move,
-			   (int)(d - in->dev) * INPUT_SLOTS, in->fn, in->ctx);
+			   (int)(d - in->dev) * INPUT_SLOTS, input_reader_push, &in->reader);
+	axes = device_axes(in, d);
+	d->axes_noted = false;
+	d->gone = 0;
+	d->drops = d->drops_noted = 0;
+	libevdev_set_clock_id(d->evdev, CLOCK_MONOTONIC);	/* comparable with the frames' */
 	input_decoder_seed(&d->dec, d->evdev);
 	snprintf(d->path, sizeof(d->path), "%s", path);
-	d->src = (struct loop_source){ fd, on_device, d };
-	rc = loop_add(in->loop, &d->src);
+	d->src = (struct input_reader_source){ fd, on_device, d };
+	rc = input_reader_add(&in->reader, &d->src);
 	if (rc == 0)
-		note(in, LOG_LEVEL_INFO, "%s: \"%s\": %s (%s); calibration: %s", path,
-		     libevdev_get_name(d->evdev), input_class_name(cls), why, from);
+		note(in, LOG_LEVEL_INFO, "%s: \"%s\": %s (%s); calibration: %s%s", path,
+		     libevdev_get_name(d->evdev), input_class_name(cls), why, from, axes);
 	return rc;
 }
 
 /* Opens path if it is a device we use. 0 or -errno (-EACCES: retried on a change). */
-static int device_add(struct input *in, const char *path)
+static int device_open(struct input *in, const char *path)
 {
 	struct input_device *d;
 	int fd, rc;
@@ -309,6 +368,16 @@ static int device_add(struct input *in, const char *path)
 		close(fd);
 	}
 	return rc < 0 ? rc : 0;
+}
+
+static int device_add(struct input *in, const char *path)
+{
+	int rc;
+
+	input_reader_lock(&in->reader);
+	rc = device_open(in, path);
+	input_reader_unlock(&in->reader);
+	return rc;
 }
 
 static void device_add_noted(struct input *in, const char *path)
@@ -362,8 +431,10 @@ static void node_removed(struct input *in, const char *path)
 	struct input_device *d = device_by_path(in, path);
 
 	retry_forget(in, path);
+	input_reader_lock(&in->reader);
 	if (d)
 		device_close(d, "unplugged");
+	input_reader_unlock(&in->reader);
 }
 
 static void node_changed(struct input *in, const char *path)
@@ -513,7 +584,9 @@ int input_open(struct input **out, const struct input_opts *opts, struct loop *l
 	in->watch.fd = -1;
 	for (int i = 0; i < INPUT_DEVICES_MAX; i++)
 		in->dev[i].src.fd = -1;
-	rc = copy_patterns(in, opts);
+	rc = input_reader_start(&in->reader, loop, fn, ctx, tend_devices, in);
+	if (rc == 0)
+		rc = copy_patterns(in, opts);
 	if (rc == 0)
 		rc = open_watch(in);
 	if (rc < 0) {
@@ -530,21 +603,23 @@ void input_grab(struct input *in, bool grab)
 	if (!in || !in->opts.grab)
 		return;
 	in->let_go = !grab;
+	input_reader_lock(&in->reader);
 	for (int i = 0; i < INPUT_DEVICES_MAX; i++)
 		if (in->dev[i].evdev)
 			libevdev_grab(in->dev[i].evdev, grab ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB);
+	input_reader_unlock(&in->reader);
 }
 
 void input_close(struct input *in)
 {
 	if (!in)
 		return;
+	input_reader_stop(&in->reader);		/* the thread is gone: no lock from here */
 	for (int i = 0; i < INPUT_DEVICES_MAX; i++) {
 		struct input_device *d = &in->dev[i];
 
 		if (!d->evdev)
 			continue;
-		loop_remove(in->loop, &d->src);
 		libevdev_free(d->evdev);
 		close(d->src.fd);
 	}
@@ -568,9 +643,11 @@ int input_reconfigure(struct input *in, const struct input_opts *opts)
 {
 	int rc;
 
+	input_reader_lock(&in->reader);
 	for (int i = 0; i < INPUT_DEVICES_MAX; i++)
 		if (in->dev[i].evdev)
 			device_close(&in->dev[i], "closed for the new configuration");
+	input_reader_unlock(&in->reader);
 	memset(in->retry, 0, sizeof(in->retry));
 	in->opts = *opts;
 	rc = copy_patterns(in, opts);

@@ -5,6 +5,7 @@
 
 #include <linux/input.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "log.h"
@@ -31,11 +32,22 @@ enum input_action {
 	INPUT_ACTIVITY,		/* events came from a device in use (at most every 100 ms) */
 };
 
+/* input.axes: where single-touch panels and tablets report x and y. */
+enum input_axes {
+	INPUT_AXES_AUTO,	/* ABS_X/Y, or ABS_Z/RX once only those move (eGalax firmware) */
+	INPUT_AXES_XY,		/* ABS_X/Y only */
+	INPUT_AXES_Z_RX,	/* ABS_Z and ABS_RX */
+};
+
+int input_axes_parse(const char *name, enum input_axes *axes);	/* 0 or -EINVAL */
+const char *input_axes_name(enum input_axes axes);
+
 struct input_contact {
 	enum input_action action;
 	int id;			/* unique among the contacts down at one time */
 	int x, y;		/* logical (rotated) screen pixels */
 	int from_x, from_y;
+	int64_t time_us;	/* the event's time (CLOCK_MONOTONIC for the devices input opens) */
 };
 
 typedef void input_fn(void *ctx, const struct input_contact *c);
@@ -73,18 +85,28 @@ struct input_slot {
 struct input_decoder {
 	enum input_class cls;
 	struct input_axis ax, ay;
+	unsigned code_x, code_y;	/* single touch, tablet: the axes of x and y */
+	unsigned alt_x, alt_y;		/* a pair watched for firmware that uses it; 0: none */
+	struct input_axis alt_ax, alt_ay;
+	int alt_vx, alt_vy;		/* their last values */
+	bool xy_moved, alt_moved;	/* events seen on each pair */
 	const struct input_map *map;
 	int min_move;			/* logical pixels a contact moves before INPUT_MOVE */
 	int id_base;
 	int slot;			/* MT-B: current slot, -1 if out of range */
 	struct input_slot s[INPUT_SLOTS];
-	bool button;			/* BTN_TOUCH or BTN_LEFT */
+	bool button;			/* MT-A: BTN_TOUCH */
+	unsigned buttons;		/* mouse, tablet: the buttons held, one bit each */
 	bool frame;			/* events since the last SYN_REPORT */
 	int frames;			/* frames with events, for INPUT_ACTIVITY */
+	int64_t time_us;		/* of the last SYN_REPORT */
 	bool dropped;			/* SYN_DROPPED since the last SYN_REPORT */
-	int dx, dy;			/* mouse: relative motion of this frame */
+	int64_t dx, dy;			/* mouse: relative motion of this frame */
 	int nmt;			/* MT-A: contacts in this frame */
 	bool mt_has_id;
+	bool axes_switched;		/* input_decoder_watch_axes saw the other pair in use */
+	bool sync_due;			/* SYN_DROPPED: libevdev's next sync state is the kernel's */
+	int sync_id[INPUT_SLOTS];	/* MT-B: each slot's tracking id in the kernel after a sync */
 	struct input_slot mt[INPUT_SLOTS];	/* MT-A: this frame's contacts (x, y, id) */
 	input_fn *fn;
 	void *ctx;
@@ -101,6 +123,17 @@ void input_decoder_feed(struct input_decoder *d, const struct input_event *ev);
 /* Ends every contact that is down (the device went away). */
 void input_decoder_release(struct input_decoder *d);
 
+/* Single touch and tablets: x and y come from code_x and code_y (input.axes) instead of
+ * ABS_X and ABS_Y. */
+void input_decoder_set_axes(struct input_decoder *d, unsigned code_x, unsigned code_y,
+			    const struct input_axis *ax, const struct input_axis *ay);
+
+/* Single touch and tablets: a second pair of axes that some firmware uses instead of ABS_X/Y
+ * (eGalax: ABS_Z and ABS_RX). Once they move while ABS_X/Y never did, x and y come from them
+ * and axes_switched is set. */
+void input_decoder_watch_axes(struct input_decoder *d, unsigned code_x, unsigned code_y,
+			      const struct input_axis *ax, const struct input_axis *ay);
+
 struct libevdev;
 
 /*
@@ -109,6 +142,11 @@ struct libevdev;
  * 0,0. Positions and the current slot only: a finger already down is not a new touch.
  */
 void input_decoder_seed(struct input_decoder *d, const struct libevdev *dev);
+
+/* Feeds one event that libevdev returned in sync mode (after a SYN_DROPPED), reading what the
+ * sync replays only in part from dev's state. */
+void input_decoder_feed_sync(struct input_decoder *d, const struct libevdev *dev,
+			     const struct input_event *ev);
 
 /* Reports INPUT_ACTIVITY: the device did something, whatever it was. */
 void input_decoder_activity(struct input_decoder *d);
@@ -128,6 +166,7 @@ struct input_opts {
 	double cal[6];
 	int fb_width, fb_height, rotate;
 	int min_move;
+	enum input_axes axes;
 };
 
 struct input;

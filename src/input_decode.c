@@ -24,11 +24,6 @@ void input_map_init(struct input_map *m, int fb_width, int fb_height, int rotate
 	memcpy(m->cal, cal ? cal : identity, sizeof(m->cal));
 }
 
-static int clamp(int v, int lo, int hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
 static int to_pixel(double n, int size)
 {
 	double p = floor(n * size);
@@ -80,6 +75,24 @@ int input_parse_matrix(const char *text, double cal[6])
 	return 0;
 }
 
+int input_axes_parse(const char *name, enum input_axes *axes)
+{
+	for (int i = INPUT_AXES_AUTO; i <= INPUT_AXES_Z_RX; i++) {
+		if (strcmp(name, input_axes_name((enum input_axes)i)) == 0) {
+			*axes = (enum input_axes)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *input_axes_name(enum input_axes axes)
+{
+	static const char *const names[] = { "auto", "ABS_X ABS_Y", "ABS_Z ABS_RX" };
+
+	return axes <= INPUT_AXES_Z_RX ? names[axes] : "?";
+}
+
 /* ---- the decoder ---- */
 
 void input_decoder_init(struct input_decoder *d, enum input_class cls,
@@ -89,7 +102,8 @@ void input_decoder_init(struct input_decoder *d, enum input_class cls,
 {
 	*d = (struct input_decoder){ .cls = cls, .ax = *ax, .ay = *ay, .map = map,
 				     .min_move = min_move, .id_base = id_base, .fn = fn,
-				     .ctx = ctx, .button = cls == INPUT_MT_A };
+				     .ctx = ctx, .button = cls == INPUT_MT_A, .code_x = ABS_X,
+				     .code_y = ABS_Y };
 	for (int i = 0; i < INPUT_SLOTS; i++)
 		d->s[i] = (struct input_slot){ .id = -1, .rx = -1, .ry = -1 };
 	if (cls == INPUT_MOUSE) {
@@ -101,16 +115,17 @@ void input_decoder_init(struct input_decoder *d, enum input_class cls,
 static void emit(struct input_decoder *d, enum input_action a, int slot, int x, int y,
 		 int fx, int fy)
 {
-	struct input_contact c = { a, d->id_base + slot, x, y, fx, fy };
+	struct input_contact c = { a, d->id_base + slot, x, y, fx, fy, d->time_us };
 
 	d->fn(d->ctx, &c);
 }
 
+/* In doubles: a device's range may be wider than an int holds. */
 static double normalize(int v, const struct input_axis *a)
 {
-	int range = a->max - a->min + 1;
+	double range = (double)a->max - a->min + 1;
 
-	return (v - a->min + 0.5) / (range > 0 ? range : 1);
+	return ((double)v - a->min + 0.5) / (range > 0 ? range : 1);
 }
 
 static void logical(const struct input_decoder *d, const struct input_slot *s, int *x, int *y)
@@ -230,61 +245,182 @@ static int find_slot(const struct input_decoder *d, int id, bool free_only)
 	return -1;
 }
 
-/* Protocol A sends every contact in every frame: match them to slots by tracking id when the
- * device has one, else by their order in the frame. */
+static double distance2(const struct input_slot *a, const struct input_slot *b)
+{
+	double dx = (double)a->x - b->x, dy = (double)a->y - b->y;
+
+	return dx * dx + dy * dy;
+}
+
+/* pair[k]: the slot whose tracking id contact k carries, or -1 for a new contact. */
+static void pair_by_id(const struct input_decoder *d, int n, int pair[INPUT_SLOTS])
+{
+	bool taken[INPUT_SLOTS] = { false };
+
+	for (int k = 0; k < n; k++) {
+		pair[k] = -1;
+		for (int i = 0; i < INPUT_SLOTS && pair[k] < 0; i++)
+			if (d->s[i].id >= 0 && d->s[i].id == d->mt[k].id && !taken[i])
+				pair[k] = i;
+		if (pair[k] >= 0)
+			taken[pair[k]] = true;
+	}
+}
+
+/* Anonymous contacts: the nearest pair of a contact down and a contact of this frame first,
+ * then the nearest of the rest, as mtdev does; whatever is left over is new or lifted. */
+static void pair_by_distance(const struct input_decoder *d, int n, int pair[INPUT_SLOTS])
+{
+	bool taken[INPUT_SLOTS] = { false };
+
+	for (int k = 0; k < n; k++)
+		pair[k] = -1;
+	for (;;) {
+		double best = INFINITY;
+		int bi = -1, bk = -1;
+
+		for (int i = 0; i < INPUT_SLOTS; i++) {
+			for (int k = 0; k < n && d->s[i].id >= 0 && !taken[i]; k++) {
+				double d2 = distance2(&d->s[i], &d->mt[k]);
+
+				if (pair[k] < 0 && d2 < best) {
+					best = d2;
+					bi = i;
+					bk = k;
+				}
+			}
+		}
+		if (bi < 0)
+			return;
+		taken[bi] = true;
+		pair[bk] = bi;
+	}
+}
+
+/* Protocol A sends every contact in every frame: match them to the contacts down by tracking
+ * id when the device has one, else by distance. A contact down with no match is lifted where
+ * it was last seen. */
 static void frame_mt_a(struct input_decoder *d)
 {
-	int n = d->button ? d->nmt : 0;
-	bool matched[INPUT_SLOTS] = { false };
+	int n = d->button ? d->nmt : 0, pair[INPUT_SLOTS];
+	bool kept[INPUT_SLOTS] = { false };
 
-	for (int i = 0; i < INPUT_SLOTS; i++) {
-		int j = -1;
-
-		for (int k = 0; k < n && d->mt_has_id && d->s[i].id >= 0; k++)
-			if (d->mt[k].id == d->s[i].id)
-				j = k;
-		if (!d->mt_has_id)
-			j = i < n ? i : -1;
-		if (j < 0) {
-			d->s[i].id = -1;
-			continue;
-		}
-		matched[j] = true;
-		d->s[i].id = d->mt_has_id ? d->mt[j].id : i;
-		d->s[i].x = d->mt[j].x;
-		d->s[i].y = d->mt[j].y;
-	}
+	if (d->mt_has_id)
+		pair_by_id(d, n, pair);
+	else
+		pair_by_distance(d, n, pair);
 	for (int k = 0; k < n; k++) {
-		int i = matched[k] ? -1 : find_slot(d, -1, true);
+		if (pair[k] < 0)
+			continue;
+		kept[pair[k]] = true;
+		d->s[pair[k]].x = d->mt[k].x;
+		d->s[pair[k]].y = d->mt[k].y;
+	}
+	for (int i = 0; i < INPUT_SLOTS; i++)
+		if (!kept[i])
+			d->s[i].id = -1;
+	for (int k = 0; k < n; k++) {
+		int i = pair[k] >= 0 ? -1 : find_slot(d, -1, true);
 
 		if (i >= 0)
-			d->s[i] = (struct input_slot){ .id = d->mt[k].id, .x = d->mt[k].x,
-						       .y = d->mt[k].y, .rx = -1, .ry = -1 };
+			d->s[i] = (struct input_slot){ .id = d->mt_has_id ? d->mt[k].id : i,
+						       .x = d->mt[k].x, .y = d->mt[k].y,
+						       .rx = -1, .ry = -1 };
 	}
 	d->nmt = 0;
 	d->mt[0].fresh = false;
 }
 
+/* The bit of a pointer button (every mouse button, the stylus buttons), or 0. */
+static unsigned button_bit(unsigned code)
+{
+	if (code >= BTN_MOUSE && code <= BTN_TASK)
+		return 1u << (code - BTN_MOUSE);
+	if (code == BTN_STYLUS || code == BTN_STYLUS2 || code == BTN_STYLUS3)
+		return 1u << (8 + (code == BTN_STYLUS2) + 2 * (code == BTN_STYLUS3));
+	return 0;
+}
+
+/* Every press drops a stone: one while another button is held starts a new contact. Autorepeat
+ * (value 2) is not a press. */
+static void feed_button(struct input_decoder *d, unsigned code, int value)
+{
+	struct input_slot *s = &d->s[0];
+	unsigned bit = button_bit(code);
+
+	if (!bit || value == 2)
+		return;
+	if (value && !(d->buttons & bit)) {
+		d->buttons |= bit;
+		s->fresh = s->fresh || s->down;
+		s->id = 0;
+	} else if (!value) {
+		d->buttons &= ~bit;
+		s->id = d->buttons ? 0 : -1;
+	}
+}
+
+static void feed_axis(struct input_decoder *d, unsigned code, int value)
+{
+	if (code == d->code_x)
+		d->s[0].x = value, d->xy_moved = true;
+	else if (code == d->code_y)
+		d->s[0].y = value, d->xy_moved = true;
+	else if (d->alt_x && code == d->alt_x)
+		d->alt_vx = value, d->alt_moved = true;
+	else if (d->alt_x && code == d->alt_y)
+		d->alt_vy = value, d->alt_moved = true;
+}
+
 static void feed_single(struct input_decoder *d, const struct input_event *ev)
 {
-	int button = d->cls == INPUT_TOUCH ? BTN_TOUCH : BTN_LEFT;
-
-	if (ev->type == EV_KEY && ev->code == button && ev->value != 2)
+	if (ev->type == EV_KEY && d->cls == INPUT_TOUCH && ev->code == BTN_TOUCH && ev->value != 2)
 		set_id(&d->s[0], ev->value ? 0 : -1);
-	else if (ev->type == EV_ABS && ev->code == ABS_X)
-		d->s[0].x = ev->value;
-	else if (ev->type == EV_ABS && ev->code == ABS_Y)
-		d->s[0].y = ev->value;
+	else if (ev->type == EV_KEY && d->cls == INPUT_TABLET)
+		feed_button(d, ev->code, ev->value);
+	else if (ev->type == EV_ABS)
+		feed_axis(d, ev->code, ev->value);
+}
+
+/* Past any screen, and far from overflowing int64 however many events a frame has. */
+#define MOTION_MAX ((int64_t)1 << 40)
+
+static int64_t add_motion(int64_t sum, int value)
+{
+	sum += value;
+	return sum > MOTION_MAX ? MOTION_MAX : sum < -MOTION_MAX ? -MOTION_MAX : sum;
+}
+
+static int move_clamped(int v, int64_t delta, int size)
+{
+	int64_t r = v + delta;
+
+	return r < 0 ? 0 : r >= size ? size - 1 : (int)r;
 }
 
 static void feed_mouse(struct input_decoder *d, const struct input_event *ev)
 {
-	if (ev->type == EV_KEY && ev->code == BTN_LEFT && ev->value != 2)
-		set_id(&d->s[0], ev->value ? 0 : -1);
+	if (ev->type == EV_KEY)
+		feed_button(d, ev->code, ev->value);
 	else if (ev->type == EV_REL && ev->code == REL_X)
-		d->dx += ev->value;
+		d->dx = add_motion(d->dx, ev->value);
 	else if (ev->type == EV_REL && ev->code == REL_Y)
-		d->dy += ev->value;
+		d->dy = add_motion(d->dy, ev->value);
+}
+
+/* The watched pair moved and ABS_X/Y never did: the firmware reports on the other pair. */
+static void switch_axes(struct input_decoder *d)
+{
+	if (!d->alt_x || !d->alt_moved || d->xy_moved)
+		return;
+	d->code_x = d->alt_x;
+	d->code_y = d->alt_y;
+	d->ax = d->alt_ax;
+	d->ay = d->alt_ay;
+	d->s[0].x = d->alt_vx;
+	d->s[0].y = d->alt_vy;
+	d->alt_x = d->alt_y = 0;
+	d->axes_switched = true;
 }
 
 static void frame(struct input_decoder *d)
@@ -294,10 +430,11 @@ static void frame(struct input_decoder *d)
 	d->nmt = 0;
 	d->dropped = false;
 	if (d->cls == INPUT_MOUSE) {
-		d->s[0].x = clamp(d->s[0].x + d->dx, 0, d->map->width - 1);
-		d->s[0].y = clamp(d->s[0].y + d->dy, 0, d->map->height - 1);
+		d->s[0].x = move_clamped(d->s[0].x, d->dx, d->map->width);
+		d->s[0].y = move_clamped(d->s[0].y, d->dy, d->map->height);
 		d->dx = d->dy = 0;
 	}
+	switch_axes(d);
 	if (d->cls == INPUT_MOUSE || d->cls == INPUT_TABLET)
 		commit_slot(d, 0);	/* one pointer, reported even while it only hovers */
 	else
@@ -311,6 +448,7 @@ static void frame(struct input_decoder *d)
 void input_decoder_feed(struct input_decoder *d, const struct input_event *ev)
 {
 	if (ev->type == EV_SYN && ev->code == SYN_REPORT) {
+		d->time_us = (int64_t)ev->input_event_sec * 1000000 + ev->input_event_usec;
 		frame(d);
 		return;
 	}
@@ -321,6 +459,7 @@ void input_decoder_feed(struct input_decoder *d, const struct input_event *ev)
 		d->mt[0].fresh = false;
 		d->dx = d->dy = 0;
 		d->dropped = true;
+		d->sync_due = true;
 		return;
 	}
 	d->frame = true;
@@ -343,6 +482,47 @@ void input_decoder_feed(struct input_decoder *d, const struct input_event *ev)
 	}
 }
 
+/* A contact that ended while events were dropped: the kernel kept where it ended, and libevdev
+ * read that, but the sync replays only its end (the slot's tracking id going to -1). A contact
+ * that ended and was replaced by a new one in the same slot holds the new one's position: it
+ * ends where it was last seen. libevdev sets a slot's id to -1 as it returns the end, so the
+ * ids the kernel has are read before the first event of the sync. */
+void input_decoder_feed_sync(struct input_decoder *d, const struct libevdev *dev,
+			     const struct input_event *ev)
+{
+	int i = d->slot;
+
+	if (d->sync_due && d->cls == INPUT_MT_B)
+		for (int k = 0; k < INPUT_SLOTS; k++)
+			d->sync_id[k] = libevdev_get_slot_value(dev, (unsigned)k, ABS_MT_TRACKING_ID);
+	d->sync_due = false;
+	if (d->cls == INPUT_MT_B && ev->type == EV_ABS && ev->code == ABS_MT_TRACKING_ID &&
+	    ev->value == -1 && i >= 0 && d->sync_id[i] == -1) {
+		d->s[i].x = libevdev_get_slot_value(dev, (unsigned)i, ABS_MT_POSITION_X);
+		d->s[i].y = libevdev_get_slot_value(dev, (unsigned)i, ABS_MT_POSITION_Y);
+	}
+	input_decoder_feed(d, ev);
+}
+
+void input_decoder_set_axes(struct input_decoder *d, unsigned code_x, unsigned code_y,
+			    const struct input_axis *ax, const struct input_axis *ay)
+{
+	d->code_x = code_x;
+	d->code_y = code_y;
+	d->ax = *ax;
+	d->ay = *ay;
+	d->alt_x = d->alt_y = 0;
+}
+
+void input_decoder_watch_axes(struct input_decoder *d, unsigned code_x, unsigned code_y,
+			      const struct input_axis *ax, const struct input_axis *ay)
+{
+	d->alt_x = code_x;
+	d->alt_y = code_y;
+	d->alt_ax = *ax;
+	d->alt_ay = *ay;
+}
+
 void input_decoder_seed(struct input_decoder *d, const struct libevdev *dev)
 {
 	int slot, slots;
@@ -359,8 +539,10 @@ void input_decoder_seed(struct input_decoder *d, const struct libevdev *dev)
 		break;
 	case INPUT_TOUCH:
 	case INPUT_TABLET:
-		d->s[0].x = libevdev_get_event_value(dev, EV_ABS, ABS_X);
-		d->s[0].y = libevdev_get_event_value(dev, EV_ABS, ABS_Y);
+		d->s[0].x = libevdev_get_event_value(dev, EV_ABS, d->code_x);
+		d->s[0].y = libevdev_get_event_value(dev, EV_ABS, d->code_y);
+		d->alt_vx = d->alt_x ? libevdev_get_event_value(dev, EV_ABS, d->alt_x) : 0;
+		d->alt_vy = d->alt_x ? libevdev_get_event_value(dev, EV_ABS, d->alt_y) : 0;
 		break;
 	default:
 		break;

@@ -20,8 +20,11 @@ static void on_contact(void *ctx, const struct input_contact *c)
 			  c->action == INPUT_DOWN ? "down" : "up", c->x, c->y);
 	if (c->action == INPUT_DOWN) {
 		app->input_contacts++;
-		if (!pace_activity(app))
+		if (!pace_activity(app)) {
 			water_drop(&app->water, c->x, c->y, cfg->stone.size, cfg->stone.weight);
+			if (!app->drop_event_us)
+				app->drop_event_us = c->time_us;
+		}
 	} else if (c->action == INPUT_UP) {
 		app->input_contacts -= app->input_contacts > 0;
 	} else if (c->action == INPUT_MOVE || cfg->input.hover_ripples) {
@@ -50,7 +53,8 @@ void touch_options(const struct app *app, struct input_opts *o, const char **dev
 				  .grab = cfg->input.grab, .has_cal = cfg->input.calibration.n == 6,
 				  .fb_width = app->fb.width, .fb_height = app->fb.height,
 				  .rotate = cfg->display.rotate,
-				  .min_move = cfg->input.trail_spacing };
+				  .min_move = cfg->input.trail_spacing,
+				  .axes = cfg->input.axes };
 	memcpy(o->cal, cfg->input.calibration.item, sizeof(o->cal));
 }
 

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <libevdev/libevdev.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,6 +208,67 @@ static void test_syn_dropped_new_contact(void **state)
 	assert_string_equal(f.rec.text, "down 0 100,100; up 0 100,100; down 0 700,600");
 }
 
+/* What libevdev does in sync mode: it updates its own state from each event it returns. */
+static void feed_synced(struct input_decoder *d, struct libevdev *dev, unsigned type,
+			unsigned code, int value)
+{
+	struct input_event ev = { .type = (unsigned short)type, .code = (unsigned short)code,
+				  .value = value };
+
+	if (type == EV_ABS && code == ABS_MT_SLOT)
+		assert_int_equal(libevdev_set_event_value(dev, type, code, value), 0);
+	else if (type == EV_ABS)
+		assert_int_equal(libevdev_set_slot_value(dev, (unsigned)libevdev_get_current_slot(dev),
+							 code, value), 0);
+	input_decoder_feed_sync(d, dev, &ev);
+}
+
+static struct libevdev *make_device(const char *name);
+static void set_abs(struct libevdev *dev, unsigned code, int min, int max, int value);
+
+/* Both fingers' ends were lost. Slot 0's contact ended and a new one began (libevdev's state
+ * already holds the new one when the sync ends the old one): the old contact ends where it was
+ * last seen, not at the new one's position. Slot 1's contact only ended: the kernel kept where,
+ * and it ends there. */
+static void test_syn_dropped_replaced_contact(void **state)
+{
+	struct libevdev *dev = make_device("panel");
+	struct fixture f;
+
+	(void)state;
+	set_abs(dev, ABS_MT_SLOT, 0, 9, 0);
+	set_abs(dev, ABS_MT_TRACKING_ID, -1, 65535, -1);
+	set_abs(dev, ABS_MT_POSITION_X, 0, 999, 0);
+	set_abs(dev, ABS_MT_POSITION_Y, 0, 799, 0);
+	setup(&f, INPUT_MT_B, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec, "E: 0.0 0003 0039 0005\nE: 0.0 0003 0035 0100\nE: 0.0 0003 0036 0100\n"
+		     "E: 0.0 0003 002f 0001\nE: 0.0 0003 0039 0006\nE: 0.0 0003 0035 0500\n"
+		     "E: 0.0 0003 0036 0500\nE: 0.0 0000 0000 0000\n"
+		     "E: 0.1 0003 002f 0000\nE: 0.1 0003 0035 0110\n"
+		     "E: 0.1 0000 0003 0000	# SYN_DROPPED\n");
+	/* the kernel's state, read by libevdev's sync */
+	libevdev_set_slot_value(dev, 0, ABS_MT_TRACKING_ID, 9);
+	libevdev_set_slot_value(dev, 0, ABS_MT_POSITION_X, 700);
+	libevdev_set_slot_value(dev, 0, ABS_MT_POSITION_Y, 600);
+	libevdev_set_slot_value(dev, 1, ABS_MT_TRACKING_ID, -1);
+	libevdev_set_slot_value(dev, 1, ABS_MT_POSITION_X, 520);
+	libevdev_set_slot_value(dev, 1, ABS_MT_POSITION_Y, 480);
+	/* the frame that ends both slots, then the one that starts the new contact */
+	feed_synced(&f.dec, dev, EV_ABS, ABS_MT_SLOT, 0);
+	feed_synced(&f.dec, dev, EV_ABS, ABS_MT_TRACKING_ID, -1);
+	feed_synced(&f.dec, dev, EV_ABS, ABS_MT_SLOT, 1);
+	feed_synced(&f.dec, dev, EV_ABS, ABS_MT_TRACKING_ID, -1);
+	feed_synced(&f.dec, dev, EV_SYN, SYN_REPORT, 0);
+	feed_synced(&f.dec, dev, EV_ABS, ABS_MT_SLOT, 0);
+	feed_synced(&f.dec, dev, EV_ABS, ABS_MT_TRACKING_ID, 9);
+	feed_synced(&f.dec, dev, EV_ABS, ABS_MT_POSITION_X, 700);
+	feed_synced(&f.dec, dev, EV_ABS, ABS_MT_POSITION_Y, 600);
+	feed_synced(&f.dec, dev, EV_SYN, SYN_REPORT, 0);
+	assert_string_equal(f.rec.text, "down 0 100,100; down 1 500,500; move 0 100,100>110,100; "
+			    "up 0 110,100; move 1 500,500>520,480; up 1 520,480; down 0 700,600");
+	libevdev_free(dev);
+}
+
 /* ---- protocol A ---- */
 
 static const char mt_a_frames[] =
@@ -232,6 +294,42 @@ static void test_mt_a(void **state)
 	feed(&f.dec, mt_a_frames);
 	assert_string_equal(f.rec.text, "down 0 100,200; down 1 500,600; move 0 100,200>120,200; "
 			    "up 1 500,600; up 0 120,200");
+}
+
+/* Protocol A without tracking ids: a second finger reported before the first in the frame
+ * must not take the first finger's contact. Contacts pair with the previous frame's by
+ * distance, nearest pairs first: in the third frame 200,100 goes to 190,100 (10 units), which
+ * leaves 400,100 to the contact at 100,100, although 190,100 is nearer to it than 400,100. */
+static void test_mt_a_matched_by_distance(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_A, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec,
+	     "E: 0.00 0001 014a 0001\n"
+	     "E: 0.00 0003 0035 0100\nE: 0.00 0003 0036 0200\nE: 0.00 0000 0002 0000\n"
+	     "E: 0.00 0000 0000 0000\n"
+	     "# the new finger comes first\n"
+	     "E: 0.01 0003 0035 0500\nE: 0.01 0003 0036 0600\nE: 0.01 0000 0002 0000\n"
+	     "E: 0.01 0003 0035 0104\nE: 0.01 0003 0036 0200\nE: 0.01 0000 0002 0000\n"
+	     "E: 0.01 0000 0000 0000\n"
+	     "# the new finger lifts; the first one stays where it is\n"
+	     "E: 0.02 0003 0035 0108\nE: 0.02 0003 0036 0200\nE: 0.02 0000 0002 0000\n"
+	     "E: 0.02 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 100,200; move 0 100,200>104,200; down 1 500,600; "
+			    "move 0 104,200>108,200; up 1 500,600");
+	clear(&f.rec);
+	feed(&f.dec,
+	     "E: 0.03 0003 0035 0108\nE: 0.03 0003 0036 0200\nE: 0.03 0000 0002 0000\n"
+	     "E: 0.03 0003 0035 0200\nE: 0.03 0003 0036 0200\nE: 0.03 0000 0002 0000\n"
+	     "E: 0.03 0000 0000 0000\n"
+	     "E: 0.04 0003 0035 0400\nE: 0.04 0003 0036 0200\nE: 0.04 0000 0002 0000\n"
+	     "E: 0.04 0003 0035 0190\nE: 0.04 0003 0036 0200\nE: 0.04 0000 0002 0000\n"
+	     "E: 0.04 0000 0000 0000\n"
+	     "E: 0.05 0001 014a 0000\nE: 0.05 0000 0002 0000\nE: 0.05 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 1 200,200; move 0 108,200>400,200; "
+			    "move 1 200,200>190,200; up 0 400,200; up 1 190,200");
 }
 
 /* Protocol A with tracking ids: contacts follow their id, not their order in the frame. */
@@ -319,6 +417,86 @@ static void test_mouse_autorepeat(void **state)
 	     "E: 0.5 0002 0000 -9999\nE: 0.5 0000 0000 0000\n");
 	assert_string_equal(f.rec.text, "down 0 500,400; move 0 500,400>510,395; up 0 510,395; "
 			    "hover 0 510,395>0,395");
+}
+
+/* Every button drops a stone: right, middle, a press while another is held, a stylus
+ * button; autorepeat (value 2) and releases while a button is still held add nothing. */
+static void test_every_button(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MOUSE, AXIS(0, 0), AXIS(0, 0), 1);
+	feed(&f.dec,
+	     "E: 0.0 0001 0111 0001	# BTN_RIGHT\nE: 0.0 0000 0000 0000\n"
+	     "E: 0.1 0001 0111 0000\nE: 0.1 0000 0000 0000\n"
+	     "E: 0.2 0001 0112 0001	# BTN_MIDDLE\nE: 0.2 0000 0000 0000\n"
+	     "E: 0.3 0001 0112 0002	# autorepeat\nE: 0.3 0000 0000 0000\n"
+	     "E: 0.4 0001 0110 0001	# BTN_LEFT, middle still held\nE: 0.4 0000 0000 0000\n"
+	     "E: 0.5 0001 0112 0000\nE: 0.5 0000 0000 0000\n"
+	     "E: 0.6 0001 0110 0000\nE: 0.6 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 500,400; up 0 500,400; down 0 500,400; "
+			    "up 0 500,400; down 0 500,400; up 0 500,400");
+	setup(&f, INPUT_TABLET, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec, "E: 0.0 0003 0000 0300\nE: 0.0 0003 0001 0200\nE: 0.0 0000 0000 0000\n"
+		     "E: 0.1 0001 014b 0001	# BTN_STYLUS\nE: 0.1 0000 0000 0000\n"
+		     "E: 0.2 0001 014b 0000\nE: 0.2 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 300,200; up 0 300,200");
+}
+
+/* Axis ranges wider than INT_MAX and motion sums past it are computed in 64 bits and clamped
+ * (signed overflow before: UBSan stops here, a plain build wrapped to the wrong side). */
+static void test_huge_ranges(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_TOUCH, (struct input_axis){ INT_MIN, INT_MAX },
+	      (struct input_axis){ INT_MIN, INT_MAX }, 1);
+	feed(&f.dec, "E: 0.0 0003 0000 2147483647\nE: 0.0 0003 0001 -2147483648\n"
+		     "E: 0.0 0001 014a 0001\nE: 0.0 0000 0000 0000\n"
+		     "E: 0.1 0003 0000 0000\nE: 0.1 0003 0001 0000\nE: 0.1 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 999,0; move 0 999,0>500,400");
+	setup(&f, INPUT_MOUSE, AXIS(0, 0), AXIS(0, 0), 1);
+	feed(&f.dec, "E: 0.0 0002 0000 2147483647\nE: 0.0 0002 0000 2147483647\n"
+		     "E: 0.0 0002 0001 -2147483648\nE: 0.0 0002 0001 -2147483648\n"
+		     "E: 0.0 0001 0110 0001\nE: 0.0 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 999,0");
+}
+
+/* eGalax firmware that declares ABS_X/Y but reports on ABS_Z and ABS_RX: once those move while
+ * ABS_X/Y never did, they are the axes, from the first touch on. */
+static const char egalax_tap[] =
+	"E: 0.0 0001 014a 0001\nE: 0.0 0003 0002 2000	# ABS_Z\nE: 0.0 0003 0003 1000	# ABS_RX\n"
+	"E: 0.0 0000 0000 0000\n"
+	"E: 0.1 0003 0002 2400\nE: 0.1 0000 0000 0000\n"
+	"E: 0.2 0001 014a 0000\nE: 0.2 0000 0000 0000\n";
+
+static void test_other_axes(void **state)
+{
+	struct input_axis az = AXIS(0, 4000), arx = AXIS(0, 3200);
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_TOUCH, AXIS(0, 1000), AXIS(0, 800), 1);
+	input_decoder_watch_axes(&f.dec, ABS_Z, ABS_RX, &az, &arx);
+	feed(&f.dec, egalax_tap);
+	assert_string_equal(f.rec.text, "down 0 500,250; move 0 500,250>600,250; up 0 600,250");
+	assert_true(f.dec.axes_switched);
+	/* named in the config: used from the start, nothing to detect */
+	setup(&f, INPUT_TOUCH, AXIS(0, 1000), AXIS(0, 800), 1);
+	input_decoder_set_axes(&f.dec, ABS_Z, ABS_RX, &az, &arx);
+	feed(&f.dec, egalax_tap);
+	assert_string_equal(f.rec.text, "down 0 500,250; move 0 500,250>600,250; up 0 600,250");
+	assert_false(f.dec.axes_switched);
+	/* a panel that reports on ABS_X/Y and also moves ABS_Z keeps ABS_X/Y */
+	setup(&f, INPUT_TOUCH, AXIS(0, 1000), AXIS(0, 800), 1);
+	input_decoder_watch_axes(&f.dec, ABS_Z, ABS_RX, &az, &arx);
+	feed(&f.dec, "E: 0.0 0001 014a 0001\nE: 0.0 0003 0000 0100\nE: 0.0 0003 0001 0100\n"
+		     "E: 0.0 0000 0000 0000\n");
+	feed(&f.dec, egalax_tap);
+	assert_string_equal(f.rec.text, "down 0 100,100; up 0 100,100");
+	assert_false(f.dec.axes_switched);
 }
 
 /* The QEMU tablet: ABS_X/Y 0..32767 with BTN_LEFT; motion without the button hovers. */
@@ -666,13 +844,18 @@ int main(void)
 		cmocka_unit_test(test_syn_dropped_mid_stroke),
 		cmocka_unit_test(test_syn_dropped_lift),
 		cmocka_unit_test(test_syn_dropped_new_contact),
+		cmocka_unit_test(test_syn_dropped_replaced_contact),
 		cmocka_unit_test(test_mt_a),
 		cmocka_unit_test(test_mt_a_tracking_ids),
+		cmocka_unit_test(test_mt_a_matched_by_distance),
 		cmocka_unit_test(test_mt_a_syn_dropped),
 		cmocka_unit_test(test_mt_only),
 		cmocka_unit_test(test_single_touch_offset_range),
 		cmocka_unit_test(test_mouse_autorepeat),
 		cmocka_unit_test(test_tablet),
+		cmocka_unit_test(test_every_button),
+		cmocka_unit_test(test_huge_ranges),
+		cmocka_unit_test(test_other_axes),
 		cmocka_unit_test(test_min_move),
 		cmocka_unit_test(test_release),
 		cmocka_unit_test(test_rotation),

@@ -441,6 +441,9 @@ static void test_flood(void **state)
 		"while ! grep -q flood /tmp/dev.out; do sleep 0.05; done; grep flood /tmp/dev.out | while read -r l; do say \"$l\"; done\n"
 		"printf 'up 0\\nsync\\n' >&4; waitlog 'up at' && say \"$(grep -c 'down at' /tmp/log) downs\"\n"
 		"printf 'down 1 100 100\\nsync\\n' >&4; waitlog 'down at 100,100'; kill -STOP $pid\n"
+		"# every thread stopped (the input reader too) before the flood\n"
+		"for t in /proc/$pid/task/*; do n=0; while ! grep -q 'T (stopped)' $t/status &&"
+		" [ $n -lt 200 ]; do sleep 0.01; n=$((n+1)); done; done\n"
 		"printf 'flood 1000 100000 150 120\\nup 1\\nsync\\nsay flooded\\n' >&4\n"
 		"while ! grep -q flooded /tmp/dev.out; do sleep 0.05; done\n"
 		"kill -CONT $pid; waitlog 'up at 1'\n"
@@ -466,6 +469,123 @@ static void test_flood(void **state)
 	expect_exit(s);
 }
 
+/* eGalax firmware that declares ABS_X/Y 0..4095 but reports on ABS_Z and ABS_RX: out of the
+ * box the tap at (1280, 2560) of 4096 rings at pixel (200, 300), and the log says once why. */
+static void test_egalax_axes(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	char line[512];
+
+	write_conf(0, "");
+	start_case(s, "eGalax reporting on ABS_Z/ABS_RX", PRELUDE
+		"mkdev egalax 'fbvm egalax' 0 4095 0 4095\n"
+		"start; waitlog 'fbvm egalax' || say 'panel not opened'\n"
+		"say ready; hear cmd\n"
+		"echo 'tap 1280 2560' >&4; sleep 0.1; say acted; hear cmd\n"
+		"echo 'tap 640 640' >&4; waitlog 'down at 100,75' && say 'second tap'\n"
+		"say \"notes $(grep -c 'reports touches on ABS_Z and ABS_RX' /tmp/log)\"\n"
+		"finish\n", NULL);
+	tap_and_measure(s, 200, 300, "eGalax tap", NULL);
+	vm_case_expect(s, "second tap", 10000);
+	vm_case_expect(s, "notes 1", 2000);
+	if (vm_expect_line(&s->vm, "reports touches on ABS_Z", 5000, line, sizeof(line)))
+		fail_msg("the log does not say which axes the panel uses");
+	vm_case_expect(s, "down at 200,300", 5000);
+	expect_exit(s);
+}
+
+/* Frames made 100 ms slower on purpose (FBRIPPLE_TEST_FRAME_MS) while rain keeps them coming:
+ * a 5-finger panel at 250 reports a second (16 events each: 128 ms fill the kernel's 512-event
+ * buffer), then a 500 Hz mouse (85 ms fill its 128), must not overflow (no "events dropped"):
+ * each finger ends where it was lifted, and the click after 1000 motions lands where they led
+ * (relative motion lost in an overflow is lost for good). */
+static void test_slow_frames(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	char line[512], drops[64];
+
+	write_conf(0, "rain = { enabled = true; rate = 30.0; };");
+	start_case(s, "slow frames, busy devices", PRELUDE
+		"FBRIPPLE_TEST_FRAME_MS=100 /usr/bin/fbripple -v >/tmp/log 2>&1 4>&- & pid=$!\n"
+		"waitlog '/dev/fb0: 640x480' || say 'fbripple did not start'\n"
+		"mkdev mt 'fbvm panel' 0 639 0 479\n"
+		"waitlog 'fbvm panel' || say 'panel not opened'\n"
+		"printf 'fingers 5 250 400\\n' >&4\n"
+		"waitlog 'up at 577,439'; grep 'up at' /tmp/log | while read -r l; do say \"$l\"; done\n"
+		"grep 'fingers' /tmp/dev.out | while read -r l; do say \"$l\"; done\n"
+		"say \"panel drops $(grep -c 'events dropped' /tmp/log)\"\n"
+		"mkdev mouse 'fbvm mouse'; waitlog 'fbvm mouse' || say 'mouse not opened'\n"
+		"printf 'rels 300 500 1 0\\nrels 500 500 -1 0\\nrels 200 500 1 1\\nbtn 1\\nbtn 0\\n' >&4\n"
+		"n=0; while [ \"$(grep -c 'down at' /tmp/log)\" -lt 6 ] && [ $n -lt 300 ]; do sleep 0.05;"
+		" n=$((n+1)); done\n"
+		"grep 'motions' /tmp/dev.out | while read -r l; do say \"$l\"; done\n"
+		"say \"click $(grep 'down at' /tmp/log | tail -n 1)\"\n"
+		"say \"drops in all $(grep -c 'events dropped' /tmp/log)\"\n"
+		"grep 'shown' /tmp/log | while read -r l; do say \"latency $l\"; done\n"
+		"finish\n", NULL);
+	for (int i = 0; i < 5; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "up at %d,439", 65 + 128 * i);
+		vm_case_expect(s, want, i ? 2000 : 60000);
+	}
+	if (vm_expect_line(&s->vm, "uinput-dev: 5 fingers", 5000, line, sizeof(line)) == 0)
+		printf("# vm: %s\n", line + 12);
+	vm_case_expect(s, "panel drops 0", 5000);
+	if (vm_expect_line(&s->vm, "click", 30000, line, sizeof(line)))
+		fail_msg("no click");
+	if (vm_expect_line(&s->vm, "drops in all", 2000, drops, sizeof(drops)))
+		fail_msg("no count of drops");
+	printf("# vm: %s; %s\n", line, drops);
+	if (!strstr(line, "down at 320,440"))
+		fail_msg("the click landed elsewhere than (320, 440): %s", line);
+	if (strcmp(drops, "drops in all 0") != 0)
+		fail_msg("%s", drops);
+	expect_exit(s);
+}
+
+/* From a tap's event to the first frame that shows its stone, as the daemon measures it
+ * ("a touch shown N ms after its event", CLOCK_MONOTONIC on both ends), at 30 fps: ten taps,
+ * the first ones onto calm water (the frame timer starts), the later onto moving water. */
+static void test_latency(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	double ms[16], sum = 0, lo = 1e9, hi = 0;
+	char line[512];
+	int n = 0;
+
+	write_conf(0, "");
+	start_case(s, "input latency", PRELUDE
+		"mkdev mt 'fbvm panel' 0 639 0 479\n"
+		"start; waitlog 'fbvm panel' || say 'panel not opened'\n"
+		"for i in 0 1 2 3 4 5 6 7 8 9; do echo \"tap $((60 + 50 * i)) 240\" >&4; sleep 0.4;"
+		" done; sleep 0.5\n"
+		"grep 'shown' /tmp/log | while read -r l; do say \"latency $l\"; done; say done\n"
+		"finish\n", NULL);
+	while (n < 16 && vm_expect_line(&s->vm, "latency", 60000, line, sizeof(line)) == 0) {
+		const char *p = strstr(line, "shown ");
+
+		if (!p)
+			break;
+		ms[n] = atof(p + 6);
+		sum += ms[n];
+		lo = ms[n] < lo ? ms[n] : lo;
+		hi = ms[n] > hi ? ms[n] : hi;
+		n++;
+		if (n == 10)
+			break;
+	}
+	if (n < 10)
+		fail_msg("%d latency figures of 10", n);
+	printf("# vm: latency from event to frame at 30 fps (%.1f ms a frame): min %.1f, mean %.1f, "
+	       "max %.1f ms over %d taps:", 1000.0 / 30, lo, sum / n, hi, n);
+	for (int i = 0; i < n; i++)
+		printf(" %.1f", ms[i]);
+	printf("\n");
+	vm_case_expect(s, "done", 5000);
+	expect_exit(s);
+}
+
 int main(void)
 {
 	const char *only = getenv("FBRIPPLE_TEST_FILTER");	/* a glob of test names */
@@ -481,6 +601,9 @@ int main(void)
 		cmocka_unit_test_teardown(test_grab_follows_the_vt, case_teardown),
 		cmocka_unit_test_teardown(test_permissions_later, case_teardown),
 		cmocka_unit_test_teardown(test_flood, case_teardown),
+		cmocka_unit_test_teardown(test_egalax_axes, case_teardown),
+		cmocka_unit_test_teardown(test_slow_frames, case_teardown),
+		cmocka_unit_test_teardown(test_latency, case_teardown),
 	};
 
 	if (only)

@@ -2,13 +2,18 @@
  * read from stdin. Built static; runs inside the test VM.
  * Usage: uinput-dev CLASS NAME [XMIN XMAX YMIN YMAX] < commands
  *   CLASS: mt (protocol B, INPUT_PROP_DIRECT), st (ABS_X/Y + BTN_TOUCH, no INPUT_PROP_DIRECT),
+ *          egalax (st that reports on ABS_Z and ABS_RX, its ranges, while ABS_X/Y stay still),
  *          mouse (REL_X/Y + BTN_LEFT, also a keyboard)
  * Commands: down SLOT X Y | move SLOT X Y | up SLOT | sync | tap X Y | rel DX DY | btn 0|1|2
  *           | flood N RATE X Y   (N frames of a 3-event jitter around X,Y at RATE events/s)
+ *           | fingers N HZ F     (mt: N fingers down for F frames at HZ, finger i at
+ *                                 64 + 128 i + (f & 1), 40 + f in frame f, then lifted)
+ *           | rels F HZ DX DY    (F frames of REL_X DX, REL_Y DY at HZ)
  *           | sleep MS | say TEXT (printed to stdout) */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/uinput.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,11 +63,13 @@ static int setup_mt(int fd, const int *r)
 	return rc || abs_axis(fd, ABS_MT_POSITION_Y, r[2], r[3]) ? -EIO : 0;
 }
 
-static int setup_st(int fd, const int *r)
+static int setup_st(int fd, const int *r, int egalax)
 {
 	int rc = set(fd, UI_SET_EVBIT, EV_KEY) || set(fd, UI_SET_KEYBIT, BTN_TOUCH) ||
 		 set(fd, UI_SET_EVBIT, EV_ABS);
 
+	if (egalax)
+		rc = rc || abs_axis(fd, ABS_Z, r[0], r[1]) || abs_axis(fd, ABS_RX, r[2], r[3]);
 	return rc || abs_axis(fd, ABS_X, r[0], r[1]) || abs_axis(fd, ABS_Y, r[2], r[3]) ? -EIO : 0;
 }
 
@@ -89,8 +96,8 @@ static int create(struct dev *d, const char *name, const int *ranges)
 	snprintf(setup.name, sizeof(setup.name), "%s", name);
 	if (strcmp(d->cls, "mt") == 0)
 		rc = setup_mt(d->fd, ranges);
-	else if (strcmp(d->cls, "st") == 0)
-		rc = setup_st(d->fd, ranges);
+	else if (strcmp(d->cls, "st") == 0 || strcmp(d->cls, "egalax") == 0)
+		rc = setup_st(d->fd, ranges, strcmp(d->cls, "egalax") == 0);
 	else if (strcmp(d->cls, "mouse") == 0)
 		rc = setup_mouse(d->fd);
 	else
@@ -134,11 +141,13 @@ static int touch(struct dev *d, int slot, int x, int y, int down)
 {
 	int rc = 0;
 
-	if (strcmp(d->cls, "st") == 0) {
+	if (strcmp(d->cls, "st") == 0 || strcmp(d->cls, "egalax") == 0) {
+		int egalax = strcmp(d->cls, "egalax") == 0;
+
 		if (down)
 			rc = emit(d, EV_KEY, BTN_TOUCH, 1);
-		rc = rc ? rc : emit(d, EV_ABS, ABS_X, x);
-		return rc ? rc : emit(d, EV_ABS, ABS_Y, y);
+		rc = rc ? rc : emit(d, EV_ABS, egalax ? ABS_Z : ABS_X, x);
+		return rc ? rc : emit(d, EV_ABS, egalax ? ABS_RX : ABS_Y, y);
 	}
 	rc = emit(d, EV_ABS, ABS_MT_SLOT, slot);
 	if (down) {
@@ -155,7 +164,7 @@ static int lift(struct dev *d, int slot)
 {
 	int rc;
 
-	if (strcmp(d->cls, "st") == 0)
+	if (strcmp(d->cls, "st") == 0 || strcmp(d->cls, "egalax") == 0)
 		return emit(d, EV_KEY, BTN_TOUCH, 0);
 	rc = emit(d, EV_ABS, ABS_MT_SLOT, slot);
 	rc = rc ? rc : emit(d, EV_ABS, ABS_MT_TRACKING_ID, -1);
@@ -202,6 +211,79 @@ static int flood(struct dev *d, int n, int rate, int x, int y)
 	return rc;
 }
 
+static int64_t ns_of(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+/* The next frame ns after the last one. Behind the schedule (a loaded host stops the guest
+ * now and then) it catches up by at most 4 frames at once, not in a burst of hundreds that no
+ * real device would send. */
+static void tick(struct timespec *t, long ns)
+{
+	struct timespec now;
+	int64_t next = ns_of(t) + ns;
+
+	t->tv_sec = (time_t)(next / 1000000000);
+	t->tv_nsec = (long)(next % 1000000000);
+	sleep_until(t);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (ns_of(&now) - next > 4 * (int64_t)ns) {
+		next = ns_of(&now) - 4 * (int64_t)ns;
+		t->tv_sec = (time_t)(next / 1000000000);
+		t->tv_nsec = (long)(next % 1000000000);
+	}
+}
+
+static long ms_since(const struct timespec *start)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - start->tv_sec) * 1000 + (t.tv_nsec - start->tv_nsec) / 1000000;
+}
+
+/* n fingers (slots 0..n-1) moving down the screen together for f frames at hz, a panel at
+ * its full report rate: every finger moves in x and y in every frame. */
+static int fingers(struct dev *d, int n, int hz, int f)
+{
+	struct timespec t, start;
+	int rc = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	t = start;
+	for (int i = 0; i < f && !rc; i++) {
+		for (int k = 0; k < n && !rc; k++)
+			rc = touch(d, k, 64 + 128 * k + (i & 1), 40 + i, i == 0);
+		rc = rc ? rc : emit(d, EV_SYN, SYN_REPORT, 0);
+		tick(&t, 1000000000L / hz);
+	}
+	for (int k = 0; k < n && !rc; k++)
+		rc = lift(d, k);
+	rc = rc ? rc : emit(d, EV_SYN, SYN_REPORT, 0);
+	printf("uinput-dev: %d fingers, %d frames in %ld ms\n", n, f, ms_since(&start));
+	fflush(stdout);
+	return rc;
+}
+
+static int rels(struct dev *d, int f, int hz, int dx, int dy)
+{
+	struct timespec t, start;
+	int rc = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	t = start;
+	for (int i = 0; i < f && !rc; i++) {
+		rc = emit(d, EV_REL, REL_X, dx);
+		rc = rc ? rc : emit(d, EV_REL, REL_Y, dy);
+		rc = rc ? rc : emit(d, EV_SYN, SYN_REPORT, 0);
+		tick(&t, 1000000000L / hz);
+	}
+	printf("uinput-dev: %d motions in %ld ms\n", f, ms_since(&start));
+	fflush(stdout);
+	return rc;
+}
+
 static int command(struct dev *d, const char *line)
 {
 	int s, x, y, n;
@@ -234,6 +316,10 @@ static int command(struct dev *d, const char *line)
 	}
 	if (sscanf(line, "flood %d %d %d %d", &n, &s, &x, &y) == 4 && n > 0 && s > 0)
 		return flood(d, n, s, x, y);
+	if (sscanf(line, "fingers %d %d %d", &n, &s, &x) == 3 && n > 0 && n <= SLOTS && s > 0)
+		return fingers(d, n, s, x);
+	if (sscanf(line, "rels %d %d %d %d", &n, &s, &x, &y) == 4 && s > 0)
+		return rels(d, n, s, x, y);
 	if (sscanf(line, "sleep %d", &x) == 1)
 		return usleep(x * 1000) ? -errno : 0;
 	if (strncmp(line, "say ", 4) == 0) {
@@ -251,7 +337,7 @@ int main(int argc, char **argv)
 	char line[128];
 
 	if (argc != 3 && argc != 7) {
-		fprintf(stderr, "usage: uinput-dev mt|st|mouse NAME [XMIN XMAX YMIN YMAX]\n");
+		fprintf(stderr, "usage: uinput-dev mt|st|egalax|mouse NAME [XMIN XMAX YMIN YMAX]\n");
 		return 2;
 	}
 	snprintf(d.cls, sizeof(d.cls), "%s", argv[1]);

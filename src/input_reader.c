@@ -1,0 +1,192 @@
+/* input_reader.c - the input devices read on their own thread, so that a slow frame cannot let
+ * the kernel's per-client buffer overflow; contacts reach the loop through a bounded queue. */
+#include "input_reader.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+/* The reader reads on only while this much room is left: what one event can report (every
+ * slot moved, lifted and touched again, and an activity), and the ends of the contacts of the
+ * devices the loop may close meanwhile. While the loop is behind, the kernel's buffer fills,
+ * and a SYN_DROPPED resync catches up once there is room. */
+#define INPUT_QUEUE_ROOM (3 * INPUT_SLOTS + 1 + 256)
+
+static void signal_fd(int fd)
+{
+	uint64_t one = 1;
+
+	if (write(fd, &one, sizeof(one)) < 0) {
+		/* the counter is already non-zero: the other side will wake */
+	}
+}
+
+void input_reader_lock(struct input_reader *r)
+{
+	pthread_mutex_lock(&r->lock);
+}
+
+void input_reader_unlock(struct input_reader *r)
+{
+	pthread_mutex_unlock(&r->lock);
+}
+
+void input_reader_push(void *ctx, const struct input_contact *c)
+{
+	struct input_reader *r = ctx;
+
+	if (r->len == INPUT_QUEUE_MAX)
+		return;		/* only the loop's own pushes can find it full */
+	r->q[(r->head + r->len) % INPUT_QUEUE_MAX] = *c;
+	if (r->len++ == 0)
+		signal_fd(r->wake.fd);
+}
+
+void input_reader_poke(struct input_reader *r)
+{
+	signal_fd(r->wake.fd);
+}
+
+bool input_reader_wait_room(struct input_reader *r)
+{
+	while (!r->stop && INPUT_QUEUE_MAX - r->len < INPUT_QUEUE_ROOM)
+		pthread_cond_wait(&r->room, &r->lock);
+	return !r->stop;
+}
+
+int input_reader_add(struct input_reader *r, struct input_reader_source *src)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = src };
+
+	return epoll_ctl(r->epfd, EPOLL_CTL_ADD, src->fd, &ev) < 0 ? -errno : 0;
+}
+
+void input_reader_remove(struct input_reader *r, struct input_reader_source *src)
+{
+	epoll_ctl(r->epfd, EPOLL_CTL_DEL, src->fd, NULL);
+}
+
+static void *reader_main(void *arg)
+{
+	struct input_reader *r = arg;
+	struct epoll_event ev[16];
+
+	for (;;) {
+		int n = epoll_wait(r->epfd, ev, 16, -1);
+
+		if (n < 0 && errno != EINTR)
+			break;
+		input_reader_lock(r);
+		for (int i = 0; i < n && !r->stop; i++) {
+			struct input_reader_source *src = ev[i].data.ptr;
+
+			if (src)
+				src->fn(src);
+		}
+		n = r->stop;
+		input_reader_unlock(r);
+		if (n)
+			break;
+	}
+	return NULL;
+}
+
+/* On the loop: the tending first (it may end contacts), then every contact, a batch at a time
+ * so that the reader never waits for the loop's callbacks. */
+static void on_wake(struct loop_source *src, uint32_t events)
+{
+	struct input_reader *r = src->ctx;
+	struct input_contact batch[64];
+	uint64_t count;
+	unsigned n;
+
+	(void)events;
+	if (read(src->fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+		return;
+	input_reader_lock(r);
+	if (r->tend)
+		r->tend(r->tend_ctx);
+	input_reader_unlock(r);
+	do {
+		input_reader_lock(r);
+		for (n = 0; n < 64 && r->len; n++, r->len--) {
+			batch[n] = r->q[r->head];
+			r->head = (r->head + 1) % INPUT_QUEUE_MAX;
+		}
+		pthread_cond_broadcast(&r->room);
+		input_reader_unlock(r);
+		for (unsigned i = 0; i < n; i++)
+			r->fn(r->fn_ctx, &batch[i]);
+	} while (n == 64);
+}
+
+static int open_fds(struct input_reader *r)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	r->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	r->wake.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (r->epfd < 0 || r->stop_fd < 0 || r->wake.fd < 0)
+		return -errno;
+	if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->stop_fd, &ev) < 0)
+		return -errno;
+	return 0;
+}
+
+int input_reader_start(struct input_reader *r, struct loop *loop, input_fn *fn, void *fn_ctx,
+		       void (*tend)(void *ctx), void *tend_ctx)
+{
+	sigset_t all, old;
+	int rc;
+
+	*r = (struct input_reader){ .epfd = -1, .stop_fd = -1, .loop = loop, .fn = fn,
+				    .fn_ctx = fn_ctx, .tend = tend, .tend_ctx = tend_ctx };
+	r->wake = (struct loop_source){ -1, on_wake, r };
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->room, NULL);
+	r->q = calloc(INPUT_QUEUE_MAX, sizeof(*r->q));
+	rc = r->q ? open_fds(r) : -ENOMEM;
+	if (rc == 0)
+		rc = loop_add(loop, &r->wake);
+	if (rc < 0)
+		return rc;
+	/* signals belong to the loop's signalfd: the thread takes none */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = -pthread_create(&r->thread, NULL, reader_main, r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	r->running = rc == 0;
+	return rc;
+}
+
+void input_reader_stop(struct input_reader *r)
+{
+	if (r->running) {
+		input_reader_lock(r);
+		r->stop = true;
+		pthread_cond_broadcast(&r->room);
+		input_reader_unlock(r);
+		signal_fd(r->stop_fd);
+		pthread_join(r->thread, NULL);
+		r->running = false;
+	}
+	if (r->wake.fd >= 0) {
+		loop_remove(r->loop, &r->wake);
+		close(r->wake.fd);
+	}
+	if (r->stop_fd >= 0)
+		close(r->stop_fd);
+	if (r->epfd >= 0)
+		close(r->epfd);
+	r->wake.fd = r->stop_fd = r->epfd = -1;
+	free(r->q);
+	r->q = NULL;
+	pthread_cond_destroy(&r->room);
+	pthread_mutex_destroy(&r->lock);
+}

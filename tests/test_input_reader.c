@@ -1,0 +1,131 @@
+/* test_input_reader.c - the input reader thread: contacts read on it reach the loop in order,
+ * through a bounded queue that makes the reader wait rather than lose any. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "input_reader.h"
+
+struct got {
+	int n, in_order, tended;
+};
+
+static void on_contact(void *ctx, const struct input_contact *c)
+{
+	struct got *g = ctx;
+
+	g->in_order += c->id == g->n && c->action == INPUT_MOVE;
+	g->n++;
+}
+
+static void tend(void *ctx)
+{
+	struct got *g = ctx;
+
+	g->tended++;
+}
+
+/* On the reader thread: a 32-bit count from the pipe, then that many contacts, waiting for
+ * room in the queue as a device's reader does. */
+static void on_pipe(struct input_reader_source *src)
+{
+	struct input_reader *r = src->ctx;
+	uint32_t n;
+
+	if (read(src->fd, &n, sizeof(n)) != sizeof(n))
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		struct input_contact c = { .action = INPUT_MOVE, .id = (int)i };
+
+		if (!input_reader_wait_room(r))
+			return;
+		input_reader_push(r, &c);
+	}
+}
+
+static void run(uint32_t count)
+{
+	struct input_reader r;
+	struct loop loop;
+	struct got got = { 0 };
+	struct input_reader_source src;
+	int fd[2];
+
+	assert_int_equal(pipe(fd), 0);
+	assert_int_equal(loop_init(&loop), 0);
+	assert_int_equal(input_reader_start(&r, &loop, on_contact, &got, tend, &got), 0);
+	src = (struct input_reader_source){ fd[0], on_pipe, &r };
+	input_reader_lock(&r);
+	assert_int_equal(input_reader_add(&r, &src), 0);
+	input_reader_unlock(&r);
+	assert_int_equal(write(fd[1], &count, sizeof(count)), sizeof(count));
+	for (int i = 0; i < 2000 && got.n < (int)count; i++)
+		assert_int_equal(loop_dispatch(&loop, 5000), 0);
+	assert_int_equal(got.n, count);
+	assert_int_equal(got.in_order, count);
+	assert_true(got.tended > 0);
+	input_reader_lock(&r);
+	input_reader_remove(&r, &src);
+	input_reader_unlock(&r);
+	input_reader_stop(&r);
+	loop_free(&loop);
+	close(fd[0]);
+	close(fd[1]);
+}
+
+static void test_a_few(void **state)
+{
+	(void)state;
+	run(3);
+}
+
+/* Two and a half queues' worth from one read: the reader waits for the loop, nothing is lost,
+ * and the order holds. */
+static void test_more_than_the_queue(void **state)
+{
+	(void)state;
+	run(INPUT_QUEUE_MAX * 5 / 2);
+}
+
+/* Stopping while the reader waits for room ends it: the loop never drained the queue. */
+static void test_stop_while_full(void **state)
+{
+	struct input_reader r;
+	struct loop loop;
+	struct got got = { 0 };
+	struct input_reader_source src;
+	uint32_t count = INPUT_QUEUE_MAX * 2;
+	int fd[2];
+
+	(void)state;
+	assert_int_equal(pipe(fd), 0);
+	assert_int_equal(loop_init(&loop), 0);
+	assert_int_equal(input_reader_start(&r, &loop, on_contact, &got, tend, &got), 0);
+	src = (struct input_reader_source){ fd[0], on_pipe, &r };
+	input_reader_lock(&r);
+	assert_int_equal(input_reader_add(&r, &src), 0);
+	input_reader_unlock(&r);
+	assert_int_equal(write(fd[1], &count, sizeof(count)), sizeof(count));
+	usleep(100000);
+	input_reader_stop(&r);
+	assert_int_equal(got.n, 0);
+	loop_free(&loop);
+	close(fd[0]);
+	close(fd[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_a_few),
+		cmocka_unit_test(test_more_than_the_queue),
+		cmocka_unit_test(test_stop_while_full),
+	};
+
+	return cmocka_run_group_tests_name("input reader", tests, NULL, NULL);
+}
