@@ -84,6 +84,7 @@ void screen_open_console(struct app *app);
 int screen_open_display(struct app *app);
 int screen_setup_scene(struct app *app);
 void screen_apply_look(struct app *app, const struct config *cfg);
+int screen_regrid(struct app *app, const struct config *cfg, char *err, size_t len);
 int screen_list(struct app *app);
 void screen_draw(struct app *app, bool full);
 void screen_redraw(struct app *app);

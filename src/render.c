@@ -1,4 +1,5 @@
 /* render.c - refraction: each pixel shows the splash displaced by the local height gradient. */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -85,13 +86,15 @@ static inline uint32_t lit(uint32_t p, uint32_t a, uint32_t neg, uint32_t f0, ui
 		const uint8_t *restrict ws = a->w;                                             \
 		const int width = r->width, xmax = r->width - 1, ymax = r->height - 1;         \
 		const int lx = r->light_x, ly = r->light_y, mul = r->shift_mul;                \
-		const int dmax = r->shift_max;                                                 \
+		const int dmax = r->shift_max, shade_shift = r->shade_shift;                   \
+		const int shade_half = 1 << (shade_shift - 1);                                 \
 		const uint32_t f0 = r->field[0], f1 = r->field[1], f2 = r->field[2];           \
 		const uint32_t colour = f0 | f1 | f2;                                          \
 		const uint32_t *shades = r->shade + RENDER_SHADES;                             \
 		const int n = s->n, tstep = TSTEP;                                             \
 		int t = s->t;                                                                  \
 		(void)lx, (void)ly, (void)f0, (void)f1, (void)f2, (void)colour, (void)shades;  \
+		(void)shade_shift, (void)shade_half;                                           \
 		for (int i = 0; i < n; i++, t += tstep) {                                      \
 			int c = cs[t], w = ws[t];                                              \
 			int gx = (gxs[c] * (RENDER_WEIGHT - w) + gxs[c + 1] * w) >>            \
@@ -105,7 +108,7 @@ static inline uint32_t lit(uint32_t p, uint32_t a, uint32_t neg, uint32_t f0, ui
 			int sy = clamp(y + clamp_abs(my, dmax), ymax);                         \
 			uint32_t v = get##sfx(&in[(size_t)sy * width + sx]);                   \
 			if (LIGHT) {                                                           \
-				int sh = (gx * lx + gy * ly) >> SHADE_SHIFT;                   \
+				int sh = (gx * lx + gy * ly + shade_half) >> shade_shift;      \
 				sh = sh < -RENDER_SHADES ? -RENDER_SHADES                      \
 				   : sh > RENDER_SHADES ? RENDER_SHADES : sh;                  \
 				v = lit(v, shades[sh], (uint32_t)(sh >> 31) & colour, f0, f1,  \
@@ -224,7 +227,7 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 	r->fmt = *fmt;
 	r->bytes = fmt->bytes;
 	r->cell = cell;
-	r->scale = cell > 1 ? WATER_FINE : 1;
+	r->scale = water_scale(cell);
 	r->shift_mul = cell * 256 / r->scale;
 	/* A steeper slope than a few dozen cells' worth shows only noise, and the far pixels it
 	 * fetches miss every cache: above cell 1 the picture moves at most 32 cells. */
@@ -293,12 +296,16 @@ static int glint(double specular, int s)
 
 void render_set_light(struct render *r, const struct render_light *l)
 {
-	double rad = l->direction * M_PI / 180, k = l->strength * M_SQRT1_2 * 256 / r->scale;
-	bool light = l->strength > 0 || l->specular > 0;
+	double rad = l->direction * M_PI / 180, k = l->strength * M_SQRT1_2 * 256;
+	bool light;
 
-	/* seed 003: shading = (xoffset - yoffset) / 2 is strength 1 with the light at 45 degrees */
+	/* seed 003: shading = (xoffset - yoffset) / 2 is strength 1 with the light at 45 degrees;
+	 * the water's finer heights (r->scale, 1 or 16) divide it by a shift, not in light_x/y,
+	 * which keep their 8 fraction bits whatever the cell */
 	r->light_x = (int)lround(k * sin(rad));
 	r->light_y = (int)lround(-k * cos(rad));
+	r->shade_shift = SHADE_SHIFT + (r->scale > 1 ? 4 : 0);
+	light = r->light_x || r->light_y;	/* glints grow from the shade: no light, none */
 	for (int s = -RENDER_SHADES; s <= RENDER_SHADES; s++) {
 		int add = s > 0 ? s + glint(l->specular, s) : -s;
 
@@ -328,6 +335,16 @@ static void logical_of(const struct render *r, int px, int py, int *lx, int *ly)
 		*lx = px;
 		*ly = py;
 	}
+}
+
+void render_copy_picture(struct render *dst, const struct render *src)
+{
+	size_t bytes = (size_t)src->fb_width * src->fb_height * src->bytes;
+
+	assert(dst->fb_width == src->fb_width && dst->fb_height == src->fb_height &&
+	       dst->rotate == src->rotate && dst->bytes == src->bytes);
+	memcpy(dst->splash, src->splash, bytes);
+	memcpy(dst->plain, src->plain, bytes);
 }
 
 int render_set_splash(struct render *r, const struct image *img)

@@ -70,6 +70,7 @@ struct render {
 	struct render_axis ax, ay;	/* per logical column, per logical row */
 	int32_t *slope_x, *slope_y;	/* one line's slopes per cell, in 1/RENDER_WEIGHT */
 	int light_x, light_y;		/* the light's direction and strength, fixed point */
+	int shade_shift;		/* their fraction bits and the water's finer heights */
 	uint32_t *shade;		/* [RENDER_SHADES + s]: what shade s adds (s > 0) or takes */
 	uint32_t field[3];		/* the channel masks the shades saturate in */
 	uint8_t *splash;		/* logical layout, in fmt, width * bytes per row */
@@ -87,6 +88,9 @@ void render_free(struct render *r);
 
 /* The light for the next frames; strength 0 turns it off. */
 void render_set_light(struct render *r, const struct render_light *light);
+
+/* The picture of src, a renderer of the same framebuffer and rotation (another cell size). */
+void render_copy_picture(struct render *dst, const struct render *src);
 
 /* Converts img (exactly the logical width x height) to the framebuffer's format and layout,
  * once; 0 or -EINVAL. */

@@ -273,6 +273,36 @@ int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t l
 	return 0;
 }
 
+/* A new water.cell: a new grid and renderer for it, the picture carried over (it has not
+ * changed), the water calm. Nothing is decoded; on a failure everything stays as it was. */
+int screen_regrid(struct app *app, const struct config *cfg, char *err, size_t len)
+{
+	int cell = cell_for(app, cfg), ret;
+	struct render render;
+	struct water water;
+
+	if (cell == app->render.cell)
+		return 0;
+	ret = render_init(&render, app->fb.width, app->fb.height, app->render.rotate, cell,
+			  &app->fb.fmt);
+	if (ret == 0) {
+		ret = water_init(&water, render.width, render.height, cell,
+				 cfg->water.damping_shift);
+		if (ret < 0)
+			render_free(&render);
+	}
+	if (ret < 0) {
+		snprintf(err, len, "water.cell %d: %s", cell, strerror(-ret));
+		return ret;
+	}
+	render_copy_picture(&render, &app->render);
+	render_free(&app->render);
+	water_free(&app->water);
+	app->render = render;
+	app->water = water;
+	return 0;
+}
+
 /* The picture for a reload, decoded and scaled to width x height: touches nothing of the app,
  * so a worker thread runs it while the old picture stays on screen. */
 int screen_load_splash(const struct config *cfg, int width, int height, struct image *out,

@@ -35,9 +35,11 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 		adopted.display.double_buffer = app->cfg.display.double_buffer;
 	}
 
-	if (*changes & (RELOAD_DISPLAY | RELOAD_GRID))
+	if (*changes & RELOAD_DISPLAY)
 		ret = screen_reopen(app, cfg, err, len);
-	else if (*changes & RELOAD_SPLASH)
+	else if (*changes & RELOAD_GRID)
+		ret = screen_regrid(app, cfg, err, len);
+	if (ret == 0 && !(*changes & RELOAD_DISPLAY) && (*changes & RELOAD_SPLASH))
 		ret = screen_reload_splash(app, splash, err, len);
 	if (ret < 0)
 		return ret;
@@ -179,8 +181,7 @@ static int reload_begin(struct app *app, const struct control_ticket *waiting, i
 		reload_file_id(r->cfg.splash.image, &r->splash_id);
 		r->changes = reload_changes(&app->cfg, &r->cfg, &app->splash_id, &r->splash_id);
 	}
-	if (r->ret == 0 && (r->changes & RELOAD_SPLASH) &&
-	    !(r->changes & (RELOAD_DISPLAY | RELOAD_GRID))) {
+	if (r->ret == 0 && (r->changes & RELOAD_SPLASH) && !(r->changes & RELOAD_DISPLAY)) {
 		r->width = app->render.width;
 		r->height = app->render.height;
 		if (worker_start(&app->reloads, &r->job) == 0)

@@ -30,7 +30,7 @@ int water_init(struct water *w, int screen_width, int screen_height, int cell,
 	w->height = height;
 	w->stride = width + 2;
 	w->cell = cell;
-	w->scale = cell > 1 ? WATER_FINE : 1;
+	w->scale = water_scale(cell);
 	w->screen_width = screen_width;
 	w->screen_height = screen_height;
 	w->damping_shift = damping_shift;

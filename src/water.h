@@ -13,6 +13,13 @@ enum water_shape { WATER_DISC, WATER_CRATER, WATER_COSINE };
  * the kernel's rounding neither shakes the picture nor stills the waves early. */
 #define WATER_FINE 16
 
+/* Heights per unit of the seeds' height for a cell size. */
+static inline int water_scale(int cell)
+{
+	return cell > 1 ? WATER_FINE : 1;
+}
+_Static_assert(WATER_FINE == 16, "render.c's shade_shift divides by WATER_FINE as a shift");
+
 /* A stone's radius in cells when its size is 0 ("auto"): a fingertip at kiosk scale. */
 #define WATER_AUTO_STONE_CELLS 4
 #define WATER_AUTO_RAIN_CELLS 2

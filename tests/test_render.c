@@ -353,7 +353,8 @@ static void test_light_saturates_each_channel_alone(void **state)
 				const int16_t *h = water_row(&s.water, y) + x;
 				int gx = h[-1] - h[1], gy = h[-s.water.stride] - h[s.water.stride];
 				int sx = x + gx, sy = y + gy;
-				int sh = (gx * 64 * s.render.light_x + gy * 64 * s.render.light_y) >> 14;
+				int sh = (gx * 64 * s.render.light_x + gy * 64 * s.render.light_y +
+					  8192) >> 14;
 				uint32_t src, got = raw_at(s.fb + y * s.stride + x * s.fmt.bytes,
 							   s.fmt.bytes);
 
@@ -429,6 +430,45 @@ static void test_cells_interpolate(void **state)
 	render_free(&r);
 }
 
+/* The red channel at (x, y) of a 32 bpp grey scene lit from direction with strength 1. */
+static int lit_red(int direction, double specular, int16_t left, int16_t right)
+{
+	struct render_light light = { 1.0, direction, specular };
+	struct scene s;
+	int red;
+
+	scene_open(&s, "XRGB8888");
+	for (int i = 0; i < W * H; i++)
+		s.splash.pixels[i] = 0xff808080u;
+	render_set_splash(&s.render, &s.splash);
+	render_set_light(&s.render, &light);
+	set_height(&s.water, 19, 10, left);
+	set_height(&s.water, 21, 10, right);
+	render_frame(&s.render, &s.water, s.fb, s.stride, 0, true);
+	red = (int)(shown(&s, 20, 10) >> 16 & 0xff);
+	scene_close(&s);
+	return red;
+}
+
+/*
+ * (20, 10) slopes down to the right (left - right = 80): it faces a light from the right
+ * (90 degrees) and turns away from one on the left; a light from the top sees no slope. Seed
+ * 003's (xoffset - yoffset) / 2 is strength 1 at 45 degrees. Glints add to the slopes that
+ * face the light most, and only there.
+ */
+static void test_light_direction_and_glints(void **state)
+{
+	(void)state;
+	assert_int_equal(lit_red(0, 0, 80, 0), 0x80);
+	assert_int_equal(lit_red(45, 0, 80, 0), 0x80 + 40);
+	assert_int_equal(lit_red(90, 0, 80, 0), 0x80 + 57);	/* 80 x 0.707 */
+	assert_int_equal(lit_red(270, 0, 80, 0), 0x80 - 57);
+	assert_int_equal(lit_red(90, 0, 0, 80), 0x80 - 57);
+	assert_true(lit_red(90, 0.5, 80, 0) > 0x80 + 57 + 10);
+	assert_int_equal(lit_red(270, 0.5, 80, 0), 0x80 - 57);
+	assert_int_equal(lit_red(90, 0.5, 20, 0), 0x80 + 14);	/* gentle: no glint */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -442,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_splash_size_must_match),
 		cmocka_unit_test(test_light_saturates_each_channel_alone),
 		cmocka_unit_test(test_cells_interpolate),
+		cmocka_unit_test(test_light_direction_and_glints),
 	};
 
 	return cmocka_run_group_tests_name("render", tests, NULL, NULL);
