@@ -187,8 +187,8 @@ int daemon_run(struct app *app)
 			log_error("event loop: %s", strerror(-ret));
 		return ret;
 	}
+	screen_redraw(app);	/* the splash first: finding the input devices takes a while */
 	touch_open(app);
-	screen_redraw(app);
 	notify_sendf("READY=1\nSTATUS=showing %dx%d on %s", app->fb.width, app->fb.height,
 		     app->fb.path);
 	pace_wake(app);

@@ -16,9 +16,11 @@ int pace_arm_frames(struct app *app, bool on)
 	on = on && !app->vt_away;
 	if (on == app->timer_armed)
 		return 0;
-	if (on)
-		its.it_interval = its.it_value = (struct timespec){ period / 1000000000L,
-								     period % 1000000000L };
+	/* the first frame at once: a touch on calm water shows without waiting a period */
+	if (on) {
+		its.it_interval = (struct timespec){ period / 1000000000L, period % 1000000000L };
+		its.it_value = (struct timespec){ 0, 1 };
+	}
 	app->steps_due = 0;
 	if (timerfd_settime(app->ticks.fd, 0, &its, NULL) < 0) {
 		log_error("frame timer: %s", strerror(errno));
