@@ -248,6 +248,9 @@ int image_scale(struct image *dst, const struct image *src, int width, int heigh
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		out.pixels[i] = fillc;
+	/* a picture already the screen's size needs no resampling, whatever the mode */
+	if (src->width == width && src->height == height)
+		mode = SCALE_CENTER;
 
 	switch (mode) {
 	case SCALE_FIT: {
