@@ -204,55 +204,79 @@ static uint32_t read_pixel(const uint8_t *fb, size_t stride, int bytes, int x, i
 
 /* Every rotation draws exactly the unrotated frame turned, frame after frame, skipped rows and
  * restored rows included. */
+/* The scene's water and renderer at another cell size, lit or not. */
+static void scene_look(struct scene *s, int cell, const struct render_light *light)
+{
+	if (cell != s->render.cell) {
+		water_free(&s->water);
+		render_free(&s->render);
+		assert_int_equal(water_init(&s->water, W, H, cell, 5), 0);
+		assert_int_equal(render_init(&s->render, W, H, 0, cell, &s->fmt), 0);
+		assert_int_equal(render_set_splash(&s->render, &s->splash), 0);
+	}
+	render_set_light(&s->render, light);
+}
+
+/* Every rotation shows the same logical frame, with each span kind: the seeds' direct one at
+ * cell 1, and the slopes mixed from cells with light, at cell 1 and at cell 3 (W and H are not
+ * multiples of it). */
 static void test_rotation_turns_the_frame(void **state)
 {
 	static const char *const depths[] = { "RGB565", "RGB888", "XRGB8888" };
+	static const struct { int cell; struct render_light light; } looks[] = {
+		{ 1, { 0, 0, 0 } }, { 1, { 1.5, 45, 0.5 } }, { 3, { 1.5, 300, 0.5 } },
+	};
 
 	(void)state;
 	for (size_t f = 0; f < 3; f++)
-		for (int rotate = 90; rotate <= 270; rotate += 90) {
-			struct scene s;
-			struct render turned;
-			bool side = rotate != 180;
-			int pw = side ? H : W, ph = side ? W : H;
-			size_t pstride;
-			uint8_t *pfb;
+		for (size_t k = 0; k < sizeof(looks) / sizeof(looks[0]); k++)
+			for (int rotate = 90; rotate <= 270; rotate += 90) {
+				struct scene s;
+				struct render turned;
+				bool side = rotate != 180;
+				int pw = side ? H : W, ph = side ? W : H, cell = looks[k].cell;
+				size_t pstride;
+				uint8_t *pfb;
 
-			scene_open(&s, depths[f]);
-			pstride = padded_stride(pw, s.fmt.bytes);
-			pfb = malloc(pstride * ph);
-			memset(pfb, SENTINEL, pstride * ph);
-			assert_int_equal(render_init(&turned, pw, ph, rotate, 1, &s.fmt), 0);
-			assert_int_equal(turned.width, W);
-			assert_int_equal(turned.height, H);
-			assert_int_equal(render_set_splash(&turned, &s.splash), 0);
-			water_drop(&s.water, 10, 7, 4, 90);
-			water_drop(&s.water, 40, 25, 3, 200);
-			for (int frame = 0; frame < 120; frame++) {
-				int a = render_frame(&s.render, &s.water, s.fb, s.stride, 0, !frame);
-				int b = render_frame(&turned, &s.water, pfb, pstride, 0, !frame);
+				scene_open(&s, depths[f]);
+				scene_look(&s, cell, &looks[k].light);
+				pstride = padded_stride(pw, s.fmt.bytes);
+				pfb = malloc(pstride * ph);
+				memset(pfb, SENTINEL, pstride * ph);
+				assert_int_equal(render_init(&turned, pw, ph, rotate, cell, &s.fmt), 0);
+				assert_int_equal(turned.width, W);
+				assert_int_equal(turned.height, H);
+				assert_int_equal(render_set_splash(&turned, &s.splash), 0);
+				render_set_light(&turned, &looks[k].light);
+				water_drop(&s.water, 10, 7, 4 * cell, 90);
+				water_drop(&s.water, 40, 25, 3 * cell, 200);
+				for (int frame = 0; frame < 120; frame++) {
+					int a = render_frame(&s.render, &s.water, s.fb, s.stride, 0,
+							     !frame);
+					int b = render_frame(&turned, &s.water, pfb, pstride, 0, !frame);
 
-				assert_int_equal(a, b);
-				for (int y = 0; y < H; y++)
-					for (int x = 0; x < W; x++) {
-						int px, py;
+					assert_int_equal(a, b);
+					for (int y = 0; y < H; y++)
+						for (int x = 0; x < W; x++) {
+							int px, py;
 
-						physical_of(rotate, x, y, &px, &py);
-						if (read_pixel(pfb, pstride, s.fmt.bytes, px, py) !=
-						    read_pixel(s.fb, s.stride, s.fmt.bytes, x, y))
-							fail_msg("%s rotate %d frame %d: logical (%d,%d)"
-								 " at (%d,%d) differs",
-								 depths[f], rotate, frame, x, y, px, py);
-					}
-				for (int y = 0; y < ph; y++)
-					for (size_t i = (size_t)pw * s.fmt.bytes; i < pstride; i++)
-						assert_int_equal(pfb[y * pstride + i], SENTINEL);
-				water_step(&s.water);
+							physical_of(rotate, x, y, &px, &py);
+							if (read_pixel(pfb, pstride, s.fmt.bytes, px, py) !=
+							    read_pixel(s.fb, s.stride, s.fmt.bytes, x, y))
+								fail_msg("%s cell %d rotate %d frame %d: "
+									 "logical (%d,%d) at (%d,%d) differs",
+									 depths[f], cell, rotate, frame, x,
+									 y, px, py);
+						}
+					for (int y = 0; y < ph; y++)
+						for (size_t i = (size_t)pw * s.fmt.bytes; i < pstride; i++)
+							assert_int_equal(pfb[y * pstride + i], SENTINEL);
+					water_step(&s.water);
+				}
+				render_free(&turned);
+				free(pfb);
+				scene_close(&s);
 			}
-			render_free(&turned);
-			free(pfb);
-			scene_close(&s);
-		}
 }
 
 /* The logical top-left corner lands where a clockwise turn puts it. */
