@@ -48,6 +48,20 @@ static void on_pipe(struct input_reader_source *src)
 	}
 }
 
+/* A reader on a loop, reading a pipe that is asked for count contacts. */
+static void start(struct input_reader *r, struct loop *loop, struct got *got,
+		  struct input_reader_source *src, int fd[2], uint32_t count)
+{
+	assert_int_equal(pipe(fd), 0);
+	assert_int_equal(loop_init(loop), 0);
+	assert_int_equal(input_reader_start(r, loop, on_contact, got, tend, got), 0);
+	*src = (struct input_reader_source){ fd[0], on_pipe, r };
+	input_reader_lock(r);
+	assert_int_equal(input_reader_add(r, src), 0);
+	input_reader_unlock(r);
+	assert_int_equal(write(fd[1], &count, sizeof(count)), sizeof(count));
+}
+
 static void run(uint32_t count)
 {
 	struct input_reader r;
@@ -56,14 +70,7 @@ static void run(uint32_t count)
 	struct input_reader_source src;
 	int fd[2];
 
-	assert_int_equal(pipe(fd), 0);
-	assert_int_equal(loop_init(&loop), 0);
-	assert_int_equal(input_reader_start(&r, &loop, on_contact, &got, tend, &got), 0);
-	src = (struct input_reader_source){ fd[0], on_pipe, &r };
-	input_reader_lock(&r);
-	assert_int_equal(input_reader_add(&r, &src), 0);
-	input_reader_unlock(&r);
-	assert_int_equal(write(fd[1], &count, sizeof(count)), sizeof(count));
+	start(&r, &loop, &got, &src, fd, count);
 	for (int i = 0; i < 2000 && got.n < (int)count; i++)
 		assert_int_equal(loop_dispatch(&loop, 5000), 0);
 	assert_int_equal(got.n, count);
@@ -103,14 +110,7 @@ static void test_stop_while_full(void **state)
 	int fd[2];
 
 	(void)state;
-	assert_int_equal(pipe(fd), 0);
-	assert_int_equal(loop_init(&loop), 0);
-	assert_int_equal(input_reader_start(&r, &loop, on_contact, &got, tend, &got), 0);
-	src = (struct input_reader_source){ fd[0], on_pipe, &r };
-	input_reader_lock(&r);
-	assert_int_equal(input_reader_add(&r, &src), 0);
-	input_reader_unlock(&r);
-	assert_int_equal(write(fd[1], &count, sizeof(count)), sizeof(count));
+	start(&r, &loop, &got, &src, fd, count);
 	usleep(100000);
 	input_reader_stop(&r);
 	assert_int_equal(got.n, 0);

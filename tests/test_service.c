@@ -668,6 +668,7 @@ static void test_reload_look_and_grid(void **state)
 	start(d, NULL);
 	expect_ok(d, "drop 160 120");
 	expect_ok(d, "pause");
+	/* the premise: without light the waves are invisible on red, so what shows next is light */
 	assert_int_equal(count_other(d, RED), 0);
 
 	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };\n"
