@@ -12,6 +12,7 @@
 
 #include "config_text.h"
 #include "file.h"
+#include "water_engine.h"
 
 #define CONFIG_NAME_MAX 64	/* longer names are never near a known key */
 #define CONFIG_WHY_MAX 256
@@ -145,6 +146,34 @@ static const struct key_enum shapes = {
 	"a stone shape", WATER_DISC, WATER_COSINE, shape_parse, shape_name,
 };
 
+/* water.engine's choices: a new engine is one more line here. */
+static const struct water_engine *const engines[] = { &water_classic };
+#define ENGINE_COUNT (int)(sizeof(engines) / sizeof(engines[0]))
+
+static int engine_parse(const char *name, int *value)
+{
+	for (int i = 0; i < ENGINE_COUNT; i++)
+		if (!strcmp(name, engines[i]->name)) {
+			*value = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static const char *engine_name(int value)
+{
+	return value >= 0 && value < ENGINE_COUNT ? engines[value]->name : "?";
+}
+
+static const struct key_enum engine_choices = {
+	"a water engine", 0, ENGINE_COUNT - 1, engine_parse, engine_name,
+};
+
+const struct water_engine *config_water_engine(const struct config *cfg)
+{
+	return engines[cfg->water.engine];
+}
+
 static const struct key_enum log_levels = {
 	"a log level", LOG_LEVEL_ERROR, LOG_LEVEL_DEBUG, level_parse, level_name,
 };
@@ -161,6 +190,8 @@ static const struct key keys[] = {
 	{ "splash.image", KEY_STRING, FIELD(splash.image), .def_str = "" },
 	{ "splash.scale", KEY_ENUM, FIELD(splash.scale), .choices = &scale_modes, .def_str = "fill" },
 	{ "splash.background", KEY_COLOUR, FIELD(splash.background), .def_str = "#000000" },
+	{ "water.engine", KEY_ENUM, FIELD(water.engine), .choices = &engine_choices,
+	  .def_str = "classic" },
 	{ "water.damping_shift", KEY_INT, FIELD(water.damping_shift), 1, 12, .def_num = 5 },
 	{ "water.steps_per_second", KEY_INT, FIELD(water.steps_per_second), 1, 480,
 	  .def_num = 60 },

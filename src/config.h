@@ -40,6 +40,7 @@ struct config {
 		uint32_t background;		/* 0xRRGGBB */
 	} splash;
 	struct {
+		int engine;			/* an index into config.c's engines */
 		int damping_shift;
 		int steps_per_second;		/* simulation rate, whatever display.fps is */
 		int cell;			/* screen pixels per cell; 0: auto */
@@ -98,5 +99,8 @@ int config_load(struct config *cfg, const char *path, char *err, size_t errlen,
 /* The known keys, as "group.key"; config_key_name returns NULL for i >= config_key_count(). */
 size_t config_key_count(void);
 const char *config_key_name(size_t i);
+
+/* The engine water.engine names. */
+const struct water_engine *config_water_engine(const struct config *cfg);
 
 #endif

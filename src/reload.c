@@ -36,7 +36,7 @@ unsigned reload_changes(const struct config *old, const struct config *new,
 		c |= RELOAD_SPLASH;
 	if (!SAME(old, new, water))
 		c |= RELOAD_WATER;
-	if (old->water.cell != new->water.cell)
+	if (old->water.cell != new->water.cell || old->water.engine != new->water.engine)
 		c |= RELOAD_GRID;
 	if (!SAME(old, new, stone))
 		c |= RELOAD_STONE;

@@ -9,6 +9,7 @@
 #include "image.h"
 #include "pixfmt.h"
 #include "shot.h"
+#include "water_engine.h"
 
 /* The VT under the framebuffer, in graphics mode and switching only when we agree. Without one
  * fbripple still runs; the console may then draw over the water. */
@@ -153,13 +154,29 @@ static int cell_for(const struct app *app, const struct config *cfg)
 	return cfg->water.cell ? cfg->water.cell : water_cell_auto(app->fb.width, app->fb.height);
 }
 
+/* What the engines read at every step. */
+static struct water_tuning tuning_of(const struct config *cfg)
+{
+	return (struct water_tuning){
+		.damping_shift = cfg->water.damping_shift,
+	};
+}
+
+/* A calm water for cfg's engine on a screen of the render's size and cell. */
+static int water_for(struct water *w, const struct config *cfg, const struct render *r)
+{
+	struct water_tuning tuning = tuning_of(cfg);
+
+	return water_open(w, config_water_engine(cfg), r->width, r->height, r->cell, &tuning);
+}
+
 /* What the water and the renderer read from the configuration at every step and frame. */
 void screen_apply_look(struct app *app, const struct config *cfg)
 {
 	struct render_light light = { cfg->water.light, cfg->water.light_direction,
 				      cfg->water.specular };
 
-	app->water.damping_shift = cfg->water.damping_shift;
+	app->water.tuning = tuning_of(cfg);
 	app->water.shape = cfg->stone.shape;
 	render_set_light(&app->render, &light);
 }
@@ -174,8 +191,7 @@ int screen_setup_scene(struct app *app)
 	ret = render_init(&app->render, app->fb.width, app->fb.height, cfg->display.rotate, cell,
 			  &app->fb.fmt);
 	if (ret == 0)
-		ret = water_init(&app->water, app->render.width, app->render.height, cell,
-				 cfg->water.damping_shift);
+		ret = water_for(&app->water, cfg, &app->render);
 	if (ret == 0)
 		ret = make_splash(cfg, app->render.width, app->render.height, &splash);
 	if (ret < 0) {
@@ -185,7 +201,8 @@ int screen_setup_scene(struct app *app)
 	render_set_splash(&app->render, &splash);
 	image_free(&splash);
 	screen_apply_look(app, cfg);
-	log_info("water: %dx%d cells of %d pixels", app->water.width, app->water.height, cell);
+	log_info("water: %s, %dx%d cells of %d pixels", app->water.engine->name, app->water.width,
+		 app->water.height, cell);
 
 	app->rain = (struct water_rain){ .rate = cfg->rain.enabled ? cfg->rain.rate : 0,
 					 .size = cfg->rain.size, .weight = cfg->rain.weight,
@@ -241,8 +258,7 @@ int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t l
 			       app->render.height != app->water.screen_height ||
 			       app->render.cell != app->water.cell);
 	if (resized)
-		ret = water_init(&water, app->render.width, app->render.height,
-				 app->render.cell, cfg->water.damping_shift);
+		ret = water_for(&water, cfg, &app->render);
 	if (ret == 0)
 		ret = make_splash(cfg, app->render.width, app->render.height, &splash);
 	if (ret < 0) {
@@ -273,32 +289,37 @@ int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t l
 	return 0;
 }
 
-/* A new water.cell: a new grid and renderer for it, the picture carried over (it has not
- * changed), the water calm. Nothing is decoded; on a failure everything stays as it was. */
+/* A new water.cell or engine: a new grid (and renderer for a new cell), the picture carried
+ * over (it has not changed), the water calm. Nothing is decoded; on a failure everything
+ * stays as it was. */
 int screen_regrid(struct app *app, const struct config *cfg, char *err, size_t len)
 {
-	int cell = cell_for(app, cfg), ret;
-	struct render render;
+	int cell = cell_for(app, cfg), ret = 0;
+	bool new_cell = cell != app->render.cell;
+	struct render render = app->render;
 	struct water water;
 
-	if (cell == app->render.cell)
+	if (!new_cell && config_water_engine(cfg) == app->water.engine)
 		return 0;
-	ret = render_init(&render, app->fb.width, app->fb.height, app->render.rotate, cell,
-			  &app->fb.fmt);
+	if (new_cell)
+		ret = render_init(&render, app->fb.width, app->fb.height, app->render.rotate, cell,
+				  &app->fb.fmt);
 	if (ret == 0) {
-		ret = water_init(&water, render.width, render.height, cell,
-				 cfg->water.damping_shift);
-		if (ret < 0)
+		ret = water_for(&water, cfg, &render);
+		if (ret < 0 && new_cell)
 			render_free(&render);
 	}
 	if (ret < 0) {
-		snprintf(err, len, "water.cell %d: %s", cell, strerror(-ret));
+		snprintf(err, len, "water.cell %d, engine %s: %s", cell,
+			 config_water_engine(cfg)->name, strerror(-ret));
 		return ret;
 	}
-	render_copy_picture(&render, &app->render);
-	render_free(&app->render);
+	if (new_cell) {
+		render_copy_picture(&render, &app->render);
+		render_free(&app->render);
+		app->render = render;
+	}
 	water_free(&app->water);
-	app->render = render;
 	app->water = water;
 	return 0;
 }

@@ -1,10 +1,11 @@
-/* water.c - the classic integer ripple kernel over a zero-bordered height field. */
+/* water.c - the zero-bordered height field every engine moves, and what disturbs it. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "water.h"
+#include "water_engine.h"
 
 int water_cell_auto(int screen_width, int screen_height)
 {
@@ -14,10 +15,10 @@ int water_cell_auto(int screen_width, int screen_height)
 	return cell < 1 ? 1 : cell > 16 ? 16 : cell;
 }
 
-int water_init(struct water *w, int screen_width, int screen_height, int cell,
-	       int damping_shift)
+int water_open(struct water *w, const struct water_engine *engine, int screen_width,
+	       int screen_height, int cell, const struct water_tuning *tuning)
 {
-	int width, height;
+	int width, height, ret;
 	size_t cells;
 
 	memset(w, 0, sizeof(*w));
@@ -33,7 +34,7 @@ int water_init(struct water *w, int screen_width, int screen_height, int cell,
 	w->scale = water_scale(cell);
 	w->screen_width = screen_width;
 	w->screen_height = screen_height;
-	w->damping_shift = damping_shift;
+	w->tuning = *tuning;
 	for (int i = 0; i < 2; i++) {
 		w->mem[i] = calloc(cells, sizeof(int16_t));
 		w->live_mem[i] = calloc(height + 2, 1);
@@ -46,15 +47,31 @@ int water_init(struct water *w, int screen_width, int screen_height, int cell,
 	w->prev = w->mem[1] + w->stride + 1;
 	w->live = w->live_mem[0] + 1;
 	w->prev_live = w->live_mem[1] + 1;
-	return 0;
+	w->engine = engine;
+	ret = engine->init(w);
+	if (ret < 0) {
+		w->engine = NULL;
+		water_free(w);
+	}
+	return ret;
+}
+
+int water_init(struct water *w, int screen_width, int screen_height, int cell,
+	       int damping_shift)
+{
+	struct water_tuning tuning = { .damping_shift = damping_shift };
+
+	return water_open(w, &water_classic, screen_width, screen_height, cell, &tuning);
 }
 
 void water_free(struct water *w)
 {
-	for (int i = 0; i < 2; i++) {
+	if (w->engine)
+		w->engine->free(w);
+	for (int i = 0; i < 3; i++)
 		free(w->mem[i]);
+	for (int i = 0; i < 2; i++)
 		free(w->live_mem[i]);
-	}
 	memset(w, 0, sizeof(*w));
 }
 
@@ -67,59 +84,58 @@ void water_clear(struct water *w)
 		memset(w->live_mem[i], 0, w->height + 2);
 	}
 	w->live_rows = 0;
+	w->engine->clear(w);
 }
 
-static void count_live(struct water *w)
+int water_set_walls(struct water *w, const uint8_t *mask)
 {
+	size_t cells = (size_t)w->stride * (w->height + 2);
+
+	if (!mask) {
+		free(w->mem[2]);
+		w->mem[2] = w->walls = NULL;
+		return 0;
+	}
+	if (!w->mem[2] && !(w->mem[2] = calloc(cells, sizeof(int16_t))))
+		return -ENOMEM;
+	w->walls = w->mem[2] + w->stride + 1;
+	for (int y = 0; y < w->height; y++)
+		for (int x = 0; x < w->width; x++) {
+			int16_t keep = mask[(size_t)y * w->width + x] ? 0 : -1;
+
+			w->walls[y * w->stride + x] = keep;
+			w->cur[y * w->stride + x] &= keep;
+			w->prev[y * w->stride + x] &= keep;
+		}
+	return 0;
+}
+
+void water_mark_live(struct water *w, int y)
+{
+	if (!w->live[y]) {
+		w->live[y] = 1;
+		w->live_rows += !w->prev_live[y];
+	}
+}
+
+void water_swap(struct water *w)
+{
+	int16_t *t = w->cur;
+	uint8_t *l = w->live;
 	int n = 0;
 
+	w->cur = w->prev;
+	w->prev = t;
+	w->live = w->prev_live;
+	w->prev_live = l;
 	for (int y = 0; y < w->height; y++)
 		n += w->live[y] | w->prev_live[y];
 	w->live_rows = n;
 }
 
-/* Writes row y of the next step over prev; returns whether the row came out non-zero. */
-static uint8_t step_row(const int16_t *restrict up, const int16_t *restrict mid,
-			const int16_t *restrict down, int16_t *restrict out, int width, int shift)
-{
-	int16_t any = 0;
-
-	for (int x = 0; x < width; x++) {
-		int w = ((up[x] + down[x] + mid[x - 1] + mid[x + 1]) >> 1) - out[x];
-		int16_t v;
-
-		/* heavy stones with little damping can outgrow int16: saturate, never wrap into
-		 * noise that would never calm (below that, exactly the seeds' arithmetic) */
-		v = (int16_t)(w > INT16_MAX ? INT16_MAX : w < -INT16_MAX ? -INT16_MAX : w);
-		v = (int16_t)(v - (v >> shift));
-		out[x] = v;
-		any |= v;
-	}
-	return any != 0;
-}
-
 void water_step(struct water *w)
 {
-	int stride = w->stride;
-
-	for (int y = 0; y < w->height; y++) {
-		int16_t *next = w->prev + y * stride;
-		const int16_t *mid = w->cur + y * stride;
-
-		if (!(w->live[y - 1] | w->live[y] | w->live[y + 1] | w->prev_live[y]))
-			continue;
-		w->prev_live[y] = step_row(mid - stride, mid, mid + stride, next, w->width,
-					   w->damping_shift);
-	}
-
-	int16_t *t = w->cur;
-	w->cur = w->prev;
-	w->prev = t;
-
-	uint8_t *l = w->live;
-	w->live = w->prev_live;
-	w->prev_live = l;
-	count_live(w);
+	w->engine->step(w);
 }
 
 static const char *const shape_names[] = { "disc", "crater", "cosine" };
@@ -139,14 +155,6 @@ const char *water_shape_name(enum water_shape shape)
 	return (unsigned)shape < 3 ? shape_names[shape] : "?";
 }
 
-static void mark_live(struct water *w, int y)
-{
-	if (!w->live[y]) {
-		w->live[y] = 1;
-		w->live_rows += !w->prev_live[y];
-	}
-}
-
 /* The height a stone leaves at distance d (0..1 of its radius) from its centre. */
 static int16_t profile(enum water_shape shape, double d, int weight)
 {
@@ -164,9 +172,13 @@ static void put(struct water *w, int cx, int cy, int16_t v)
 {
 	int16_t *h = &water_row(w, cy)[cx];
 
+	if (w->walls && !w->walls[cy * w->stride + cx])
+		return;
 	/* a smooth dent deepens what is there; the seeds' shapes overwrite it */
 	*h = w->shape == WATER_COSINE && *h < v ? *h : v;
-	mark_live(w, cy);
+	if (w->engine->set)
+		w->engine->set(w, cx, cy, *h);
+	water_mark_live(w, cy);
 }
 
 /*

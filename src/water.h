@@ -1,4 +1,4 @@
-/* water.h - the height field: the classic two-buffer ripple kernel, stones, trails, rain, calm. */
+/* water.h - the height field any engine moves: stones, trails, rain, walls, live rows, calm. */
 #ifndef FBRIPPLE_WATER_H
 #define FBRIPPLE_WATER_H
 
@@ -24,24 +24,42 @@ _Static_assert(WATER_FINE == 16, "render.c's shade_shift divides by WATER_FINE a
 #define WATER_AUTO_STONE_CELLS 4
 #define WATER_AUTO_RAIN_CELLS 2
 
+struct water_engine;
+
+/* What the engines read at every step; a reload may change it between two steps. */
+struct water_tuning {
+	int damping_shift;		/* classic: next -= next >> damping_shift */
+	double damping;			/* classic: the fraction kept per step instead; 0: unset */
+	int velocity_shift;		/* hooke: v -= v >> velocity_shift */
+	int height_shift;		/* hooke: h -= h >> height_shift */
+	double stiffness, viscosity;	/* spring: a = -stiffness x - viscosity w */
+	double spread;			/* spring: the share a pass moves to each neighbour */
+	int passes;			/* spring: diffusion passes per step */
+};
+
 /*
  * A width x height field of int16 heights surrounded by a border of cells that stay 0, so the
  * waves reflect off the screen edges and every visible cell has four neighbours. Cell (x, y)
  * is cur[y * stride + x]; x and y may be -1 or width/height to reach the border.
- * live[y] says whether row y of cur may hold a non-zero cell (it never misses one).
+ * Whatever the engine, cur holds the heights now and prev those one step before (their
+ * difference is the waves' speed); live[y] and prev_live[y] say whether row y of cur or prev
+ * may hold a non-zero cell or engine state (they never miss one).
  * One cell covers cell x cell screen pixels; stones, trails and rain are given in pixels.
  */
 struct water {
+	const struct water_engine *engine;
+	void *state;			/* the engine's own fields beyond the heights */
+	struct water_tuning tuning;
 	int width, height, stride;	/* in cells */
 	int cell;			/* screen pixels per cell, 1..16 */
 	int scale;			/* heights per unit of the seeds' height: 1 at cell 1 */
 	int screen_width, screen_height;
-	int damping_shift;
 	enum water_shape shape;		/* of every stone, trail drop and raindrop */
 	int16_t *cur, *prev;
+	int16_t *walls;			/* per cell 0 on a wall, -1 on water; NULL: no walls */
 	uint8_t *live, *prev_live;	/* indexable from -1 to height */
 	int live_rows;			/* rows set in live and prev_live together */
-	int16_t *mem[2];
+	int16_t *mem[3];
 	uint8_t *live_mem[2];
 };
 
@@ -55,14 +73,25 @@ struct water_rain {
 /* The cell that gives a screen's short side the seeds' scale, about 270 cells (240 to 320). */
 int water_cell_auto(int screen_width, int screen_height);
 
-/* A field of cells covering screen_width x screen_height pixels; 0 or -errno. */
+/* A field of cells covering screen_width x screen_height pixels moved by engine; 0 or -errno. */
+int water_open(struct water *w, const struct water_engine *engine, int screen_width,
+	       int screen_height, int cell, const struct water_tuning *tuning);
+/* The same with the classic engine and only its damping_shift. */
 int water_init(struct water *w, int screen_width, int screen_height, int cell,
 	       int damping_shift);
 void water_free(struct water *w);
+/* Calm water: every height and every bit of the engine's state 0. */
 void water_clear(struct water *w);
 
-/* One time step of next = ((l + r + u + d) >> 1) - prev; next -= next >> damping_shift. */
+/* One time step of the engine. */
 void water_step(struct water *w);
+
+/*
+ * Walls where mask (width x height, one byte per cell, row after row) is non-zero: every
+ * engine keeps their heights at 0, so waves reflect off them like off the screen's edges, and
+ * stones fall on them in vain. NULL takes the walls away. 0 or -ENOMEM.
+ */
+int water_set_walls(struct water *w, const uint8_t *mask);
 
 /*
  * A stone at screen pixel (x, y), radius in pixels (0: WATER_AUTO_STONE_CELLS), in the field's
@@ -96,5 +125,10 @@ static inline int16_t *water_row(const struct water *w, int y)
 {
 	return w->cur + y * w->stride;
 }
+
+/* For engines: row y of cur or prev may be non-zero from now on. */
+void water_mark_live(struct water *w, int y);
+/* For engines: the step is written into prev; it becomes cur, cur becomes prev. */
+void water_swap(struct water *w);
 
 #endif

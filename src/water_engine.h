@@ -1,0 +1,28 @@
+/* water_engine.h - what moves the water: one small interface, one file per engine. */
+#ifndef FBRIPPLE_WATER_ENGINE_H
+#define FBRIPPLE_WATER_ENGINE_H
+
+#include <stdint.h>
+
+#include "water.h"
+
+/*
+ * An engine owns the way heights evolve; struct water owns the heights the renderer reads,
+ * the live rows, the walls and everything that drops stones. After step, cur and prev are the
+ * last two time steps and the live flags cover every non-zero cell of them and of the
+ * engine's state; on a wall cur stays 0.
+ */
+struct water_engine {
+	const char *name;
+	int (*init)(struct water *w);		/* the engine's state, all 0; 0 or -errno */
+	void (*free)(struct water *w);
+	void (*clear)(struct water *w);		/* state back to 0 (heights are done already) */
+	void (*step)(struct water *w);
+	/* A stone sets cell (x, y) of cur to h: the engine's state follows. NULL: nothing to do. */
+	void (*set)(struct water *w, int x, int y, int16_t h);
+};
+
+/* The engines; config.c lists them for water.engine. */
+extern const struct water_engine water_classic;
+
+#endif
