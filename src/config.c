@@ -174,6 +174,13 @@ const struct water_engine *config_water_engine(const struct config *cfg)
 	return engines[cfg->water.engine];
 }
 
+struct water_tuning config_water_tuning(const struct config *cfg)
+{
+	return (struct water_tuning){
+		.damping_shift = cfg->water.damping_shift,
+	};
+}
+
 static const struct key_enum log_levels = {
 	"a log level", LOG_LEVEL_ERROR, LOG_LEVEL_DEBUG, level_parse, level_name,
 };

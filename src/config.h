@@ -100,7 +100,8 @@ int config_load(struct config *cfg, const char *path, char *err, size_t errlen,
 size_t config_key_count(void);
 const char *config_key_name(size_t i);
 
-/* The engine water.engine names. */
+/* The engine water.engine names, and what every engine reads from the water group. */
 const struct water_engine *config_water_engine(const struct config *cfg);
+struct water_tuning config_water_tuning(const struct config *cfg);
 
 #endif

@@ -154,18 +154,10 @@ static int cell_for(const struct app *app, const struct config *cfg)
 	return cfg->water.cell ? cfg->water.cell : water_cell_auto(app->fb.width, app->fb.height);
 }
 
-/* What the engines read at every step. */
-static struct water_tuning tuning_of(const struct config *cfg)
-{
-	return (struct water_tuning){
-		.damping_shift = cfg->water.damping_shift,
-	};
-}
-
 /* A calm water for cfg's engine on a screen of the render's size and cell. */
 static int water_for(struct water *w, const struct config *cfg, const struct render *r)
 {
-	struct water_tuning tuning = tuning_of(cfg);
+	struct water_tuning tuning = config_water_tuning(cfg);
 
 	return water_open(w, config_water_engine(cfg), r->width, r->height, r->cell, &tuning);
 }
@@ -176,7 +168,7 @@ void screen_apply_look(struct app *app, const struct config *cfg)
 	struct render_light light = { cfg->water.light, cfg->water.light_direction,
 				      cfg->water.specular };
 
-	app->water.tuning = tuning_of(cfg);
+	app->water.tuning = config_water_tuning(cfg);
 	app->water.shape = cfg->stone.shape;
 	render_set_light(&app->render, &light);
 }

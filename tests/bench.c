@@ -101,7 +101,13 @@ static double time_ours(const struct setup *s, const struct image *splash, uint8
 	render_init(&r, s->width, s->height, s->rotate, cell, &fmt);
 	logical.width = r.width;
 	logical.height = r.height;
-	water_init(&w, r.width, r.height, cell, c ? c->water.damping_shift : 5);
+	if (c) {
+		struct water_tuning tuning = config_water_tuning(c);
+
+		water_open(&w, config_water_engine(c), r.width, r.height, cell, &tuning);
+	} else {
+		water_init(&w, r.width, r.height, cell, 5);
+	}
 	if (c) {
 		struct render_light light = { c->water.light, c->water.light_direction,
 					      c->water.specular };

@@ -114,7 +114,9 @@ int look_measure(const struct config *cfg, int width, int height, const char *fo
 	ret = render_init(&r, width, height, 0, cell, &fmt);
 	if (ret < 0)
 		return ret;
-	ret = water_init(&w, width, height, cell, cfg->water.damping_shift);
+	struct water_tuning tuning = config_water_tuning(cfg);
+
+	ret = water_open(&w, config_water_engine(cfg), width, height, cell, &tuning);
 	if (ret == 0)
 		ret = image_builtin(&splash, width, height);
 	if (ret < 0)
