@@ -36,6 +36,7 @@ struct key {
 	int count;				/* KEY_NUMBERS: exactly this many, or none */
 	int step;				/* KEY_INT: only multiples of step, if set */
 	bool autoable;				/* KEY_INT: "auto" is allowed, stored as 0 */
+	bool offable;				/* KEY_COLOUR: "off" is allowed, as CONFIG_OFF */
 	const struct key_enum *choices;		/* KEY_ENUM */
 	double def_num;				/* default of KEY_INT, KEY_DOUBLE, KEY_BOOL */
 	const char *def_str;			/* default of KEY_STRING, KEY_ENUM, KEY_COLOUR */
@@ -207,6 +208,7 @@ static const struct key keys[] = {
 	{ "water.light_direction", KEY_INT, FIELD(water.light_direction), 0, 359,
 	  .def_num = 45 },
 	{ "water.specular", KEY_DOUBLE, FIELD(water.specular), 0.0, 4.0, .def_num = 0.5 },
+	{ "water.tint", KEY_COLOUR, FIELD(water.tint), .offable = true, .def_str = "off" },
 	{ "stone.size", KEY_INT, FIELD(stone.size), 1, 100, .autoable = true, .def_str = "auto" },
 	{ "stone.weight", KEY_INT, FIELD(stone.weight), 1, 4096, .def_num = 320 },
 	{ "stone.shape", KEY_ENUM, FIELD(stone.shape), .choices = &shapes, .def_str = "cosine" },
@@ -397,8 +399,11 @@ static int set_colour(struct config *cfg, const struct key *k, const struct valu
 
 	switch (v->kind) {
 	case VALUE_STRING:
-		if (colour_parse(v->s, &c) < 0) {
-			snprintf(why, len, "\"%.64s\" is not a colour (expected \"#RRGGBB\")", v->s);
+		if (k->offable && !strcmp(v->s, "off")) {
+			c = CONFIG_OFF;
+		} else if (colour_parse(v->s, &c) < 0) {
+			snprintf(why, len, "\"%.64s\" is not a colour (expected %s\"#RRGGBB\")",
+				 v->s, k->offable ? "\"off\" or " : "");
 			return -EINVAL;
 		}
 		break;

@@ -14,6 +14,7 @@
 
 #define CONFIG_PATH_MAX 256
 #define CONFIG_LIST_MAX 8
+#define CONFIG_OFF 0xffffffffu	/* a colour key set to "off" */
 
 /* List values, zero-padded so that configs compare with memcmp. */
 struct config_strings {
@@ -47,6 +48,7 @@ struct config {
 		double light;			/* shading strength; 0: off */
 		int light_direction;		/* degrees clockwise from the top */
 		double specular;		/* glints on the slopes facing the light; 0: off */
+		uint32_t tint;			/* 0xRRGGBB over fast water, or CONFIG_OFF */
 	} water;
 	struct {
 		int size;			/* radius in pixels; 0: auto (in cells) */

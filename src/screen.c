@@ -171,6 +171,8 @@ void screen_apply_look(struct app *app, const struct config *cfg)
 	app->water.tuning = config_water_tuning(cfg);
 	app->water.shape = cfg->stone.shape;
 	render_set_light(&app->render, &light);
+	if (render_set_tint(&app->render, cfg->water.tint) < 0)
+		log_warn("water.tint: %s; drawing without it", strerror(ENOMEM));
 }
 
 int screen_setup_scene(struct app *app)

@@ -265,6 +265,10 @@ static void test_error_messages(void **state)
 		    "splash.background: \"#12345g\" is not a colour (expected \"#RRGGBB\")");
 	check_error("splash", "background = \"red\";",
 		    "splash.background: \"red\" is not a colour (expected \"#RRGGBB\")");
+	check_error("splash", "background = \"off\";",
+		    "splash.background: \"off\" is not a colour (expected \"#RRGGBB\")");
+	check_error("water", "tint = \"red\";",
+		    "water.tint: \"red\" is not a colour (expected \"off\" or \"#RRGGBB\")");
 	check_error("splash", "background = 0x1000000;",
 		    "splash.background: 0x1000000 is out of range (expected 0x000000 to 0xFFFFFF)");
 	check_error("splash", "background = -1;",
