@@ -10,6 +10,7 @@
 #include "app.h"
 #include "notify.h"
 #include "shot.h"
+#include "water_engine.h"
 
 static void on_watchdog(struct loop_source *src, uint32_t events)
 {
@@ -282,12 +283,13 @@ static int start_screenshot(struct app *app, const char *path, struct control_ti
 static void status_line(const struct app *app, char *reply, size_t len)
 {
 	snprintf(reply, len, "ok fps=%.1f target=%d moving=%s contacts=%d devices=%d config=%s "
-		 "size=%dx%d paused=%s rain=%s blanked=%s", app->timer_armed ? app->fps : 0.0,
+		 "size=%dx%d paused=%s rain=%s blanked=%s engine=%s cell=%d",
+		 app->timer_armed ? app->fps : 0.0,
 		 app->cfg.display.fps, app->timer_armed ? "yes" : "no", app->input_contacts,
 		 input_count(app->input),
 		 app->opt.config_path, app->render.width, app->render.height,
 		 app->paused ? "yes" : "no", app->rain.rate > 0 ? "on" : "off",
-		 app->idle.blanked ? "yes" : "no");
+		 app->idle.blanked ? "yes" : "no", app->water.engine->name, app->water.cell);
 }
 
 int service_on_command(void *ctx, const struct control_command *cmd,
