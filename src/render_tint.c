@@ -14,7 +14,7 @@ struct render_tint {
 	uint8_t alpha[TINT_SPEEDS];	/* by |speed|: how much of the tint, of 256 */
 	uint32_t value[3];		/* the tint's red, green and blue in the format's fields */
 	struct pixfmt_field field[3];
-	uint8_t row[];			/* one line drawn here before it goes to the screen */
+	uint32_t row[];			/* one line drawn here before it goes to the screen */
 };
 
 /* Seed 004's alpha, 255 * v^2 * 0.15, for speeds in quarters of its units: our waves are
@@ -36,7 +36,7 @@ int render_set_tint(struct render *r, uint32_t rgb)
 	r->tint = NULL;
 	if (rgb == CONFIG_OFF)
 		return 0;
-	t = malloc(sizeof(*t) + (size_t)longest * r->bytes);
+	t = malloc(sizeof(*t) + (size_t)longest * sizeof(uint32_t));
 	if (!t)
 		return -ENOMEM;
 	for (int v = 0; v < TINT_SPEEDS; v++)
@@ -116,7 +116,9 @@ static void tint_span(uint8_t *px, const struct render *r, const struct water *w
 void render_tint_draw(uint8_t *out, const struct render *r, const struct water *w,
 		      const struct render_span *s)
 {
-	r->span(r->tint->row, r, s);
-	tint_span(r->tint->row, r, w, s);
-	memcpy(out, r->tint->row, (size_t)s->n * r->bytes);
+	uint8_t *row = (uint8_t *)r->tint->row;
+
+	r->span(row, r, s);
+	tint_span(row, r, w, s);
+	memcpy(out, row, (size_t)s->n * r->bytes);
 }
