@@ -280,6 +280,7 @@ int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t l
 	if (ret == 0 && resized)
 		ret = walls_apply(&walls, &water);
 	if (ret < 0) {
+		walls_free(&walls);
 		image_free(&splash);
 		water_free(&water);
 		if (rendered)

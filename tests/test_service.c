@@ -752,6 +752,13 @@ static void test_reload_walls(void **state)
 	if (strncmp(reply, want, strlen(want)))
 		fail_msg("reload: \"%s\", expected \"%s...\"", reply, want);
 	assert_true(log_has(d, "reload refused, the running configuration stays: obstacles"));
+	/* the same with a new display, where the mask is made on the loop like the splash */
+	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };\nwater = { light = 2.0; "
+		 "damping_shift = 8; obstacles = \"%s\"; };\ndisplay = { rotate = 180; };", png, bad);
+	write_conf(d, text);
+	send_cmd(d, "reload", reply, sizeof(reply));
+	if (strncmp(reply, want, strlen(want)))
+		fail_msg("reload: \"%s\", expected \"%s...\"", reply, want);
 
 	expect_ok(d, "drop 100 120 10 2000");
 	assert_true(wait_waves(d, 140, 159, 200));
