@@ -36,8 +36,8 @@ struct key {
 	int count;				/* KEY_NUMBERS: exactly this many, or none */
 	int step;				/* KEY_INT: only multiples of step, if set */
 	bool autoable;				/* KEY_INT: "auto" is allowed, stored as 0 */
-	bool offable;				/* KEY_COLOUR: "off" is allowed, as CONFIG_OFF */
-	bool zero_off;				/* KEY_DOUBLE: 0 is allowed too, meaning off */
+	bool offable;				/* KEY_COLOUR: "off" is allowed, as CONFIG_OFF;
+						 * KEY_DOUBLE: as 0 */
 	const struct key_enum *choices;		/* KEY_ENUM */
 	double def_num;				/* default of KEY_INT, KEY_DOUBLE, KEY_BOOL */
 	const char *def_str;			/* default of KEY_STRING, KEY_ENUM, KEY_COLOUR */
@@ -203,8 +203,8 @@ static const struct key keys[] = {
 	{ "water.engine", KEY_ENUM, FIELD(water.engine), .choices = &engine_choices,
 	  .def_str = "classic" },
 	{ "water.damping_shift", KEY_INT, FIELD(water.damping_shift), 1, 12, .def_num = 5 },
-	{ "water.damping", KEY_DOUBLE, FIELD(water.damping), 0.5, 0.9999, .zero_off = true,
-	  .def_num = 0 },
+	{ "water.damping", KEY_DOUBLE, FIELD(water.damping), 0.5, 0.9999, .offable = true,
+	  .def_str = "off" },
 	{ "water.obstacles", KEY_STRING, FIELD(water.obstacles), .def_str = "" },
 	{ "water.steps_per_second", KEY_INT, FIELD(water.steps_per_second), 1, 480,
 	  .def_num = 60 },
@@ -292,13 +292,14 @@ static int set_double(struct config *cfg, const struct key *k, const struct valu
 		      char *why, size_t len)
 {
 	double d = v->kind == VALUE_INT ? (double)v->i : v->f;
-	const char *off = k->zero_off ? "0 (off) or " : "";
+	const char *off = k->offable ? "\"off\" or " : "";
 
-	if (v->kind != VALUE_INT && v->kind != VALUE_FLOAT) {
+	if (k->offable && v->kind == VALUE_STRING && !strcmp(v->s, "off")) {
+		d = 0;
+	} else if (v->kind != VALUE_INT && v->kind != VALUE_FLOAT) {
 		snprintf(why, len, "expected %sa number from %g to %g", off, k->min, k->max);
 		return -EINVAL;
-	}
-	if (!(d >= k->min && d <= k->max) && !(k->zero_off && d == 0)) {
+	} else if (!(d >= k->min && d <= k->max)) {
 		snprintf(why, len, "%g is out of range (expected %sa number from %g to %g)",
 			 d, off, k->min, k->max);
 		return -EINVAL;
@@ -536,6 +537,8 @@ static struct value key_default(const struct key *k)
 			return (struct value){ .kind = VALUE_STRING, .s = k->def_str };
 		return (struct value){ .kind = VALUE_INT, .i = (long long)k->def_num };
 	case KEY_DOUBLE:
+		if (k->def_str)
+			return (struct value){ .kind = VALUE_STRING, .s = k->def_str };
 		return (struct value){ .kind = VALUE_FLOAT, .f = k->def_num };
 	case KEY_BOOL:
 		return (struct value){ .kind = VALUE_BOOL, .i = k->def_num != 0 };
