@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "testutil.h"
 #include "walls.h"
 #include "water.h"
+#include "water_engine.h"
 
 /*
  * The scene in cells: a wall two cells thick at columns WALL..WALL + 1 across the whole field
@@ -45,12 +47,18 @@ static void scene_mask(struct walls *m, int cell)
 			m->mask[(size_t)y * m->width + x] = wall_cell(x / cell, y / cell);
 }
 
-/* The scene at cell, with or without its walls, after STEPS steps. */
-static void run_scene(struct water *w, int cell, bool walls)
+/* The scene at cell, with or without its walls, after STEPS steps of engine e with its
+ * defaults (the classic one a little livelier than its default). */
+static void run_scene(struct water *w, const struct water_engine *e, int cell, bool walls)
 {
+	struct config cfg;
+	struct water_tuning tuning;
 	struct walls m;
 
-	assert_int_equal(water_init(w, W * cell, H * cell, cell, 6), 0);
+	config_defaults(&cfg);
+	cfg.water.damping_shift = 6;
+	tuning = config_water_tuning(&cfg);
+	assert_int_equal(water_open(w, e, W * cell, H * cell, cell, &tuning), 0);
 	assert_int_equal(w->width, W);
 	if (walls) {
 		scene_mask(&m, cell);
@@ -91,13 +99,13 @@ static int peak_difference(const struct water *a, const struct water *b, int x0,
 	return m;
 }
 
-static void check_slit(int cell)
+static void check_slit(const struct water_engine *e, int cell)
 {
 	struct water walled, open;
 	int lit, shadow_open, shadow, spread, cone, echo;
 
-	run_scene(&walled, cell, true);
-	run_scene(&open, cell, false);
+	run_scene(&walled, e, cell, true);
+	run_scene(&open, e, cell, false);
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++)
 			if (wall_cell(x, y) && at(&walled, x, y))
@@ -113,8 +121,8 @@ static void check_slit(int cell)
 	cone = SLIT / 2 * (WALL + 25 - STONE) / (WALL - STONE);
 	/* before the wall: the echo is what the wall adds to the open water's waves */
 	echo = peak_difference(&walled, &open, STONE + 5, WALL - 5, MID - 30, MID + 30);
-	printf("# cell %d: behind the wall %d (open water %d), behind the slit %d, %d rows off "
-	       "it %d, echo %d\n", cell, shadow, shadow_open, lit, 14, spread, echo);
+	printf("# %s, cell %d: behind the wall %d (open water %d), behind the slit %d, %d rows off "
+	       "it %d, echo %d\n", e->name, cell, shadow, shadow_open, lit, 14, spread, echo);
 	assert_true(cone < 14);
 	assert_true(shadow_open > 8 * cell);
 	assert_true(shadow * 10 <= shadow_open);
@@ -129,13 +137,13 @@ static void check_slit(int cell)
 static void test_slit_at_cell_1(void **state)
 {
 	(void)state;
-	check_slit(1);
+	check_slit(&water_classic, 1);
 }
 
 static void test_slit_at_cell_4(void **state)
 {
 	(void)state;
-	check_slit(4);
+	check_slit(&water_classic, 4);
 }
 
 /* A stone on a wall does nothing; one half on a wall falls only into the water. */
