@@ -43,6 +43,8 @@ struct config {
 	struct {
 		int engine;			/* an index into config.c's engines */
 		int damping_shift;
+		double damping;			/* the fraction kept per step; 0 ("off"): the shift's */
+		char obstacles[CONFIG_PATH_MAX];	/* the walls' mask; "" = none */
 		int steps_per_second;		/* simulation rate, whatever display.fps is */
 		int cell;			/* screen pixels per cell; 0: auto */
 		double light;			/* shading strength; 0: off */
