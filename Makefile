@@ -78,6 +78,12 @@ $(B)/tests/vm/%: tests/vm/%.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) -static -o $@ $<
 
+# The memory test preloads a sampler of the anonymous RSS into the binary it runs.
+$(B)/tests/test_memory: | $(B)/tests/rss_peak.so
+$(B)/tests/rss_peak.so: tests/rss_peak.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) -shared -fPIC -o $@ $<
+
 $(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/tests/look.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
