@@ -86,6 +86,10 @@ $(B)/tests/rss_peak.so: tests/rss_peak.c
 
 $(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/tests/look.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+# The bench runs both as whole processes: fbripple, and seed 000's program loop.
+$(B)/tests/bench: | $(B)/fbripple $(B)/tests/seed_prog
+$(B)/tests/seed_prog: $(B)/tests/seed_prog.o $(B)/tests/seed_port.o $(B)/src/libfbripple.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 .SECONDARY:
 
