@@ -103,7 +103,7 @@ struct runner {
 /* ms per frame: the median of CHUNKS parts for steady scenes, the mean over a stone's life. */
 static double time_frames(const struct runner *run, bool whole_life)
 {
-	static double stamp[MAX_FRAMES + 1];
+	double stamp[MAX_FRAMES + 1];
 	double parts[CHUNKS], t0 = now();
 	int n = 0;
 
