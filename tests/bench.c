@@ -582,8 +582,8 @@ static void print_cpu(void)
 	printf("online CPUs: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-/* bench [WxH...] [--no-processes]: the given sizes only (default: all four), without the
- * whole-process rows. */
+/* bench [WxH...] [--no-processes | --processes]: the given sizes only (default: all four);
+ * without the whole-process rows; or those alone. */
 int main(int argc, char **argv)
 {
 	struct config cfgs[NVARIANTS];
@@ -610,19 +610,22 @@ int main(int argc, char **argv)
 
 		if (strcmp(argv[i], "--no-processes") == 0) {
 			processes = false;
+		} else if (strcmp(argv[i], "--processes") == 0) {
+			any_size = true;	/* no size at all */
 		} else if (sscanf(argv[i], "%dx%d", &w, &h) == 2 && w >= 64 && h >= 64) {
 			bench_size(w, h, cfgs);
 			any_size = true;
 		} else {
-			fprintf(stderr, "usage: bench [WxH...] [--no-processes]\n");
+			fprintf(stderr, "usage: bench [WxH...] [--no-processes | --processes]\n");
 			return 2;
 		}
 	}
 	for (size_t i = 0; !any_size && i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		bench_size(sizes[i][0], sizes[i][1], cfgs);
-	/* on a shared machine a neighbour's load stretches every row alike: say how much */
-	printf("\nthe rows above had %.0f%% of a CPU (this process's CPU time over wall time)\n",
-	       (row_clock() - cpu0) / (now() - wall0) * 100);
+	/* how much of a CPU the neighbours on a shared machine left this run */
+	if (now() - wall0 > 1)
+		printf("\nthe rows above had %.0f%% of a CPU (this process's CPU time over wall "
+		       "time)\n", (row_clock() - cpu0) / (now() - wall0) * 100);
 	if (processes)
 		bench_processes();
 	return bench_reach();
