@@ -117,11 +117,13 @@ static void test_builtin_splash_rotated(void **state)
 static void test_png_splash(void **state)
 {
 	struct ctx *c = *state;
-	struct image img = { W, H, malloc((size_t)W * H * sizeof(uint32_t)) };
 	const char *png = tu_path(c->dir, "photo.png");
+	struct image img = { W, H, NULL };
 
 	if (!measurable())
 		skip();
+	img.pixels = malloc((size_t)W * H * sizeof(uint32_t));
+	assert_non_null(img.pixels);
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++)
 			img.pixels[(size_t)y * W + x] = image_argb(x & 255, y & 255, (x ^ y) & 255,
