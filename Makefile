@@ -78,7 +78,17 @@ $(B)/tests/vm/%: tests/vm/%.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) -static -o $@ $<
 
+# The memory test preloads a sampler of the anonymous RSS into the binary it runs.
+$(B)/tests/test_memory: | $(B)/tests/rss_peak.so
+$(B)/tests/rss_peak.so: tests/rss_peak.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) -shared -fPIC -o $@ $<
+
 $(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/tests/look.o $(B)/src/libfbripple.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+# The bench runs both as whole processes: fbripple, and seed 000's program loop.
+$(B)/tests/bench: | $(B)/fbripple $(B)/tests/seed_prog
+$(B)/tests/seed_prog: $(B)/tests/seed_prog.o $(B)/tests/seed_port.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 .SECONDARY:

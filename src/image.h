@@ -42,6 +42,9 @@ int image_load(struct image *img, const char *path, char *err, size_t errlen);
 int image_scale(struct image *dst, const struct image *src, int width, int height,
 		enum scale_mode mode, uint32_t background);
 
+/* What image_scale gives for img's own size, in place: alpha composited over background. */
+void image_flatten(struct image *img, uint32_t background);
+
 /* The built-in splash, generated at exactly width x height. 0, -ENOMEM or -EINVAL. */
 int image_builtin(struct image *img, int width, int height);
 

@@ -231,6 +231,15 @@ static void place_tiles(const struct image *src, struct image *dst, uint32_t bg)
 	}
 }
 
+void image_flatten(struct image *img, uint32_t background)
+{
+	size_t n = (size_t)img->width * img->height;
+
+	for (size_t i = 0; i < n; i++)
+		if (img->pixels[i] < 0xff000000u)	/* most photos are opaque throughout */
+			img->pixels[i] = over(img->pixels[i], background);
+}
+
 int image_scale(struct image *dst, const struct image *src, int width, int height,
 		enum scale_mode mode, uint32_t background)
 {

@@ -4,7 +4,10 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* ---- the built-in splash ----------------------------------------------------------------- */
 
@@ -168,6 +171,56 @@ static void floor_row(const struct splash *sp, const struct splash_axis *ax,
 	}
 }
 
+/* Rows [y0, y1) of the floor, a band of the picture for one thread. */
+struct floor_band {
+	const struct splash *sp;
+	const struct splash_axis *ax, *ay;
+	uint32_t *px;
+	int y0, y1;
+};
+
+static void *floor_band(void *arg)
+{
+	const struct floor_band *b = arg;
+
+	for (int y = b->y0; y < b->y1; y++)
+		floor_row(b->sp, b->ax, &b->ay[y], b->px + (size_t)y * b->sp->w);
+	return NULL;
+}
+
+/*
+ * The floor is most of the start-up's time with the built-in splash (38 ms of scalar float work
+ * at 1080p here): its rows are independent, so each online CPU (up to 4) draws a band of them.
+ * The pixels do not depend on the split. A thread that cannot be started leaves its band to
+ * the caller.
+ */
+#define FLOOR_THREADS 4
+
+static void floor_draw(const struct splash *sp, const struct splash_axis *ax,
+		       const struct splash_axis *ay, uint32_t *px)
+{
+	struct floor_band band[FLOOR_THREADS];
+	pthread_t tid[FLOOR_THREADS];
+	bool started[FLOOR_THREADS] = { false };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = cpus < 1 ? 1 : cpus > FLOOR_THREADS ? FLOOR_THREADS : (int)cpus;
+
+	n = sp->h < 64 * n ? 1 : n;	/* a small picture is not worth a thread */
+	for (int i = 0; i < n; i++) {
+		band[i] = (struct floor_band){ sp, ax, ay, px, (int)((long)sp->h * i / n),
+					       (int)((long)sp->h * (i + 1) / n) };
+		if (i > 0)
+			started[i] = pthread_create(&tid[i], NULL, floor_band, &band[i]) == 0;
+	}
+	floor_band(&band[0]);
+	for (int i = 1; i < n; i++) {
+		if (started[i])
+			pthread_join(tid[i], NULL);
+		else
+			floor_band(&band[i]);
+	}
+}
+
 /* The drop emblem over the floor colour c: shadow, glassy body, rim and highlights. */
 static void drop_color(const struct splash *sp, int x, int y, float c[3])
 {
@@ -237,8 +290,7 @@ int image_builtin(struct image *img, int width, int height)
 	bx1 = (int)ceilf(sp.cx + 1.7f * sp.r) + 2;
 	by0 = (int)floorf(sp.cy - 2.0f * sp.r) - 2;
 	by1 = (int)ceilf(sp.cy + 1.8f * sp.r) + 2;
-	for (y = 0; y < height; y++)
-		floor_row(&sp, ax, &ay[y], px + (size_t)y * width);
+	floor_draw(&sp, ax, ay, px);
 	bx0 = bx0 < 0 ? 0 : bx0;
 	by0 = by0 < 0 ? 0 : by0;
 	bx1 = bx1 >= width ? width - 1 : bx1;

@@ -2,6 +2,7 @@
 #include "pixfmt.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -147,6 +148,11 @@ void pixfmt_convert(const struct pixfmt *fmt, const struct image *src, void *dst
 	int x, y, w = src->width;
 
 	pack_lut_init(fmt, &lut);
+	/* XRGB8888, the common case: the packed pixel is the picture's word without its alpha */
+	bool xrgb = fmt->bytes == 4 && fmt->red.offset == 16 && fmt->red.length == 8 &&
+		    fmt->green.offset == 8 && fmt->green.length == 8 && fmt->blue.offset == 0 &&
+		    fmt->blue.length == 8;
+
 	for (y = 0; y < src->height; y++) {
 		const uint32_t *in = src->pixels + (size_t)y * w;
 		uint8_t *out = (uint8_t *)dst + (size_t)y * stride;
@@ -167,7 +173,12 @@ void pixfmt_convert(const struct pixfmt *fmt, const struct image *src, void *dst
 			}
 			break;
 		default:
-			for (x = 0; x < w; x++) {
+			for (x = 0; xrgb && x < w; x++) {
+				uint32_t v = in[x] & 0xffffffu;
+
+				memcpy(out + 4 * x, &v, 4);
+			}
+			for (x = xrgb ? w : 0; x < w; x++) {
 				uint32_t v = lut_pack(&lut, in[x]);
 				memcpy(out + 4 * x, &v, 4);
 			}

@@ -74,7 +74,6 @@ struct render {
 	uint32_t *shade;		/* [RENDER_SHADES + s]: what shade s adds (s > 0) or takes */
 	uint32_t field[3];		/* the channel masks the shades saturate in */
 	uint8_t *splash;		/* logical layout, in fmt, width * bytes per row */
-	uint8_t *plain;			/* physical layout: the calm screen, fb_width * bytes per row */
 	uint8_t *shown[RENDER_PAGES];	/* per page: logical rows showing more than the plain splash */
 	struct render_run *runs;
 	struct render_tint *tint;	/* water.tint, or NULL */
@@ -104,6 +103,10 @@ void render_copy_picture(struct render *dst, const struct render *src);
 /* Converts img (exactly the logical width x height) to the framebuffer's format and layout,
  * once; 0 or -EINVAL. */
 int render_set_splash(struct render *r, const struct image *img);
+
+/* The same, converting img's pixels in place and keeping them: the picture is never in memory
+ * twice. img is left empty (for image_free). */
+int render_take_splash(struct render *r, struct image *img);
 
 /*
  * Writes the frame for w into dst (physical rows dst_stride bytes apart), in row order, never

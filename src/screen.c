@@ -126,6 +126,11 @@ static int load_splash(const struct config *cfg, int width, int height, struct i
 	ret = image_load(&src, cfg->splash.image, err, errlen);
 	if (ret < 0)
 		return ret;
+	if (src.width == width && src.height == height) {
+		image_flatten(&src, cfg->splash.background);	/* no second copy to scale into */
+		*out = src;
+		return 0;
+	}
 	ret = image_scale(out, &src, width, height, cfg->splash.scale, cfg->splash.background);
 	image_free(&src);
 	if (ret < 0)
@@ -208,7 +213,7 @@ int screen_setup_scene(struct app *app)
 		log_error("%s", strerror(-ret));
 		return ret;
 	}
-	render_set_splash(&app->render, &splash);
+	render_take_splash(&app->render, &splash);
 	image_free(&splash);
 	start_walls(app, cfg);
 	screen_apply_look(app, cfg);
@@ -297,7 +302,7 @@ int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t l
 			snprintf(err, len, "display %s: %s", cfg->display.device, strerror(-ret));
 		return ret;
 	}
-	render_set_splash(&app->render, &splash);
+	render_take_splash(&app->render, &splash);
 	image_free(&splash);
 	render_free(&old_render);
 	if (app->fb.map != old_fb.map) {

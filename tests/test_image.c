@@ -1183,6 +1183,21 @@ static void test_scale_alpha(void **state)
 	image_free(&src);
 }
 
+/* A picture the screen's size is composited in place to exactly what scaling it would give. */
+static void test_flatten_is_same_size_scale(void **state)
+{
+	struct image img = { 7, 5, malloc(7 * 5 * sizeof(uint32_t)) }, scaled;
+
+	(void)state;
+	for (int i = 0; i < 35; i++)
+		img.pixels[i] = image_argb(i * 7 & 255, i * 13 & 255, i * 29 & 255, i * 37 & 255);
+	assert_int_equal(image_scale(&scaled, &img, 7, 5, SCALE_FILL, 0x336699), 0);
+	image_flatten(&img, 0x336699);
+	assert_memory_equal(img.pixels, scaled.pixels, 35 * sizeof(uint32_t));
+	image_free(&scaled);
+	image_free(&img);
+}
+
 static void test_scale_opaque_and_sizes(void **state)
 {
 	struct image src, out;
@@ -1313,6 +1328,7 @@ int main(void)
 		cmocka_unit_test(test_scale_box_reference),
 		cmocka_unit_test(test_scale_alpha),
 		cmocka_unit_test(test_scale_opaque_and_sizes),
+		cmocka_unit_test(test_flatten_is_same_size_scale),
 		cmocka_unit_test(test_scale_mode_names),
 		cmocka_unit_test(test_builtin),
 		cmocka_unit_test(test_builtin_odd_sizes),

@@ -1,0 +1,83 @@
+/* seed_prog.c - seed 000's program loop on a raw framebuffer file: the whole-process yardstick. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "image.h"
+#include "pixfmt.h"
+#include "seed_port.h"
+
+/*
+ * seed_prog FILE WIDTH HEIGHT BPP FRAMES RATE STEPS_PER_SECOND
+ *
+ * What the seed's WinMain does, frame after frame, with a raw file for the screen as
+ * fbripple's --fbdev has: the picture on one page, ripplespread, renderripple onto the screen
+ * page, stones dropped at random (here fbripple's rain: RATE a second at STEPS_PER_SECOND steps,
+ * fbripple's raindrop of 8 pixels and 64 deep at 1080p). The picture is fbripple's built-in
+ * splash, so that both programs pay for the same one. No pacing: as fast as it goes, then the
+ * file is synced and the program ends, as fbripple --frames does.
+ */
+static uint64_t next_random(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return (*s * 0x2545F4914F6CDD1DULL) >> 32;
+}
+
+int main(int argc, char **argv)
+{
+	int width, height, bytes, frames, fd;
+	double rate, due = 0;
+	uint64_t rng = 88172645463325252ULL;
+	struct pixfmt fmt;
+	struct image img;
+	struct seed s;
+	uint8_t *pic, *fb;
+	size_t pitch, len;
+
+	if (argc != 8) {
+		fprintf(stderr, "usage: seed_prog FILE WIDTH HEIGHT BPP FRAMES RATE STEPS\n");
+		return 2;
+	}
+	width = atoi(argv[2]);
+	height = atoi(argv[3]);
+	pixfmt_by_name(&fmt, atoi(argv[4]) == 16 ? "RGB565" : "XRGB8888");
+	bytes = fmt.bytes;
+	frames = atoi(argv[5]);
+	rate = atof(argv[6]) / atof(argv[7]);
+	pitch = (size_t)width * bytes;
+	len = pitch * height;
+	fd = open(argv[1], O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)len) < 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	fb = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	pic = malloc(len);
+	if (fb == MAP_FAILED || !pic || image_builtin(&img, width, height) < 0 ||
+	    seed_init(&s, width, height, 5) < 0) {
+		perror("seed_prog");
+		return 1;
+	}
+	pixfmt_convert(&fmt, &img, pic, pitch);
+	image_free(&img);
+	for (int f = 0; f < frames; f++) {
+		for (due += rate; due >= 1.0; due -= 1.0) {
+			int x = (int)(next_random(&rng) * width >> 32);
+			int y = (int)(next_random(&rng) * height >> 32);
+
+			seed_dropstone(&s, x, y, 8, 64);
+		}
+		seed_ripplespread(&s);
+		seed_renderripple(&s, pic, (int)pitch, fb, (int)pitch, bytes);
+	}
+	msync(fb, len, MS_SYNC);
+	munmap(fb, len);
+	seed_free(&s);
+	free(pic);
+	close(fd);
+	return 0;
+}
