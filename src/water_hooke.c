@@ -71,22 +71,15 @@ static inline int decay(int x, int shift)
 	return x - (d ? d : x > 0);
 }
 
-struct rows {
-	const int16_t *up, *mid, *down, *keep;
-	int16_t *out, *v;
-};
-
 /*
  * Row y of the next step: the force a = (16 h - (3 x edge neighbours + corners)) / 16 with
  * C's division, v -= a, v -= v >> vshift, next = h + v, next -= next >> hshift (with decay's
- * one change). Returns
- * whether the row's heights or velocities came out non-zero.
+ * one change). Returns whether the row's heights or velocities came out non-zero.
  */
-static uint8_t step_row(const struct rows *r, int width, int vshift, int hshift)
+static uint8_t step_row(const int16_t *restrict up, const int16_t *restrict mid,
+			const int16_t *restrict down, int16_t *restrict out, int16_t *restrict v,
+			const int16_t *restrict keep, int width, int vshift, int hshift)
 {
-	const int16_t *restrict up = r->up, *restrict mid = r->mid, *restrict down = r->down;
-	const int16_t *restrict keep = r->keep;
-	int16_t *restrict out = r->out, *restrict v = r->v;
 	int16_t any = 0;
 
 	for (int x = 0; x < width; x++) {
@@ -112,17 +105,14 @@ static void hooke_step(struct water *w)
 
 	for (int y = 0; y < w->height; y++) {
 		const int16_t *mid = w->cur + y * stride;
-		struct rows r = {
-			mid - stride, mid, mid + stride,
-			w->walls ? w->walls + y * stride : k->open,
-			w->prev + y * stride, k->v + y * stride,
-		};
+		const int16_t *keep = w->walls ? w->walls + y * stride : k->open;
 
 		/* live[y] covers row y's velocity too: a skipped row stays all 0 */
 		if (!(w->live[y - 1] | w->live[y] | w->live[y + 1] | w->prev_live[y]))
 			continue;
-		w->prev_live[y] = step_row(&r, w->width, w->tuning.velocity_shift,
-					   w->tuning.height_shift);
+		w->prev_live[y] = step_row(mid - stride, mid, mid + stride, w->prev + y * stride,
+					   k->v + y * stride, keep, w->width,
+					   w->tuning.velocity_shift, w->tuning.height_shift);
 	}
 	water_swap(w);
 }

@@ -3,12 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "image.h"
 #include "look.h"
 #include "pixfmt.h"
 #include "render.h"
+#include "seed_hooke.h"
 #include "seed_port.h"
 #include "water.h"
 
@@ -238,6 +240,91 @@ static int bench_look(void)
 	return 0;
 }
 
+static void drop_seed_hooke(void *ctx, int x, int y)
+{
+	seed_hooke_drop(ctx, x + 1, y + 1, 6, 128);
+}
+
+/* Seed 002 as written (RippleSpread + RenderRipple) on the same stones as time_seed's. */
+static double time_seed_hooke(const struct setup *s, const struct image *splash, uint8_t *fb,
+			      size_t stride)
+{
+	struct pixfmt fmt;
+	struct seed_hooke sd;
+	int frames = frames_for(s);
+	uint8_t *pic;
+	double t0;
+
+	pixfmt_by_name(&fmt, s->format);
+	pic = malloc(stride * (s->height + 2));
+	pixfmt_convert(&fmt, splash, pic, stride);
+	seed_hooke_init(&sd, s->width + 2, s->height + 2);
+	drop_stones(s, drop_seed_hooke, &sd);
+	for (int i = 0; i < warm_up(s); i++)
+		seed_hooke_spread(&sd);
+	t0 = now();
+	for (int i = 0; i < frames; i++) {
+		if (i % RESTONE_FRAMES == RESTONE_FRAMES - 1 && s->scene == BUSY)
+			drop_stones(s, drop_seed_hooke, &sd);
+		seed_hooke_spread(&sd);
+		seed_hooke_render(&sd, pic, (int)stride, fb, (int)stride, fmt.bytes);
+	}
+	t0 = (now() - t0) / frames;
+	seed_hooke_free(&sd);
+	free(pic);
+	return t0 * 1e3;
+}
+
+/* The defaults with water.engine = "hooke", read from a file as the daemon would. */
+static int config_hooke(struct config *cfg)
+{
+	char path[] = "/tmp/fbripple-bench-XXXXXX", err[256];
+	static const char text[] = "water = { engine = \"hooke\"; };\n";
+	int fd = mkstemp(path), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, text, sizeof(text) - 1) == (ssize_t)sizeof(text) - 1 ? 0 : -1;
+	close(fd);
+	config_defaults(cfg);
+	if (ret == 0 && config_load(cfg, path, err, sizeof(err), NULL, NULL) < 0)
+		ret = -1;
+	unlink(path);
+	return ret;
+}
+
+/* The hooke engine with its defaults at 1080p beside seed 002 as written, per pixel. */
+static int bench_hooke(void)
+{
+	enum { W = 1920, H = 1080 };
+	size_t stride = (size_t)(W + 2) * 4;
+	uint8_t *fb = malloc(stride * (H + 2));
+	struct image splash, big;
+	struct config cfg;
+
+	if (config_hooke(&cfg) < 0)
+		return 1;
+	printf("\nwater.engine = \"hooke\" (its defaults, the default look) beside seed 002's "
+	       "RippleSpread + RenderRipple, XRGB8888:\n");
+	printf("%-11s %-5s %-10s %10s %10s %9s\n", "size", "cell", "scene", "fbripple", "seed",
+	       "speedup");
+	image_builtin(&big, W + 2, H + 2);
+	image_builtin(&splash, W, H);
+	for (int sc = BUSY; sc <= ONE_STONE; sc++) {
+		struct setup s = { W, H, "XRGB8888", sc, 0, &cfg };
+		double ours = time_ours(&s, &splash, fb, stride);
+		double seed = time_seed_hooke(&s, &big, fb, stride);
+
+		printf("%4dx%-6d %-5d %-10s %10.3f %10.3f %8.1fx\n", W, H, water_cell_auto(W, H),
+		       scene_names[sc], ours, seed, seed / ours);
+		fflush(stdout);
+	}
+	image_free(&splash);
+	image_free(&big);
+	free(fb);
+	return 0;
+}
+
 int main(void)
 {
 	static const int sizes[][2] = { { 320, 240 }, { 1280, 800 }, { 1920, 1080 } };
@@ -275,5 +362,7 @@ int main(void)
 		free(fb);
 	}
 	bench_rotations();
+	if (bench_hooke())
+		return 1;
 	return bench_look();
 }
