@@ -60,8 +60,8 @@ static inline int saturate(int v)
 /*
  * The seed's x -= x >> shift, except that a positive x below 2^shift loses 1 as well. The
  * seed's shift takes at least 1 from every negative value but nothing from those positive
- * ones: that bias pumps its water up into a standing mound that never calms (one stone: a
- * mean height of +460 after 3000 steps, and rising at first). Taking that 1 lets every wave
+ * ones: that bias pumps its water up into a mound that never calms (one stone of -2048 in a
+ * 480x270 field: heights 0..767, mean +460, after 3000 steps). Taking that 1 lets every wave
  * calm to exactly 0; from 2^shift up the decay is the seed's.
  */
 static inline int decay(int x, int shift)
