@@ -149,7 +149,7 @@ static const struct key_enum shapes = {
 };
 
 /* water.engine's choices: a new engine is one more line here. */
-static const struct water_engine *const engines[] = { &water_classic };
+static const struct water_engine *const engines[] = { &water_classic, &water_hooke };
 #define ENGINE_COUNT (int)(sizeof(engines) / sizeof(engines[0]))
 
 static int engine_parse(const char *name, int *value)
@@ -181,6 +181,8 @@ struct water_tuning config_water_tuning(const struct config *cfg)
 	return (struct water_tuning){
 		.damping_shift = cfg->water.damping_shift,
 		.damping = cfg->water.damping,
+		.velocity_shift = cfg->water.hooke_velocity_shift,
+		.height_shift = cfg->water.hooke_height_shift,
 	};
 }
 
@@ -206,6 +208,10 @@ static const struct key keys[] = {
 	{ "water.damping", KEY_DOUBLE, FIELD(water.damping), 0.5, 0.9999, .offable = true,
 	  .def_str = "off" },
 	{ "water.obstacles", KEY_STRING, FIELD(water.obstacles), .def_str = "" },
+	{ "water.hooke_velocity_shift", KEY_INT, FIELD(water.hooke_velocity_shift), 1, 15,
+	  .def_num = 8 },
+	{ "water.hooke_height_shift", KEY_INT, FIELD(water.hooke_height_shift), 1, 15,
+	  .def_num = 10 },
 	{ "water.steps_per_second", KEY_INT, FIELD(water.steps_per_second), 1, 480,
 	  .def_num = 60 },
 	{ "water.cell", KEY_INT, FIELD(water.cell), 1, 16, .autoable = true, .def_str = "auto" },

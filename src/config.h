@@ -45,6 +45,8 @@ struct config {
 		int damping_shift;
 		double damping;			/* the fraction kept per step; 0 ("off"): the shift's */
 		char obstacles[CONFIG_PATH_MAX];	/* the walls' mask; "" = none */
+		int hooke_velocity_shift;	/* hooke: v -= v >> n */
+		int hooke_height_shift;		/* hooke: h -= h >> n */
 		int steps_per_second;		/* simulation rate, whatever display.fps is */
 		int cell;			/* screen pixels per cell; 0: auto */
 		double light;			/* shading strength; 0: off */

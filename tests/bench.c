@@ -36,6 +36,7 @@ static const struct variant {
 	{ "classic c1 rot 180", CLASSIC_C1 "display: { rotate = 180; };\n" },
 	{ "classic c1 rot 270", CLASSIC_C1 "display: { rotate = 270; };\n" },
 	{ "default look", "" },
+	{ "hooke", "water: { engine = \"hooke\"; };\n" },
 };
 
 #define NVARIANTS (sizeof(variants) / sizeof(variants[0]))

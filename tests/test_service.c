@@ -1315,13 +1315,12 @@ static void test_reload_picture_off_the_loop(void **state)
 }
 
 /* Calm water and nothing pending: not one wake-up in 10 s, no CPU time. */
-static void test_calm_no_wakeups(void **state)
+static void assert_calm_no_wakeups(struct daemon *d, const char *conf)
 {
-	struct daemon *d = *state;
 	char reply[CONTROL_REPLY_MAX];
 	long cpu0, cpu1, sw0, sw1;
 
-	write_conf(d, "");
+	write_conf(d, conf);
 	start(d, NULL);
 	expect_ok(d, "drop 160 120");
 	for (int i = 0; i < 100; i++) {	/* until the water is calm again */
@@ -1344,6 +1343,20 @@ static void test_calm_no_wakeups(void **state)
 	assert_int_equal(sw1 - sw0, 0);
 	assert_int_equal(cpu1 - cpu0, 0);
 	stop(d);
+}
+
+static void test_calm_no_wakeups(void **state)
+{
+	assert_calm_no_wakeups(*state, "");
+}
+
+/* The hooke engine's water comes to rest too, velocity and all, and then costs nothing. */
+static void test_hooke_calm_no_wakeups(void **state)
+{
+	struct daemon *d = *state;
+
+	assert_calm_no_wakeups(d, "water = { engine = \"hooke\"; };");
+	assert_true(log_has(d, "water: hooke"));
 }
 
 /* rain.idle_after starts the rain, a drop stops it; blank_after blanks, the next input wakes. */
@@ -1415,6 +1428,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_control_fuzz, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_rain_and_blank, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_calm_no_wakeups, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hooke_calm_no_wakeups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_instance_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_screenshot_never_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_screenshot_flood, setup, teardown),

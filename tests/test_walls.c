@@ -146,6 +146,13 @@ static void test_slit_at_cell_4(void **state)
 	check_slit(&water_classic, 4);
 }
 
+/* (at cell 1, the seeds' scale, the hooke engine's 300-deep stone is still by step 90) */
+static void test_slit_hooke(void **state)
+{
+	(void)state;
+	check_slit(&water_hooke, 4);
+}
+
 /* A stone on a wall does nothing; one half on a wall falls only into the water. */
 static void test_stone_on_a_wall(void **state)
 {
@@ -397,6 +404,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slit_at_cell_1),
 		cmocka_unit_test(test_slit_at_cell_4),
+		cmocka_unit_test(test_slit_hooke),
 		cmocka_unit_test(test_stone_on_a_wall),
 		cmocka_unit_test(test_walls_removed),
 		cmocka_unit_test(test_mask_from_picture),
