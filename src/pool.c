@@ -17,6 +17,7 @@ static void *pool_main(void *arg)
 	int band = ((struct start *)arg)->band;
 	unsigned seen = 0;
 
+	pthread_setname_np(pthread_self(), POOL_THREAD_NAME);
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		while (p->call == seen && !p->stop)

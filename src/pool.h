@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #define POOL_MAX 4		/* threads, the caller's included */
+#define POOL_THREAD_NAME "fbripple-pool"	/* as top -H and /proc show the pool's threads */
 
 /* Runs band `band` of `bands`; every band of one call runs at the same time on its own thread. */
 typedef void pool_fn(void *ctx, int band, int bands);
