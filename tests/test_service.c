@@ -658,9 +658,9 @@ static void test_reload_reports_what_it_applied(void **state)
 static void test_reload_look_and_grid(void **state)
 {
 	struct daemon *d = *state;
-	const char *png = tu_path(d->dir, "splash.png");
-	char text[512], reply[512];
+	char png[300], text[512], reply[512];
 
+	snprintf(png, sizeof(png), "%s", tu_path(d->dir, "splash.png"));	/* tu_path's is reused */
 	write_png(png, RED);
 	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };\n"
 		 "water = { light = 0.0; specular = 0.0; };", png);
@@ -689,6 +689,21 @@ static void test_reload_look_and_grid(void **state)
 	send_cmd(d, "status", reply, sizeof(reply));
 	assert_non_null(strstr(reply, "moving=yes"));
 	assert_non_null(strstr(reply, "engine=classic cell=4"));
+
+	/* another engine: the same grid, started calm under the waves in flight */
+	expect_ok(d, "pause");
+	assert_true(count_other(d, RED) > 50);
+	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };\n"
+		 "water = { light = 2.0; specular = 0.0; cell = 4; engine = \"hooke\"; };", png);
+	write_conf(d, text);
+	send_cmd(d, "reload", reply, sizeof(reply));
+	assert_string_equal(reply, "ok changed water grid");
+	assert_int_equal(count_other(d, RED), 0);
+	expect_ok(d, "resume");
+	expect_ok(d, "drop 100 100");
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "moving=yes"));
+	assert_non_null(strstr(reply, "engine=hooke cell=4"));
 	stop(d);
 }
 
