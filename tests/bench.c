@@ -238,11 +238,89 @@ static int bench_look(void)
 	return 0;
 }
 
-int main(void)
+/* water_step alone, no render: classic at cell 1 beside the seed's ripplespread, then the
+ * default look's engine and cell; `bench step` prints only this table. */
+static double time_step(const struct setup *s, const struct config *c)
+{
+	struct water w;
+	int cell = c ? water_cell_auto(s->width, s->height) : 1;
+	int frames = frames_for(s);
+	double t0;
+
+	if (c) {
+		struct water_tuning tuning = config_water_tuning(c);
+
+		water_open(&w, config_water_engine(c), s->width, s->height, cell, &tuning);
+		w.shape = c->stone.shape;
+		look_of_drops = c;
+	} else {
+		water_init(&w, s->width, s->height, cell, 5);
+	}
+	drop_stones(s, c ? drop_look : drop_ours, &w);
+	for (int i = 0; i < warm_up(s); i++)
+		water_step(&w);
+	t0 = now();
+	for (int i = 0; i < frames; i++) {
+		if (i % RESTONE_FRAMES == RESTONE_FRAMES - 1 && s->scene == BUSY)
+			drop_stones(s, c ? drop_look : drop_ours, &w);
+		water_step(&w);
+	}
+	t0 = (now() - t0) / frames;
+	water_free(&w);
+	return t0 * 1e3;
+}
+
+static double time_seed_step(const struct setup *s)
+{
+	struct seed sd;
+	int frames = frames_for(s);
+	double t0;
+
+	seed_init(&sd, s->width + 2, s->height + 2, 5);
+	drop_stones(s, drop_seed, &sd);
+	for (int i = 0; i < warm_up(s); i++)
+		seed_ripplespread(&sd);
+	t0 = now();
+	for (int i = 0; i < frames; i++) {
+		if (i % RESTONE_FRAMES == RESTONE_FRAMES - 1 && s->scene == BUSY)
+			drop_stones(s, drop_seed, &sd);
+		seed_ripplespread(&sd);
+	}
+	t0 = (now() - t0) / frames;
+	seed_free(&sd);
+	return t0 * 1e3;
+}
+
+static int bench_step(void)
+{
+	static const int cases[][3] = { { 1920, 1080, BUSY }, { 1920, 1080, ONE_STONE },
+					{ 3840, 2160, BUSY }, { 3840, 2160, ONE_STONE } };
+	struct config cfg;
+
+	config_defaults(&cfg);
+	printf("\nwater_step alone (no render), ms per step:\n");
+	printf("%-11s %-10s %12s %10s %9s %14s %6s\n", "size", "scene", "cell 1", "seed",
+	       "speedup", "default look", "cell");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct setup s = { cases[i][0], cases[i][1], "XRGB8888", cases[i][2], 0, NULL };
+		double ours = time_step(&s, NULL), seed = time_seed_step(&s);
+		double look = time_step(&s, &cfg);
+
+		printf("%4dx%-6d %-10s %12.3f %10.3f %8.1fx %14.3f %6d\n", s.width, s.height,
+		       scene_names[s.scene], ours, seed, seed / ours, look,
+		       water_cell_auto(s.width, s.height));
+		fflush(stdout);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	static const int sizes[][2] = { { 320, 240 }, { 1280, 800 }, { 1920, 1080 } };
 	static const char *const formats[] = { "RGB565", "XRGB8888" };
 
+	if (argc > 1 && !strcmp(argv[1], "step"))
+		return bench_step();
 	printf("fbripple bench: ms per frame (water_step + render_frame) beside a plain port of\n"
 	       "seed 000 (ripplespread + renderripple), same compiler and flags, same run.\n"
 	       "busy = stones every 90 px, again every 50 frames: every row always wet;\n"
@@ -275,5 +353,6 @@ int main(void)
 		free(fb);
 	}
 	bench_rotations();
+	bench_step();
 	return bench_look();
 }
