@@ -3,15 +3,18 @@
 #include <stdlib.h>
 
 #include "water_engine.h"
+#include "water_kernel.h"
 
-/* The keep mask of a row without walls: every cell -1. */
+/* The keep mask of a row without walls (every cell -1), and the row kernels of the CPU's path. */
 struct classic {
 	int16_t *open;
+	struct water_kernels kernels;
 };
 
 static int classic_init(struct water *w)
 {
 	struct classic *c = calloc(1, sizeof(*c));
+	enum cpu_simd simd;
 
 	if (!c || !(c->open = malloc(w->width * sizeof(int16_t)))) {
 		free(c);
@@ -19,6 +22,9 @@ static int classic_init(struct water *w)
 	}
 	for (int x = 0; x < w->width; x++)
 		c->open[x] = -1;
+	/* an unknown or unavailable FBRIPPLE_SIMD leaves the best path; the daemon warns */
+	cpu_simd_choose(&simd);
+	water_kernels_for(simd, &c->kernels);
 	w->state = c;
 	return 0;
 }
@@ -38,49 +44,6 @@ static void classic_clear(struct water *w)
 	(void)w;
 }
 
-/* heavy stones with little damping can outgrow int16: saturate, never wrap into noise that
- * would never calm (below that, exactly the seeds' arithmetic) */
-static inline int16_t saturate(int v)
-{
-	return (int16_t)(v > INT16_MAX ? INT16_MAX : v < -INT16_MAX ? -INT16_MAX : v);
-}
-
-/* Writes row y of the next step over prev; returns whether the row came out non-zero. */
-static uint8_t step_row_shift(const int16_t *restrict up, const int16_t *restrict mid,
-			      const int16_t *restrict down, int16_t *restrict out,
-			      const int16_t *restrict keep, int width, int shift)
-{
-	int16_t any = 0;
-
-	for (int x = 0; x < width; x++) {
-		int16_t v = saturate(((up[x] + down[x] + mid[x - 1] + mid[x + 1]) >> 1) - out[x]);
-
-		v = (int16_t)((v - (v >> shift)) & keep[x]);
-		out[x] = v;
-		any |= v;
-	}
-	return any != 0;
-}
-
-/* Seed 003's damping, next = next * damping: the product a double and its store a cast that
- * truncates toward zero, as in the seed, so that the water calms. A fixed-point product
- * (v * kept >> 16) rounds some heights the other way whatever kept is. */
-static uint8_t step_row_fraction(const int16_t *restrict up, const int16_t *restrict mid,
-				 const int16_t *restrict down, int16_t *restrict out,
-				 const int16_t *restrict keep, int width, double damping)
-{
-	int16_t any = 0;
-
-	for (int x = 0; x < width; x++) {
-		int v = saturate(((up[x] + down[x] + mid[x - 1] + mid[x + 1]) >> 1) - out[x]);
-		int16_t h = (int16_t)((int)(v * damping) & keep[x]);
-
-		out[x] = h;
-		any |= h;
-	}
-	return any != 0;
-}
-
 static void classic_step(struct water *w)
 {
 	const struct classic *c = w->state;
@@ -94,10 +57,10 @@ static void classic_step(struct water *w)
 
 		if (!(w->live[y - 1] | w->live[y] | w->live[y + 1] | w->prev_live[y]))
 			continue;
-		w->prev_live[y] = damping ? step_row_fraction(mid - stride, mid, mid + stride, next,
-							      keep, w->width, damping)
-				       : step_row_shift(mid - stride, mid, mid + stride, next,
-							keep, w->width, shift);
+		w->prev_live[y] = damping ? c->kernels.fraction(mid - stride, mid, mid + stride, next,
+								keep, w->width, damping)
+				       : c->kernels.shift(mid - stride, mid, mid + stride, next, keep,
+							  w->width, shift);
 	}
 	water_swap(w);
 }
