@@ -44,6 +44,40 @@ static void classic_clear(struct water *w)
 	(void)w;
 }
 
+/* The columns row y of the next step must compute: wherever it or its stencil (the row above,
+ * the row below, a cell either side, the step before) may be non-zero. False: none. */
+static bool row_reach(const struct water *w, int y, int *lo, int *hi)
+{
+	int a = w->width, b = 0;
+
+	if (w->live[y]) {
+		a = w->span[y].lo - 1;
+		b = w->span[y].hi + 1;
+	}
+	for (int dy = -1; dy <= 1; dy += 2)
+		if (w->live[y + dy]) {
+			a = w->span[y + dy].lo < a ? w->span[y + dy].lo : a;
+			b = w->span[y + dy].hi > b ? w->span[y + dy].hi : b;
+		}
+	if (w->prev_live[y]) {
+		a = w->prev_span[y].lo < a ? w->prev_span[y].lo : a;
+		b = w->prev_span[y].hi > b ? w->prev_span[y].hi : b;
+	}
+	*lo = a < 0 ? 0 : a;
+	*hi = b > w->width ? w->width : b;
+	return *lo < *hi;
+}
+
+/* The non-zero cells' columns of a row known to hold one, within lo..hi. */
+static struct water_span span_of(const int16_t *row, int lo, int hi)
+{
+	while (!row[lo])
+		lo++;
+	while (!row[hi - 1])
+		hi--;
+	return (struct water_span){ lo, hi };
+}
+
 static void classic_step(struct water *w)
 {
 	const struct classic *c = w->state;
@@ -51,18 +85,25 @@ static void classic_step(struct water *w)
 	double damping = w->tuning.damping;
 
 	for (int y = 0; y < w->height; y++) {
-		int16_t *next = w->prev + y * stride;
-		const int16_t *mid = w->cur + y * stride;
-		const int16_t *keep = w->walls ? w->walls + y * stride : c->open;
+		const int16_t *mid, *keep;
+		int16_t *next;
+		int lo, hi;
 
-		if (!(w->live[y - 1] | w->live[y] | w->live[y + 1] | w->prev_live[y]))
+		if (!row_reach(w, y, &lo, &hi)) {
+			w->prev_live[y] = 0;
 			continue;
+		}
+		next = w->prev + y * stride + lo;
+		mid = w->cur + y * stride + lo;
+		keep = (w->walls ? w->walls + y * stride : c->open) + lo;
 		w->prev_live[y] = damping ? c->kernels.fraction(mid - stride, mid, mid + stride, next,
-								keep, w->width, damping)
+								keep, hi - lo, damping)
 				       : c->kernels.shift(mid - stride, mid, mid + stride, next, keep,
-							  w->width, shift);
+							  hi - lo, shift);
+		if (w->prev_live[y])
+			w->prev_span[y] = span_of(next - lo, lo, hi);
 	}
-	water_swap(w);
+	water_swap_spans(w);
 }
 
 const struct water_engine water_classic = {

@@ -156,13 +156,17 @@ static void assert_same_water(const struct water *a, const struct water *b, cons
 		if (a->live[y] != b->live[y] || a->prev_live[y] != b->prev_live[y])
 			fail_msg("%s step %d row %d: live %d/%d, scalar %d/%d", path, step, y,
 				 a->live[y], a->prev_live[y], b->live[y], b->prev_live[y]);
+		else if (a->live[y] && memcmp(&a->span[y], &b->span[y], sizeof(a->span[y])))
+			fail_msg("%s step %d row %d: span %d..%d, scalar %d..%d", path, step, y,
+				 a->span[y].lo, a->span[y].hi, b->span[y].lo, b->span[y].hi);
 	if (memcmp(a->cur - a->stride - 1, b->cur - b->stride - 1, cells * sizeof(int16_t)) ||
 	    memcmp(a->prev - a->stride - 1, b->prev - b->stride - 1, cells * sizeof(int16_t)))
 		fail_msg("%s step %d: heights differ from the scalar path's", path, step);
 }
 
 /*
- * Whole waters, 300 steps each, every path forced through FBRIPPLE_SIMD beside the scalar one:
+ * Whole waters, 300 steps each, every path forced through FBRIPPLE_SIMD beside the scalar one
+ * (heights, live rows and their spans):
  * odd widths, the heaviest stones with the least damping (heights saturate), walls, and both
  * dampings (shift, fraction).
  */
