@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cpu.h"
+#include "testutil.h"
 #include "water.h"
 #include "water_engine.h"
 #include "water_kernel.h"
@@ -242,10 +243,26 @@ static void test_simd_variable(void **state)
 #endif
 }
 
+/* The daemon says once that the variable named no path it can run, and goes on. */
+static void test_daemon_warns_of_a_bad_simd(void **state)
+{
+	char out[4096], *dir = tu_tmpdir();
+
+	(void)state;
+	setenv("FBRIPPLE_SIMD", "mmx", 1);
+	assert_int_equal(tu_run(out, sizeof(out), "-c", "/dev/null", "--fbdev", tu_path(dir, "fb"),
+				"--size", "64x48", "--drop", "32,24", "--frames", "3", NULL), 0);
+	unsetenv("FBRIPPLE_SIMD");
+	if (!strstr(out, "FBRIPPLE_SIMD=mmx: not a path this CPU runs"))
+		fail_msg("no warning in: %s", out);
+	tu_rmtree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_simd_variable),
+		cmocka_unit_test(test_daemon_warns_of_a_bad_simd),
 		cmocka_unit_test(test_kernels_equal_scalar),
 		cmocka_unit_test(test_every_path_steps_like_scalar),
 	};
