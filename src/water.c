@@ -89,6 +89,7 @@ void water_clear(struct water *w)
 		memset(w->live_mem[i], 0, w->height + 2);
 	}
 	w->live_rows = 0;
+	w->rows = (struct water_span){ 0, 0 };
 	w->engine->clear(w);
 }
 
@@ -124,6 +125,10 @@ void water_mark_cells(struct water *w, int y, int x0, int x1)
 {
 	struct water_span *s = &w->span[y];
 
+	if (w->rows.lo >= w->rows.hi)
+		w->rows = (struct water_span){ y, y + 1 };
+	w->rows.lo = y < w->rows.lo ? y : w->rows.lo;
+	w->rows.hi = y >= w->rows.hi ? y + 1 : w->rows.hi;
 	if (!w->live[y]) {
 		w->live[y] = 1;
 		w->live_rows += !w->prev_live[y];
@@ -134,12 +139,11 @@ void water_mark_cells(struct water *w, int y, int x0, int x1)
 	s->hi = x1 > s->hi ? x1 : s->hi;
 }
 
-void water_swap_spans(struct water *w)
+static void swap_buffers(struct water *w)
 {
 	int16_t *t = w->cur;
 	uint8_t *l = w->live;
 	struct water_span *s = w->span;
-	int n = 0;
 
 	w->cur = w->prev;
 	w->prev = t;
@@ -147,16 +151,38 @@ void water_swap_spans(struct water *w)
 	w->prev_live = l;
 	w->span = w->prev_span;
 	w->prev_span = s;
-	for (int y = 0; y < w->height; y++)
-		n += w->live[y] | w->prev_live[y];
+}
+
+/* live_rows and rows, from rows y0 <= y < y1, outside which no flag is set. */
+static void count_rows(struct water *w, int y0, int y1)
+{
+	int n = 0, lo = y1, hi = y0;
+
+	for (int y = y0; y < y1; y++)
+		if (w->live[y] | w->prev_live[y]) {
+			n++;
+			lo = y < lo ? y : lo;
+			hi = y + 1;
+		}
 	w->live_rows = n;
+	w->rows = n ? (struct water_span){ lo, hi } : (struct water_span){ 0, 0 };
+}
+
+void water_swap_spans(struct water *w)
+{
+	int y0 = w->rows.lo > 0 ? w->rows.lo - 1 : 0;
+	int y1 = w->rows.hi < w->height ? w->rows.hi + 1 : w->height;
+
+	swap_buffers(w);
+	count_rows(w, y0, y1);
 }
 
 void water_swap(struct water *w)
 {
-	water_swap_spans(w);
+	swap_buffers(w);
 	for (int y = 0; y < w->height; y++)
 		w->span[y] = (struct water_span){ 0, w->width };
+	count_rows(w, 0, w->height);
 }
 
 void water_step(struct water *w)

@@ -67,6 +67,7 @@ struct water {
 	int16_t *walls;			/* per cell 0 on a wall, -1 on water; NULL: no walls */
 	uint8_t *live, *prev_live;	/* indexable from -1 to height */
 	struct water_span *span, *prev_span;	/* the same */
+	struct water_span rows;		/* rows lo <= y < hi: every row set in live or prev_live */
 	int live_rows;			/* rows set in live and prev_live together */
 	int16_t *mem[3];
 	uint8_t *live_mem[2];
@@ -143,7 +144,8 @@ void water_mark_cells(struct water *w, int y, int x0, int x1);
 /* For engines: the step is written into prev; it becomes cur, cur becomes prev. The engine set
  * prev_live only: every live row of the new cur gets the whole row as its span. */
 void water_swap(struct water *w);
-/* The same for an engine that also set prev_span[y] wherever it set prev_live[y]. */
+/* The same for an engine that also set prev_span[y] wherever it set prev_live[y], and set
+ * prev_live only in the rows from rows.lo - 1 to rows.hi (a stencil one row high). */
 void water_swap_spans(struct water *w);
 
 #endif

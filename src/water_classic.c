@@ -83,8 +83,10 @@ static void classic_step(struct water *w)
 	const struct classic *c = w->state;
 	int stride = w->stride, shift = w->tuning.damping_shift;
 	double damping = w->tuning.damping;
+	int y0 = w->rows.lo > 0 ? w->rows.lo - 1 : 0;
+	int y1 = w->rows.hi < w->height ? w->rows.hi + 1 : w->height;
 
-	for (int y = 0; y < w->height; y++) {
+	for (int y = y0; y < y1; y++) {
 		const int16_t *mid, *keep;
 		int16_t *next;
 		int lo, hi;

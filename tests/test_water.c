@@ -226,6 +226,7 @@ static void assert_damps_every_height_like_seed_003(double damping)
 		w.prev[x] = (int16_t)(INT16_MAX - x);
 	w.prev_live[0] = 1;
 	w.prev_span[0] = (struct water_span){ 0, N };
+	w.rows = (struct water_span){ 0, 1 };
 	water_step(&w);
 	for (int x = 0; x < N; x++) {
 		int16_t v = (int16_t)(x - INT16_MAX), want = (int16_t)(v * damping);
@@ -472,6 +473,10 @@ static void test_live_rows_never_miss_a_wet_row(void **state)
 			water_step(&w);
 			if (memcmp(w.cur - w.stride - 1, want, 99 * 85 * sizeof(int16_t)))
 				fail_msg("step %d differs from stepping every cell", step);
+			for (int y = 0; y < w.height; y++)
+				if ((w.live[y] | w.prev_live[y]) && (y < w.rows.lo || y >= w.rows.hi))
+					fail_msg("step %d row %d is live outside rows %d..%d", step, y,
+						 w.rows.lo, w.rows.hi);
 			assert_covered(&w, w.cur, w.live, w.span, "cur", step);
 			assert_covered(&w, w.prev, w.prev_live, w.prev_span, "prev", step);
 			for (int y = 0; y < w.height; y++)
