@@ -37,6 +37,11 @@ struct water_tuning {
 	int passes;			/* spring: diffusion passes per step */
 };
 
+/* Columns lo <= x < hi of a row (or rows lo <= y < hi). */
+struct water_span {
+	int lo, hi;
+};
+
 /*
  * A width x height field of int16 heights surrounded by a border of cells that stay 0, so the
  * waves reflect off the screen edges and every visible cell has four neighbours. Cell (x, y)
@@ -49,11 +54,6 @@ struct water_tuning {
  * flag is clear; engines that track no columns get whole rows (see water_swap).
  * One cell covers cell x cell screen pixels; stones, trails and rain are given in pixels.
  */
-/* Columns lo <= x < hi of one row. */
-struct water_span {
-	int lo, hi;
-};
-
 struct water {
 	const struct water_engine *engine;
 	void *state;			/* the engine's own fields beyond the heights */
