@@ -24,7 +24,8 @@ static int classic_init(struct water *w)
 		c->open[x] = -1;
 	/* an unknown or unavailable FBRIPPLE_SIMD leaves the best path; the daemon warns */
 	cpu_simd_choose(&simd);
-	water_kernels_for(simd, &c->kernels);
+	if (water_kernels_for(simd, &c->kernels) < 0)
+		water_kernels_for(CPU_SCALAR, &c->kernels);
 	w->state = c;
 	return 0;
 }
