@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "control.h"
+#include "cpu.h"
 
 #ifndef FBRIPPLE_VERSION
 #define FBRIPPLE_VERSION "unknown"
@@ -40,7 +41,10 @@ static const char usage[] =
 	"                        in the config), print the reply, exit 0 for ok, 1 for an error;\n"
 	"                        waits up to 10 s for the reply, 90 s for reload\n"
 	"  -h, --help            this text\n"
-	"  -V, --version         the version\n";
+	"  -V, --version         the version\n"
+	"\n"
+	"FBRIPPLE_SIMD=scalar|sse2|avx2|neon in the environment forces the kernels' vector path\n"
+	"(default: the best this CPU has).\n";
 
 enum { OPT_FBDEV = 256, OPT_SIZE, OPT_BPP, OPT_FORMAT, OPT_STRIDE, OPT_FRAMES, OPT_SCREENSHOT,
        OPT_DROP, OPT_SEND, OPT_LIST_DEVICES };
@@ -241,6 +245,18 @@ static int send_command(const struct app *app)
 	return strncmp(reply, "ok", 2) == 0 && (reply[2] == '\0' || reply[2] == ' ') ? 0 : 1;
 }
 
+/* The kernels' vector path; a FBRIPPLE_SIMD that names none this CPU runs is said once. */
+static void log_simd(void)
+{
+	enum cpu_simd simd;
+
+	if (cpu_simd_choose(&simd) < 0)
+		log_warn("FBRIPPLE_SIMD=%s: not a path this CPU runs (scalar, sse2, avx2, neon); "
+			 "using %s", getenv("FBRIPPLE_SIMD"), cpu_simd_name(simd));
+	else
+		log_debug("kernels: %s", cpu_simd_name(simd));
+}
+
 /* --list-devices: the display's part, then every input device. */
 static int list_devices(struct app *app)
 {
@@ -278,6 +294,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	log_set_level(app.opt.verbose ? LOG_LEVEL_DEBUG : app.cfg.log.level);
+	log_simd();
 
 	app.fb.fd = -1;
 	app.vt.fd = -1;

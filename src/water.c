@@ -38,7 +38,8 @@ int water_open(struct water *w, const struct water_engine *engine, int screen_wi
 	for (int i = 0; i < 2; i++) {
 		w->mem[i] = calloc(cells, sizeof(int16_t));
 		w->live_mem[i] = calloc(height + 2, 1);
-		if (!w->mem[i] || !w->live_mem[i]) {
+		w->span_mem[i] = calloc(height + 2, sizeof(struct water_span));
+		if (!w->mem[i] || !w->live_mem[i] || !w->span_mem[i]) {
 			water_free(w);
 			return -ENOMEM;
 		}
@@ -47,6 +48,8 @@ int water_open(struct water *w, const struct water_engine *engine, int screen_wi
 	w->prev = w->mem[1] + w->stride + 1;
 	w->live = w->live_mem[0] + 1;
 	w->prev_live = w->live_mem[1] + 1;
+	w->span = w->span_mem[0] + 1;
+	w->prev_span = w->span_mem[1] + 1;
 	w->engine = engine;
 	ret = engine->init(w);
 	if (ret < 0) {
@@ -70,8 +73,10 @@ void water_free(struct water *w)
 		w->engine->free(w);
 	for (int i = 0; i < 3; i++)
 		free(w->mem[i]);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		free(w->live_mem[i]);
+		free(w->span_mem[i]);
+	}
 	memset(w, 0, sizeof(*w));
 }
 
@@ -84,6 +89,7 @@ void water_clear(struct water *w)
 		memset(w->live_mem[i], 0, w->height + 2);
 	}
 	w->live_rows = 0;
+	w->rows = (struct water_span){ 0, 0 };
 	w->engine->clear(w);
 }
 
@@ -112,25 +118,71 @@ int water_set_walls(struct water *w, const uint8_t *mask)
 
 void water_mark_live(struct water *w, int y)
 {
+	water_mark_cells(w, y, 0, w->width);
+}
+
+void water_mark_cells(struct water *w, int y, int x0, int x1)
+{
+	struct water_span *s = &w->span[y];
+
+	if (w->rows.lo >= w->rows.hi)
+		w->rows = (struct water_span){ y, y + 1 };
+	w->rows.lo = y < w->rows.lo ? y : w->rows.lo;
+	w->rows.hi = y >= w->rows.hi ? y + 1 : w->rows.hi;
 	if (!w->live[y]) {
 		w->live[y] = 1;
 		w->live_rows += !w->prev_live[y];
+		*s = (struct water_span){ x0, x1 };
+		return;
 	}
+	s->lo = x0 < s->lo ? x0 : s->lo;
+	s->hi = x1 > s->hi ? x1 : s->hi;
 }
 
-void water_swap(struct water *w)
+static void swap_buffers(struct water *w)
 {
 	int16_t *t = w->cur;
 	uint8_t *l = w->live;
-	int n = 0;
+	struct water_span *s = w->span;
 
 	w->cur = w->prev;
 	w->prev = t;
 	w->live = w->prev_live;
 	w->prev_live = l;
-	for (int y = 0; y < w->height; y++)
-		n += w->live[y] | w->prev_live[y];
+	w->span = w->prev_span;
+	w->prev_span = s;
+}
+
+/* live_rows and rows, from rows y0 <= y < y1, outside which no flag is set. */
+static void count_rows(struct water *w, int y0, int y1)
+{
+	int n = 0, lo = y1, hi = y0;
+
+	for (int y = y0; y < y1; y++)
+		if (w->live[y] | w->prev_live[y]) {
+			n++;
+			lo = y < lo ? y : lo;
+			hi = y + 1;
+		}
 	w->live_rows = n;
+	w->rows = n ? (struct water_span){ lo, hi } : (struct water_span){ 0, 0 };
+}
+
+void water_swap_spans(struct water *w)
+{
+	int y0 = w->rows.lo > 0 ? w->rows.lo - 1 : 0;
+	int y1 = w->rows.hi < w->height ? w->rows.hi + 1 : w->height;
+
+	swap_buffers(w);
+	count_rows(w, y0, y1);
+}
+
+void water_swap(struct water *w)
+{
+	swap_buffers(w);
+	for (int y = 0; y < w->height; y++)
+		w->span[y] = (struct water_span){ 0, w->width };
+	count_rows(w, 0, w->height);
 }
 
 void water_step(struct water *w)
@@ -178,7 +230,7 @@ static void put(struct water *w, int cx, int cy, int16_t v)
 	*h = w->shape == WATER_COSINE && *h < v ? *h : v;
 	if (w->engine->set)
 		w->engine->set(w, cx, cy, *h);
-	water_mark_live(w, cy);
+	water_mark_cells(w, cy, cx, cx + 1);
 }
 
 /*

@@ -37,13 +37,21 @@ struct water_tuning {
 	int passes;			/* spring: diffusion passes per step */
 };
 
+/* Columns lo <= x < hi of a row (or rows lo <= y < hi). */
+struct water_span {
+	int lo, hi;
+};
+
 /*
  * A width x height field of int16 heights surrounded by a border of cells that stay 0, so the
  * waves reflect off the screen edges and every visible cell has four neighbours. Cell (x, y)
  * is cur[y * stride + x]; x and y may be -1 or width/height to reach the border.
  * Whatever the engine, cur holds the heights now and prev those one step before (their
  * difference is the waves' speed); live[y] and prev_live[y] say whether row y of cur or prev
- * may hold a non-zero cell or engine state (they never miss one).
+ * may hold a non-zero cell or engine state (they never miss one). Where live[y] is set, every
+ * such cell of the row lies in columns span[y].lo <= x < span[y].hi (prev_span for prev): a
+ * stone on a wide screen costs its own width, not the screen's. Spans mean nothing where the
+ * flag is clear; engines that track no columns get whole rows (see water_swap).
  * One cell covers cell x cell screen pixels; stones, trails and rain are given in pixels.
  */
 struct water {
@@ -58,9 +66,12 @@ struct water {
 	int16_t *cur, *prev;
 	int16_t *walls;			/* per cell 0 on a wall, -1 on water; NULL: no walls */
 	uint8_t *live, *prev_live;	/* indexable from -1 to height */
+	struct water_span *span, *prev_span;	/* the same */
+	struct water_span rows;		/* rows lo <= y < hi: every row set in live or prev_live */
 	int live_rows;			/* rows set in live and prev_live together */
 	int16_t *mem[3];
 	uint8_t *live_mem[2];
+	struct water_span *span_mem[2];
 };
 
 struct water_rain {
@@ -126,9 +137,15 @@ static inline int16_t *water_row(const struct water *w, int y)
 	return w->cur + y * w->stride;
 }
 
-/* For engines: row y of cur or prev may be non-zero from now on. */
+/* For engines: row y of cur may be non-zero from now on, anywhere in it. */
 void water_mark_live(struct water *w, int y);
-/* For engines: the step is written into prev; it becomes cur, cur becomes prev. */
+/* Cells x0 <= x < x1 of cur's row y may be non-zero from now on: live[y], span[y] widened. */
+void water_mark_cells(struct water *w, int y, int x0, int x1);
+/* For engines: the step is written into prev; it becomes cur, cur becomes prev. The engine set
+ * prev_live only: every live row of the new cur gets the whole row as its span. */
 void water_swap(struct water *w);
+/* The same for an engine that also set prev_span[y] wherever it set prev_live[y], and set
+ * prev_live only in the rows from rows.lo - 1 to rows.hi (a stencil one row high). */
+void water_swap_spans(struct water *w);
 
 #endif

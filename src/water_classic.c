@@ -3,15 +3,18 @@
 #include <stdlib.h>
 
 #include "water_engine.h"
+#include "water_kernel.h"
 
-/* The keep mask of a row without walls: every cell -1. */
+/* The keep mask of a row without walls (every cell -1), and the row kernels of the CPU's path. */
 struct classic {
 	int16_t *open;
+	struct water_kernels kernels;
 };
 
 static int classic_init(struct water *w)
 {
 	struct classic *c = calloc(1, sizeof(*c));
+	enum cpu_simd simd;
 
 	if (!c || !(c->open = malloc(w->width * sizeof(int16_t)))) {
 		free(c);
@@ -19,6 +22,10 @@ static int classic_init(struct water *w)
 	}
 	for (int x = 0; x < w->width; x++)
 		c->open[x] = -1;
+	/* an unknown or unavailable FBRIPPLE_SIMD leaves the best path; the daemon warns */
+	cpu_simd_choose(&simd);
+	if (water_kernels_for(simd, &c->kernels) < 0)
+		water_kernels_for(CPU_SCALAR, &c->kernels);
 	w->state = c;
 	return 0;
 }
@@ -38,47 +45,38 @@ static void classic_clear(struct water *w)
 	(void)w;
 }
 
-/* heavy stones with little damping can outgrow int16: saturate, never wrap into noise that
- * would never calm (below that, exactly the seeds' arithmetic) */
-static inline int16_t saturate(int v)
+/* The columns row y of the next step must compute: wherever it or its stencil (the row above,
+ * the row below, a cell either side, the step before) may be non-zero. False: none. */
+static bool row_reach(const struct water *w, int y, int *lo, int *hi)
 {
-	return (int16_t)(v > INT16_MAX ? INT16_MAX : v < -INT16_MAX ? -INT16_MAX : v);
+	int a = w->width, b = 0;
+
+	if (w->live[y]) {
+		a = w->span[y].lo - 1;
+		b = w->span[y].hi + 1;
+	}
+	for (int dy = -1; dy <= 1; dy += 2)
+		if (w->live[y + dy]) {
+			a = w->span[y + dy].lo < a ? w->span[y + dy].lo : a;
+			b = w->span[y + dy].hi > b ? w->span[y + dy].hi : b;
+		}
+	if (w->prev_live[y]) {
+		a = w->prev_span[y].lo < a ? w->prev_span[y].lo : a;
+		b = w->prev_span[y].hi > b ? w->prev_span[y].hi : b;
+	}
+	*lo = a < 0 ? 0 : a;
+	*hi = b > w->width ? w->width : b;
+	return *lo < *hi;
 }
 
-/* Writes row y of the next step over prev; returns whether the row came out non-zero. */
-static uint8_t step_row_shift(const int16_t *restrict up, const int16_t *restrict mid,
-			      const int16_t *restrict down, int16_t *restrict out,
-			      const int16_t *restrict keep, int width, int shift)
+/* The non-zero cells' columns of a row known to hold one, within lo..hi. */
+static struct water_span span_of(const int16_t *row, int lo, int hi)
 {
-	int16_t any = 0;
-
-	for (int x = 0; x < width; x++) {
-		int16_t v = saturate(((up[x] + down[x] + mid[x - 1] + mid[x + 1]) >> 1) - out[x]);
-
-		v = (int16_t)((v - (v >> shift)) & keep[x]);
-		out[x] = v;
-		any |= v;
-	}
-	return any != 0;
-}
-
-/* Seed 003's damping, next = next * damping: the product a double and its store a cast that
- * truncates toward zero, as in the seed, so that the water calms. A fixed-point product
- * (v * kept >> 16) rounds some heights the other way whatever kept is. */
-static uint8_t step_row_fraction(const int16_t *restrict up, const int16_t *restrict mid,
-				 const int16_t *restrict down, int16_t *restrict out,
-				 const int16_t *restrict keep, int width, double damping)
-{
-	int16_t any = 0;
-
-	for (int x = 0; x < width; x++) {
-		int v = saturate(((up[x] + down[x] + mid[x - 1] + mid[x + 1]) >> 1) - out[x]);
-		int16_t h = (int16_t)((int)(v * damping) & keep[x]);
-
-		out[x] = h;
-		any |= h;
-	}
-	return any != 0;
+	while (!row[lo])
+		lo++;
+	while (!row[hi - 1])
+		hi--;
+	return (struct water_span){ lo, hi };
 }
 
 static void classic_step(struct water *w)
@@ -86,20 +84,29 @@ static void classic_step(struct water *w)
 	const struct classic *c = w->state;
 	int stride = w->stride, shift = w->tuning.damping_shift;
 	double damping = w->tuning.damping;
+	int y0 = w->rows.lo > 0 ? w->rows.lo - 1 : 0;
+	int y1 = w->rows.hi < w->height ? w->rows.hi + 1 : w->height;
 
-	for (int y = 0; y < w->height; y++) {
-		int16_t *next = w->prev + y * stride;
-		const int16_t *mid = w->cur + y * stride;
-		const int16_t *keep = w->walls ? w->walls + y * stride : c->open;
+	for (int y = y0; y < y1; y++) {
+		const int16_t *mid, *keep;
+		int16_t *next;
+		int lo, hi;
 
-		if (!(w->live[y - 1] | w->live[y] | w->live[y + 1] | w->prev_live[y]))
+		if (!row_reach(w, y, &lo, &hi)) {
+			w->prev_live[y] = 0;
 			continue;
-		w->prev_live[y] = damping ? step_row_fraction(mid - stride, mid, mid + stride, next,
-							      keep, w->width, damping)
-				       : step_row_shift(mid - stride, mid, mid + stride, next,
-							keep, w->width, shift);
+		}
+		next = w->prev + y * stride + lo;
+		mid = w->cur + y * stride + lo;
+		keep = (w->walls ? w->walls + y * stride : c->open) + lo;
+		w->prev_live[y] = damping ? c->kernels.fraction(mid - stride, mid, mid + stride, next,
+								keep, hi - lo, damping)
+				       : c->kernels.shift(mid - stride, mid, mid + stride, next, keep,
+							  hi - lo, shift);
+		if (w->prev_live[y])
+			w->prev_span[y] = span_of(next - lo, lo, hi);
 	}
-	water_swap(w);
+	water_swap_spans(w);
 }
 
 const struct water_engine water_classic = {

@@ -1,0 +1,70 @@
+/* water_kernel.c - the classic row step in plain C (the reference), and which path runs. */
+#include <errno.h>
+
+#include "water_kernel.h"
+
+/* heavy stones with little damping can outgrow int16: saturate, never wrap into noise that
+ * would never calm (below that, exactly the seeds' arithmetic) */
+static inline int16_t saturate(int v)
+{
+	return (int16_t)(v > INT16_MAX ? INT16_MAX : v < -INT16_MAX ? -INT16_MAX : v);
+}
+
+uint8_t water_row_shift_scalar(const int16_t *restrict up, const int16_t *restrict mid,
+			       const int16_t *restrict down, int16_t *restrict out,
+			       const int16_t *restrict keep, int width, int shift)
+{
+	int16_t any = 0;
+
+	for (int x = 0; x < width; x++) {
+		int16_t v = saturate(((up[x] + down[x] + mid[x - 1] + mid[x + 1]) >> 1) - out[x]);
+
+		v = (int16_t)((v - (v >> shift)) & keep[x]);
+		out[x] = v;
+		any |= v;
+	}
+	return any != 0;
+}
+
+/* Seed 003's damping: the product a double and its store a cast that truncates toward zero,
+ * as in the seed, so that the water calms. */
+uint8_t water_row_fraction_scalar(const int16_t *restrict up, const int16_t *restrict mid,
+				  const int16_t *restrict down, int16_t *restrict out,
+				  const int16_t *restrict keep, int width, double damping)
+{
+	int16_t any = 0;
+
+	for (int x = 0; x < width; x++) {
+		int v = saturate(((up[x] + down[x] + mid[x - 1] + mid[x + 1]) >> 1) - out[x]);
+		int16_t h = (int16_t)((int)(v * damping) & keep[x]);
+
+		out[x] = h;
+		any |= h;
+	}
+	return any != 0;
+}
+
+int water_kernels_for(enum cpu_simd simd, struct water_kernels *k)
+{
+	if (!cpu_simd_supported(simd))
+		return -ENOTSUP;
+	switch (simd) {
+#if defined(__x86_64__)
+	case CPU_SSE2:
+		*k = (struct water_kernels){ water_row_shift_sse2, water_row_fraction_sse2 };
+		return 0;
+	case CPU_AVX2:
+		*k = (struct water_kernels){ water_row_shift_avx2, water_row_fraction_avx2 };
+		return 0;
+#elif defined(__aarch64__)
+	case CPU_NEON:
+		*k = (struct water_kernels){ water_row_shift_neon, water_row_fraction_neon };
+		return 0;
+#endif
+	case CPU_SCALAR:
+		*k = (struct water_kernels){ water_row_shift_scalar, water_row_fraction_scalar };
+		return 0;
+	default:
+		return -ENOTSUP;
+	}
+}

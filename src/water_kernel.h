@@ -1,0 +1,37 @@
+/* water_kernel.h - the classic engine's row step on every vector path, and the pick of one. */
+#ifndef FBRIPPLE_WATER_KERNEL_H
+#define FBRIPPLE_WATER_KERNEL_H
+
+#include <stdint.h>
+
+#include "cpu.h"
+
+/*
+ * Writes width cells of the next step over out (the step before): out[x] becomes
+ * saturate(((up[x] + down[x] + mid[x - 1] + mid[x + 1]) >> 1) - out[x]), damped, and with
+ * keep[x] (0 on a wall, -1 on water). Returns whether any cell it wrote is non-zero.
+ * The shift kernel damps by next -= next >> shift; the fraction kernel by seed 003's
+ * next = (int)(next * damping), a double product truncated toward 0.
+ */
+typedef uint8_t water_shift_fn(const int16_t *restrict up, const int16_t *restrict mid,
+			       const int16_t *restrict down, int16_t *restrict out,
+			       const int16_t *restrict keep, int width, int shift);
+typedef uint8_t water_fraction_fn(const int16_t *restrict up, const int16_t *restrict mid,
+				  const int16_t *restrict down, int16_t *restrict out,
+				  const int16_t *restrict keep, int width, double damping);
+
+struct water_kernels {
+	water_shift_fn *shift;
+	water_fraction_fn *fraction;
+};
+
+/* The kernels of a path: 0, or -ENOTSUP when this build or CPU cannot run it. */
+int water_kernels_for(enum cpu_simd simd, struct water_kernels *k);
+
+/* The reference every path must equal exactly; the vector paths finish rows with it. */
+water_shift_fn water_row_shift_scalar, water_row_shift_sse2, water_row_shift_avx2,
+	water_row_shift_neon;
+water_fraction_fn water_row_fraction_scalar, water_row_fraction_sse2, water_row_fraction_avx2,
+	water_row_fraction_neon;
+
+#endif
