@@ -32,7 +32,7 @@ TEST_SRC  = $(wildcard tests/test_*.c)
 TESTS     = $(TEST_SRC:%.c=$(B)/%)
 VM_TESTS  = $(filter $(B)/tests/test_vm%,$(TESTS))
 UNIT_TESTS = $(filter-out $(VM_TESTS),$(TESTS))
-TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/testutil.o $(B)/tests/look.o
+TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/seed_spring.o $(B)/tests/testutil.o $(B)/tests/look.o
 
 # Debian/Ubuntu packages: to build, and to test (the VM tests need QEMU and a kernel package).
 DEB_BUILD = gcc make pkg-config libevdev-dev libconfig-dev libpng-dev libjpeg-dev libsystemd-dev libudev-dev
@@ -78,7 +78,7 @@ $(B)/tests/vm/%: tests/vm/%.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) -static -o $@ $<
 
-$(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/tests/look.o $(B)/src/libfbripple.a
+$(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/tests/seed_spring.o $(B)/tests/look.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 .SECONDARY:

@@ -147,7 +147,7 @@ static const struct key_enum shapes = {
 };
 
 /* water.engine's choices: a new engine is one more line here. */
-static const struct water_engine *const engines[] = { &water_classic };
+static const struct water_engine *const engines[] = { &water_classic, &water_spring };
 #define ENGINE_COUNT (int)(sizeof(engines) / sizeof(engines[0]))
 
 static int engine_parse(const char *name, int *value)
@@ -178,6 +178,10 @@ struct water_tuning config_water_tuning(const struct config *cfg)
 {
 	return (struct water_tuning){
 		.damping_shift = cfg->water.damping_shift,
+		.stiffness = cfg->water.spring_stiffness,
+		.viscosity = cfg->water.spring_viscosity,
+		.spread = cfg->water.spring_spread,
+		.passes = cfg->water.spring_passes,
 	};
 }
 
@@ -207,6 +211,13 @@ static const struct key keys[] = {
 	{ "water.light_direction", KEY_INT, FIELD(water.light_direction), 0, 359,
 	  .def_num = 45 },
 	{ "water.specular", KEY_DOUBLE, FIELD(water.specular), 0.0, 4.0, .def_num = 0.5 },
+	{ "water.spring_stiffness", KEY_DOUBLE, FIELD(water.spring_stiffness), 0.001, 0.5,
+	  .def_num = 0.002 },
+	{ "water.spring_viscosity", KEY_DOUBLE, FIELD(water.spring_viscosity), 0.0, 1.0,
+	  .def_num = 0.01 },
+	{ "water.spring_spread", KEY_DOUBLE, FIELD(water.spring_spread), 0.001, 0.1,
+	  .def_num = 0.025 },
+	{ "water.spring_passes", KEY_INT, FIELD(water.spring_passes), 1, 8, .def_num = 4 },
 	{ "stone.size", KEY_INT, FIELD(stone.size), 1, 100, .autoable = true, .def_str = "auto" },
 	{ "stone.weight", KEY_INT, FIELD(stone.weight), 1, 4096, .def_num = 320 },
 	{ "stone.shape", KEY_ENUM, FIELD(stone.shape), .choices = &shapes, .def_str = "cosine" },

@@ -24,5 +24,6 @@ struct water_engine {
 
 /* The engines; config.c lists them for water.engine. */
 extern const struct water_engine water_classic;
+extern const struct water_engine water_spring;
 
 #endif
