@@ -26,4 +26,8 @@ struct water_engine {
 extern const struct water_engine water_classic;
 extern const struct water_engine water_spring;
 
+/* The spring engine's heights are this many times its springs' displacement: a stone sets the
+ * displacement, the picture refracts by the heights (water_spring.c says why). */
+#define WATER_SPRING_GAIN 4
+
 #endif

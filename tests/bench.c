@@ -10,6 +10,7 @@
 #include "pixfmt.h"
 #include "render.h"
 #include "seed_port.h"
+#include "seed_spring.h"
 #include "water.h"
 
 enum scene { BUSY, ONE_STONE, CALM };
@@ -238,6 +239,75 @@ static int bench_look(void)
 	return 0;
 }
 
+struct seed_drop {
+	struct seed_spring *sd;
+	int cell, size, weight;
+};
+
+static void drop_seed_spring(void *ctx, int x, int y)
+{
+	const struct seed_drop *d = ctx;
+
+	seed_spring_drop(d->sd, x / d->cell + 1, y / d->cell + 1, d->size, d->weight);
+}
+
+/* Seed 004's loop as written over the same cells as ours, the same stones at the same times;
+ * its render is not ported: the loop alone. */
+static double time_seed_spring(const struct setup *s, const struct config *c, int cell)
+{
+	int nx = (s->width + cell - 1) / cell, ny = (s->height + cell - 1) / cell;
+	int frames = frames_for(s);
+	struct seed_spring sd;
+	struct seed_drop d = { &sd, cell, WATER_AUTO_STONE_CELLS, c->stone.weight };
+	double t0;
+
+	seed_spring_init(&sd, nx + 2, ny + 2, (float)c->water.spring_stiffness,
+			 (float)c->water.spring_viscosity);
+	sd.spread = (float)c->water.spring_spread;
+	sd.passes = c->water.spring_passes;
+	drop_stones(s, drop_seed_spring, &d);
+	for (int i = 0; i < warm_up(s); i++)
+		seed_spring_step(&sd);
+	t0 = now();
+	for (int i = 0; i < frames; i++) {
+		if (i % RESTONE_FRAMES == RESTONE_FRAMES - 1 && s->scene == BUSY)
+			drop_stones(s, drop_seed_spring, &d);
+		seed_spring_step(&sd);
+	}
+	t0 = (now() - t0) / frames;
+	seed_spring_free(&sd);
+	return t0 * 1e3;
+}
+
+/* water.engine = "spring" with its defaults at 1080p: a frame (step and render) beside seed
+ * 004's loop on the same cells. */
+static int bench_spring(void)
+{
+	enum { W = 1920, H = 1080 };
+	size_t stride = (size_t)W * 4;
+	uint8_t *fb = malloc(stride * H);
+	struct image splash;
+	struct config cfg;
+
+	if (look_defaults_with_engine(&cfg, "spring") < 0 || image_builtin(&splash, W, H) < 0)
+		return 1;
+	printf("\nwater.engine = \"spring\" (its defaults) beside seed 004's loop on the same "
+	       "%dx%d cells\n(the seed's render is not ported: its column is the loop alone):\n",
+	       (W + 3) / 4, (H + 3) / 4);
+	printf("%-11s %-10s %10s %10s\n", "size", "scene", "fbripple", "seed loop");
+	for (int sc = BUSY; sc <= ONE_STONE; sc++) {
+		struct setup s = { W, H, "XRGB8888", sc, 0, &cfg };
+		double ours = time_ours(&s, &splash, fb, stride);
+		double seed = time_seed_spring(&s, &cfg, water_cell_auto(W, H));
+
+		printf("%4dx%-6d %-10s %10.3f %10.3f\n", W, H, scene_names[sc], ours, seed);
+		fflush(stdout);
+	}
+	image_free(&splash);
+	free(fb);
+	return 0;
+}
+
 int main(void)
 {
 	static const int sizes[][2] = { { 320, 240 }, { 1280, 800 }, { 1920, 1080 } };
@@ -275,5 +345,7 @@ int main(void)
 		free(fb);
 	}
 	bench_rotations();
+	if (bench_spring())
+		return 1;
 	return bench_look();
 }

@@ -22,13 +22,10 @@ static int screens_to_measure(void)
 	return v && v[0] == '1' ? 1 : 3;
 }
 
-static void measure(const char *format, struct look *out, int n)
+static void measure(const struct config *cfg, const char *format, struct look *out, int n)
 {
-	struct config cfg;
-
-	config_defaults(&cfg);
 	for (int i = 0; i < n; i++) {
-		assert_int_equal(look_measure(&cfg, screens[i][0], screens[i][1], format, 6, 10,
+		assert_int_equal(look_measure(cfg, screens[i][0], screens[i][1], format, 6, 10,
 					      &out[i]), 0);
 		print_message("%dx%d %s: reach %.3f of the short side, life %.2f s; at 1 s "
 			      "radius %.3f on the axes, %.3f on the diagonals, change %.0f and "
@@ -43,14 +40,13 @@ static void measure(const char *format, struct look *out, int n)
  * each other; and a round ring: at 1 s as far along the diagonals as along the axes, and no
  * brighter there.
  */
-static void test_defaults_on_kiosk_screens(void **state)
+static void assert_goal_on_kiosk_screens(const struct config *cfg)
 {
 	double lo_reach = 1e9, hi_reach = 0, lo_life = 1e9, hi_life = 0;
 	struct look l[3];
 	int n = screens_to_measure();
 
-	(void)state;
-	measure("XRGB8888", l, n);
+	measure(cfg, "XRGB8888", l, n);
 	for (int i = 0; i < n; i++) {
 		assert_true(l[i].reach >= 0.30);
 		assert_true(l[i].life >= 3.0);
@@ -66,20 +62,54 @@ static void test_defaults_on_kiosk_screens(void **state)
 	assert_true(hi_life <= 1.2 * lo_life);
 }
 
-/* 16 bpp keeps 5 and 6 bits of each channel: the ring must still show as far and as long. */
-static void test_defaults_at_16_bpp(void **state)
+static void test_defaults_on_kiosk_screens(void **state)
 {
-	bool small = screens_to_measure() == 1;
-	int w = small ? 800 : 1280, h = small ? 480 : 720;
-	struct look l;
 	struct config cfg;
 
 	(void)state;
 	config_defaults(&cfg);
-	assert_int_equal(look_measure(&cfg, w, h, "RGB565", 6, 10, &l), 0);
+	assert_goal_on_kiosk_screens(&cfg);
+}
+
+/* water.engine = "spring" with its own defaults (and the shared stone and light) meets it too. */
+static void test_spring_defaults_on_kiosk_screens(void **state)
+{
+	struct config cfg;
+
+	(void)state;
+	assert_int_equal(look_defaults_with_engine(&cfg, "spring"), 0);
+	assert_goal_on_kiosk_screens(&cfg);
+}
+
+/* 16 bpp keeps 5 and 6 bits of each channel: the ring must still show as far and as long. */
+static void assert_goal_at_16_bpp(const struct config *cfg)
+{
+	bool small = screens_to_measure() == 1;
+	int w = small ? 800 : 1280, h = small ? 480 : 720;
+	struct look l;
+
+	assert_int_equal(look_measure(cfg, w, h, "RGB565", 6, 10, &l), 0);
 	print_message("%dx%d RGB565: reach %.3f, life %.2f s\n", w, h, l.reach, l.life);
 	assert_true(l.reach >= 0.30);
 	assert_true(l.life >= 3.0);
+}
+
+static void test_defaults_at_16_bpp(void **state)
+{
+	struct config cfg;
+
+	(void)state;
+	config_defaults(&cfg);
+	assert_goal_at_16_bpp(&cfg);
+}
+
+static void test_spring_defaults_at_16_bpp(void **state)
+{
+	struct config cfg;
+
+	(void)state;
+	assert_int_equal(look_defaults_with_engine(&cfg, "spring"), 0);
+	assert_goal_at_16_bpp(&cfg);
 }
 
 int main(void)
@@ -87,6 +117,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_on_kiosk_screens),
 		cmocka_unit_test(test_defaults_at_16_bpp),
+		cmocka_unit_test(test_spring_defaults_on_kiosk_screens),
+		cmocka_unit_test(test_spring_defaults_at_16_bpp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
