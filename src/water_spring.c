@@ -270,7 +270,7 @@ static int settle_row(int32_t *restrict x, int32_t *restrict v, int16_t *restric
 		h = ((int64_t)xi * WATER_SPRING_GAIN + round + (xi >> 31)) >> at->shift;
 		out[i] = (int16_t)(h > INT16_MAX ? INT16_MAX : h < -INT16_MAX ? -INT16_MAX : h);
 		any |= xi | vi;
-		shows |= !within(xi, at->shows) | !within(vi, at->shows);
+		shows |= (within(xi, at->shows) & within(vi, at->shows)) ^ 1;
 	}
 	return (any != 0) | (shows ? SETTLE_SHOWS : 0);
 }
