@@ -100,13 +100,28 @@ static void spring_clear(struct water *w)
 	memset(s->active, 0, w->height);
 }
 
+/* The height x shows, rounded half away from 0 and saturated. */
+static inline int16_t shown(int32_t x, int shift)
+{
+	int64_t h = ((int64_t)x * WATER_SPRING_GAIN + (1 << (shift - 1)) + (x >> 31)) >> shift;
+
+	return (int16_t)(h > INT16_MAX ? INT16_MAX : h < -INT16_MAX ? -INT16_MAX : h);
+}
+
+/*
+ * A stone sets the displacement to h (its heights then show WATER_SPRING_GAIN times that) and
+ * leaves the surface at rest in its dent. A cosine stone that keeps what is there (the surface
+ * is already deeper) hands back the height shown: then the springs stay as they are, or a
+ * finger held still would deepen its dent by the gain at every step.
+ */
 static void spring_set(struct water *w, int x, int y, int16_t h)
 {
 	struct spring *s = w->state;
 	size_t i = (size_t)y * w->stride + x;
 	int64_t d = (int64_t)h * (1 << s->shift);
 
-	/* a stone leaves the surface at rest in its dent */
+	if (h == shown(s->x[i], s->shift))
+		return;
 	s->x[i] = (int32_t)(d > LIMIT ? LIMIT : d < -LIMIT ? -LIMIT : d);
 	s->v[i] = 0;
 	s->active[y] = 1;
@@ -253,12 +268,10 @@ static inline int32_t within(int32_t v, int32_t limit)
 static int settle_row(int32_t *restrict x, int32_t *restrict v, int16_t *restrict out,
 		      const int16_t *restrict keep, int width, const struct settle_at *at)
 {
-	const int32_t round = 1 << (at->shift - 1);
 	int32_t any = 0, shows = 0;
 
 	for (int i = 0; i < width; i++) {
 		int32_t xi = x[i] & keep[i], vi = v[i] & keep[i];
-		int64_t h;
 
 		xi = xi > LIMIT ? LIMIT : xi < -LIMIT ? -LIMIT : xi;
 		vi = vi > LIMIT ? LIMIT : vi < -LIMIT ? -LIMIT : vi;
@@ -267,8 +280,7 @@ static int settle_row(int32_t *restrict x, int32_t *restrict v, int16_t *restric
 			xi = vi = 0;
 		x[i] = xi;
 		v[i] = vi;
-		h = ((int64_t)xi * WATER_SPRING_GAIN + round + (xi >> 31)) >> at->shift;
-		out[i] = (int16_t)(h > INT16_MAX ? INT16_MAX : h < -INT16_MAX ? -INT16_MAX : h);
+		out[i] = shown(xi, at->shift);
 		any |= xi | vi;
 		shows |= (within(xi, at->shows) & within(vi, at->shows)) ^ 1;
 	}

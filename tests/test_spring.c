@@ -199,6 +199,32 @@ static void test_calms_from_a_level_swell(void **state)
 	water_free(&w);
 }
 
+/* A finger held still drops a cosine stone on the same spot every step: the dent stays as
+ * deep as one stone's (its heights WATER_SPRING_GAIN times the stone's depth at most), it
+ * never deepens itself over and over. */
+static void test_held_stone_keeps_its_depth(void **state)
+{
+	struct water_tuning t = seed_tuning();
+	struct water w;
+	int deepest = 0;
+
+	(void)state;
+	assert_int_equal(open_spring(&w, 400, 240, 4, &t), 0);
+	w.shape = WATER_COSINE;
+	for (int step = 0; step < 60; step++) {
+		water_drop(&w, 200, 120, 0, 320);
+		water_step(&w);
+		for (int y = 0; y < w.height; y++)
+			for (int x = 0; x < w.width; x++)
+				deepest = at(&w, x, y) < deepest ? at(&w, x, y) : deepest;
+	}
+	print_message("held stone: deepest %d (one stone: %d)\n", deepest,
+		      -320 * WATER_FINE * WATER_SPRING_GAIN);
+	assert_true(deepest >= -320 * WATER_FINE * WATER_SPRING_GAIN);
+	assert_true(deepest <= -320 * WATER_FINE * WATER_SPRING_GAIN * 8 / 10);
+	water_free(&w);
+}
+
 /* The live flags let calm rows cost nothing; they must cover every wet row and every row of
  * the springs that still moves (a missed one would lose its state at the next step: then
  * the field differs from a field whose rows are all live). */
@@ -424,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_equals_seed_port),
 		cmocka_unit_test(test_calms_to_zero),
 		cmocka_unit_test(test_calms_from_a_level_swell),
+		cmocka_unit_test(test_held_stone_keeps_its_depth),
 		cmocka_unit_test(test_live_rows_never_miss_a_wet_row),
 		cmocka_unit_test(test_live_rows_spread_by_passes),
 		cmocka_unit_test(test_walls_keep_zero_and_reflect),
