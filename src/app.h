@@ -16,6 +16,7 @@
 #include "reload.h"
 #include "render.h"
 #include "vt.h"
+#include "walls.h"
 #include "water.h"
 #include "worker.h"
 
@@ -59,6 +60,8 @@ struct app {
 	struct control_ticket reload_waiting[CONTROL_CLIENTS];
 	struct idle idle;
 	struct reload_file_id splash_id;	/* of the splash on screen, to see it change */
+	struct walls walls;		/* water.obstacles at the screen's size */
+	struct reload_file_id walls_id;	/* of its file, to see it change */
 	bool paused, rain_on;
 	struct input *input;		/* NULL: no input (--frames, or none available) */
 	int input_contacts;
@@ -92,6 +95,7 @@ int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t l
 int screen_load_splash(const struct config *cfg, int width, int height, struct image *out,
 		       char *err, size_t len);
 int screen_reload_splash(struct app *app, const struct image *splash, char *err, size_t len);
+int screen_reload_walls(struct app *app, struct walls *walls, char *err, size_t len);
 void screen_blank(struct app *app, bool blank);
 int screen_capture(struct app *app, struct image *img);
 int screen_write_png(struct app *app, const char *path);

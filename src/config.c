@@ -36,6 +36,8 @@ struct key {
 	int count;				/* KEY_NUMBERS: exactly this many, or none */
 	int step;				/* KEY_INT: only multiples of step, if set */
 	bool autoable;				/* KEY_INT: "auto" is allowed, stored as 0 */
+	bool offable;				/* KEY_COLOUR: "off" is allowed, as CONFIG_OFF;
+						 * KEY_DOUBLE: as 0 */
 	const struct key_enum *choices;		/* KEY_ENUM */
 	double def_num;				/* default of KEY_INT, KEY_DOUBLE, KEY_BOOL */
 	const char *def_str;			/* default of KEY_STRING, KEY_ENUM, KEY_COLOUR */
@@ -178,6 +180,7 @@ struct water_tuning config_water_tuning(const struct config *cfg)
 {
 	return (struct water_tuning){
 		.damping_shift = cfg->water.damping_shift,
+		.damping = cfg->water.damping,
 		.stiffness = cfg->water.spring_stiffness,
 		.viscosity = cfg->water.spring_viscosity,
 		.spread = cfg->water.spring_spread,
@@ -204,6 +207,9 @@ static const struct key keys[] = {
 	{ "water.engine", KEY_ENUM, FIELD(water.engine), .choices = &engine_choices,
 	  .def_str = "classic" },
 	{ "water.damping_shift", KEY_INT, FIELD(water.damping_shift), 1, 12, .def_num = 5 },
+	{ "water.damping", KEY_DOUBLE, FIELD(water.damping), 0.5, 0.9999, .offable = true,
+	  .def_str = "off" },
+	{ "water.obstacles", KEY_STRING, FIELD(water.obstacles), .def_str = "" },
 	{ "water.steps_per_second", KEY_INT, FIELD(water.steps_per_second), 1, 480,
 	  .def_num = 60 },
 	{ "water.cell", KEY_INT, FIELD(water.cell), 1, 16, .autoable = true, .def_str = "auto" },
@@ -211,6 +217,7 @@ static const struct key keys[] = {
 	{ "water.light_direction", KEY_INT, FIELD(water.light_direction), 0, 359,
 	  .def_num = 45 },
 	{ "water.specular", KEY_DOUBLE, FIELD(water.specular), 0.0, 4.0, .def_num = 0.5 },
+	{ "water.tint", KEY_COLOUR, FIELD(water.tint), .offable = true, .def_str = "off" },
 	{ "water.spring_stiffness", KEY_DOUBLE, FIELD(water.spring_stiffness), 0.001, 0.5,
 	  .def_num = 0.002 },
 	{ "water.spring_viscosity", KEY_DOUBLE, FIELD(water.spring_viscosity), 0.0, 1.0,
@@ -296,14 +303,16 @@ static int set_double(struct config *cfg, const struct key *k, const struct valu
 		      char *why, size_t len)
 {
 	double d = v->kind == VALUE_INT ? (double)v->i : v->f;
+	const char *off = k->offable ? "\"off\" or " : "";
 
-	if (v->kind != VALUE_INT && v->kind != VALUE_FLOAT) {
-		snprintf(why, len, "expected a number from %g to %g", k->min, k->max);
+	if (k->offable && v->kind == VALUE_STRING && !strcmp(v->s, "off")) {
+		d = 0;
+	} else if (v->kind != VALUE_INT && v->kind != VALUE_FLOAT) {
+		snprintf(why, len, "expected %sa number from %g to %g", off, k->min, k->max);
 		return -EINVAL;
-	}
-	if (!(d >= k->min && d <= k->max)) {
-		snprintf(why, len, "%g is out of range (expected a number from %g to %g)",
-			 d, k->min, k->max);
+	} else if (!(d >= k->min && d <= k->max)) {
+		snprintf(why, len, "%g is out of range (expected %sa number from %g to %g)",
+			 d, off, k->min, k->max);
 		return -EINVAL;
 	}
 	assert(k->size == sizeof(d));
@@ -408,8 +417,11 @@ static int set_colour(struct config *cfg, const struct key *k, const struct valu
 
 	switch (v->kind) {
 	case VALUE_STRING:
-		if (colour_parse(v->s, &c) < 0) {
-			snprintf(why, len, "\"%.64s\" is not a colour (expected \"#RRGGBB\")", v->s);
+		if (k->offable && !strcmp(v->s, "off")) {
+			c = CONFIG_OFF;
+		} else if (colour_parse(v->s, &c) < 0) {
+			snprintf(why, len, "\"%.64s\" is not a colour (expected %s\"#RRGGBB\")",
+				 v->s, k->offable ? "\"off\" or " : "");
 			return -EINVAL;
 		}
 		break;
@@ -536,6 +548,8 @@ static struct value key_default(const struct key *k)
 			return (struct value){ .kind = VALUE_STRING, .s = k->def_str };
 		return (struct value){ .kind = VALUE_INT, .i = (long long)k->def_num };
 	case KEY_DOUBLE:
+		if (k->def_str)
+			return (struct value){ .kind = VALUE_STRING, .s = k->def_str };
 		return (struct value){ .kind = VALUE_FLOAT, .f = k->def_num };
 	case KEY_BOOL:
 		return (struct value){ .kind = VALUE_BOOL, .i = k->def_num != 0 };
@@ -806,6 +820,20 @@ static int load_group(const struct load_ctx *lc, const config_setting_t *g)
 	return 0;
 }
 
+/* water.damping, a fraction, replaces water.damping_shift: a file sets one or the other. */
+static int check_damping(const struct load_ctx *lc, const config_t *file)
+{
+	const config_setting_t *frac = config_lookup(file, "water.damping");
+	const config_setting_t *shift = config_lookup(file, "water.damping_shift");
+	char why[CONFIG_WHY_MAX + CONFIG_PATH_MAX];
+
+	if (!frac || !shift || lc->cfg->water.damping == 0)
+		return 0;
+	snprintf(why, sizeof(why), "set together with water.damping_shift at %s:%u (expected "
+		 "one or the other)", source_file(lc, shift), config_setting_source_line(shift));
+	return load_error(lc, frac, "water.damping", why);
+}
+
 static int read_error(const config_t *lc, const char *path, char *err, size_t errlen)
 {
 	if (err && errlen)
@@ -881,6 +909,8 @@ int config_load(struct config *cfg, const char *path, char *err, size_t errlen,
 		config_defaults(&tmp);
 		for (int i = 0; r == 0 && i < config_setting_length(root); i++)
 			r = load_group(&lc, config_setting_get_elem(root, (unsigned)i));
+		if (r == 0)
+			r = check_damping(&lc, &file);
 		if (r == 0)
 			warn_more_unknown(&lc);
 	}

@@ -14,6 +14,7 @@
 
 #define CONFIG_PATH_MAX 256
 #define CONFIG_LIST_MAX 8
+#define CONFIG_OFF 0xffffffffu	/* a colour key set to "off" */
 
 /* List values, zero-padded so that configs compare with memcmp. */
 struct config_strings {
@@ -42,11 +43,14 @@ struct config {
 	struct {
 		int engine;			/* an index into config.c's engines */
 		int damping_shift;
+		double damping;			/* the fraction kept per step; 0 ("off"): the shift's */
+		char obstacles[CONFIG_PATH_MAX];	/* the walls' mask; "" = none */
 		int steps_per_second;		/* simulation rate, whatever display.fps is */
 		int cell;			/* screen pixels per cell; 0: auto */
 		double light;			/* shading strength; 0: off */
 		int light_direction;		/* degrees clockwise from the top */
 		double specular;		/* glints on the slopes facing the light; 0: off */
+		uint32_t tint;			/* 0xRRGGBB over fast water, or CONFIG_OFF */
 		double spring_stiffness;	/* spring: a = -stiffness x - viscosity v */
 		double spring_viscosity;
 		double spring_spread;		/* spring: share per diffusion pass */

@@ -209,6 +209,7 @@ void daemon_close(struct app *app)
 	service_close(app);
 	render_free(&app->render);
 	water_free(&app->water);
+	walls_free(&app->walls);
 	screen_release(app);
 	loop_free(&app->loop);
 	if (app->ticks.fd >= 0)

@@ -61,7 +61,8 @@ void reload_describe(unsigned changes, char *buf, size_t len)
 {
 	static const char *const names[] = { "display", "fps", "splash", "water", "stone", "rain",
 					     "idle", "control", "log", "input",
-					     "display.vt/double_buffer (at restart)", "grid" };
+					     "display.vt/double_buffer (at restart)", "grid",
+					     "walls" };
 	size_t used = 0;
 
 	buf[0] = '\0';

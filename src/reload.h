@@ -20,6 +20,7 @@ enum reload_change {
 	RELOAD_INPUT = 1 << 9,		/* devices, grab, trails, calibration: reconfigure input */
 	RELOAD_RESTART = 1 << 10,	/* display.vt, display.double_buffer: only at start */
 	RELOAD_GRID = 1 << 11,		/* water.cell or engine: a new grid, the water starts calm */
+	RELOAD_WALLS = 1 << 12,		/* water.obstacles' file or contents (service.c sees it) */
 };
 
 /* Identifies the contents of a splash file without reading it: a file rewritten in place or

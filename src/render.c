@@ -267,6 +267,7 @@ void render_free(struct render *r)
 	free(r->splash);
 	free(r->plain);
 	free(r->runs);
+	free(r->tint);
 	for (int i = 0; i < RENDER_PAGES; i++)
 		free(r->shown[i]);
 	memset(r, 0, sizeof(*r));
@@ -432,6 +433,16 @@ static void slopes_of_column(const struct render *r, const struct water *w, int 
 	gx[r->grid_height] = gy[r->grid_height] = 0;
 }
 
+/* One span of wet water; with a tint, drawn aside first: framebuffer memory is never read. */
+static void draw_span(const struct render *r, const struct water *w, uint8_t *out,
+		      const struct render_span *s)
+{
+	if (r->tint)
+		render_tint_draw(out, r, w, s);
+	else
+		r->span(out, r, s);
+}
+
 /* rotate 0 and 180: a logical row is a physical row, upside down and mirrored for 180. */
 static void draw_rows(const struct render *r, const struct water *w, uint8_t *dst,
 		      size_t dst_stride, int nruns)
@@ -454,7 +465,7 @@ static void draw_rows(const struct render *r, const struct water *w, uint8_t *ds
 			if (run->wet) {
 				if (!r->direct)
 					slopes_of_row(r, w, y);
-				r->span(out, r, &s);
+				draw_span(r, w, out, &s);
 			} else {
 				memcpy(out, r->plain + py * row_bytes, row_bytes);
 			}
@@ -485,7 +496,7 @@ static void draw_columns(const struct render *r, const struct water *w, uint8_t 
 						 cw ? -w->stride : w->stride, w->stride };
 
 			if (run->wet)
-				r->span(dst + (size_t)px * r->bytes, r, &s);
+				draw_span(r, w, dst + (size_t)px * r->bytes, &s);
 			else
 				memcpy(dst + (size_t)px * r->bytes,
 				       r->plain + py * row_bytes + (size_t)px * r->bytes,

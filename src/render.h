@@ -77,6 +77,7 @@ struct render {
 	uint8_t *plain;			/* physical layout: the calm screen, fb_width * bytes per row */
 	uint8_t *shown[RENDER_PAGES];	/* per page: logical rows showing more than the plain splash */
 	struct render_run *runs;
+	struct render_tint *tint;	/* water.tint, or NULL */
 	render_span_fn *span;
 };
 
@@ -88,6 +89,14 @@ void render_free(struct render *r);
 
 /* The light for the next frames; strength 0 turns it off. */
 void render_set_light(struct render *r, const struct render_light *light);
+
+/* water.tint: 0xRRGGBB blended over the picture by the waves' speed, or CONFIG_OFF; 0 or
+ * -ENOMEM (then no tint). */
+int render_set_tint(struct render *r, uint32_t rgb);
+/* Draws a span with the tint blended over it into out: off screen first, as framebuffer
+ * memory is never read. */
+void render_tint_draw(uint8_t *out, const struct render *r, const struct water *w,
+		      const struct render_span *s);
 
 /* The picture of src, a renderer of the same framebuffer and rotation (another cell size). */
 void render_copy_picture(struct render *dst, const struct render *src);

@@ -162,6 +162,22 @@ static int water_for(struct water *w, const struct config *cfg, const struct ren
 	return water_open(w, config_water_engine(cfg), r->width, r->height, r->cell, &tuning);
 }
 
+/* water.obstacles at start: a mask that does not load leaves the water without walls. */
+static void start_walls(struct app *app, const struct config *cfg)
+{
+	char err[512];
+	int ret = walls_load(&app->walls, cfg->water.obstacles, cfg->splash.scale,
+			     app->render.width, app->render.height, err, sizeof(err));
+
+	if (ret == 0 && (ret = walls_apply(&app->walls, &app->water)) < 0)
+		snprintf(err, sizeof(err), "obstacles %.200s: %s", cfg->water.obstacles,
+			 strerror(-ret));
+	if (ret < 0) {
+		log_warn("%s; running without walls", err);
+		walls_free(&app->walls);
+	}
+}
+
 /* What the water and the renderer read from the configuration at every step and frame. */
 void screen_apply_look(struct app *app, const struct config *cfg)
 {
@@ -171,6 +187,8 @@ void screen_apply_look(struct app *app, const struct config *cfg)
 	app->water.tuning = config_water_tuning(cfg);
 	app->water.shape = cfg->stone.shape;
 	render_set_light(&app->render, &light);
+	if (render_set_tint(&app->render, cfg->water.tint) < 0)
+		log_warn("water.tint: %s; drawing without it", strerror(ENOMEM));
 }
 
 int screen_setup_scene(struct app *app)
@@ -192,6 +210,7 @@ int screen_setup_scene(struct app *app)
 	}
 	render_set_splash(&app->render, &splash);
 	image_free(&splash);
+	start_walls(app, cfg);
 	screen_apply_look(app, cfg);
 	log_info("water: %s, %dx%d cells of %d pixels", app->water.engine->name, app->water.width,
 		 app->water.height, cell);
@@ -235,7 +254,9 @@ int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t l
 	struct config old_cfg = app->cfg;
 	struct water water = { 0 };
 	struct image splash = { 0 };
+	struct walls walls = { 0 };
 	bool rendered = false, resized = false;
+	char why[512] = "";
 	int ret = 0;
 
 	app->cfg.display = cfg->display;
@@ -253,7 +274,14 @@ int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t l
 		ret = water_for(&water, cfg, &app->render);
 	if (ret == 0)
 		ret = make_splash(cfg, app->render.width, app->render.height, &splash);
+	if (ret == 0)
+		ret = walls_load(&walls, cfg->water.obstacles, cfg->splash.scale, app->render.width,
+				 app->render.height, why, sizeof(why));
+	if (ret == 0 && resized)
+		ret = walls_apply(&walls, &water);
 	if (ret < 0) {
+		walls_free(&walls);
+		image_free(&splash);
 		water_free(&water);
 		if (rendered)
 			render_free(&app->render);
@@ -263,7 +291,10 @@ int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t l
 		app->render = old_render;
 		app->cfg = old_cfg;
 		vt_guard_crashes(&app->vt, &app->fb);
-		snprintf(err, len, "display %s: %s", cfg->display.device, strerror(-ret));
+		if (why[0])
+			snprintf(err, len, "%s", why);
+		else
+			snprintf(err, len, "display %s: %s", cfg->display.device, strerror(-ret));
 		return ret;
 	}
 	render_set_splash(&app->render, &splash);
@@ -277,6 +308,10 @@ int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t l
 		water_free(&app->water);
 		app->water = water;	/* a new grid: the old waves cannot carry over */
 	}
+	walls_free(&app->walls);
+	app->walls = walls;
+	if (!resized && (ret = walls_apply(&app->walls, &app->water)) < 0)
+		log_warn("walls: %s; the water keeps the ones it had", strerror(-ret));
 	screen_apply_look(app, cfg);
 	return 0;
 }
@@ -298,6 +333,8 @@ int screen_regrid(struct app *app, const struct config *cfg, char *err, size_t l
 				  &app->fb.fmt);
 	if (ret == 0) {
 		ret = water_for(&water, cfg, &render);
+		if (ret == 0 && (ret = walls_apply(&app->walls, &water)) < 0)
+			water_free(&water);
 		if (ret < 0 && new_cell)
 			render_free(&render);
 	}
@@ -338,6 +375,21 @@ int screen_reload_splash(struct app *app, const struct image *splash, char *err,
 		snprintf(err, len, "splash: %s", ret == -EINVAL ? "made for another screen size"
 								 : strerror(-ret));
 	return ret;
+}
+
+/* Swaps in the walls walls_load made for the screen as it is (walls is left empty). */
+int screen_reload_walls(struct app *app, struct walls *walls, char *err, size_t len)
+{
+	int ret = walls_apply(walls, &app->water);
+
+	if (ret < 0) {
+		snprintf(err, len, "walls: %s", strerror(-ret));
+		return ret;
+	}
+	walls_free(&app->walls);
+	app->walls = *walls;
+	*walls = (struct walls){ 0 };
+	return 0;
 }
 
 /* The frame on screen as an image, for a screenshot: read from the mapping, no msync needed. */

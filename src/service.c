@@ -10,6 +10,7 @@
 #include "app.h"
 #include "notify.h"
 #include "shot.h"
+#include "water_engine.h"
 
 static void on_watchdog(struct loop_source *src, uint32_t events)
 {
@@ -22,9 +23,9 @@ static void on_watchdog(struct loop_source *src, uint32_t events)
 
 /* Applies what changed and clears from *changes what it could not; on an error err says why
  * and nothing changed. splash: the new picture, made for the screen as it is, when the picture
- * changed and neither the display nor the grid did. */
+ * changed and neither the display nor the grid did; walls the same for the walls. */
 static int apply_config(struct app *app, const struct config *new, unsigned *changes,
-			const struct image *splash, char *err, size_t len)
+			const struct image *splash, struct walls *walls, char *err, size_t len)
 {
 	struct config adopted = *new, *cfg = &adopted;
 	int ret = 0;
@@ -41,6 +42,8 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 		ret = screen_regrid(app, cfg, err, len);
 	if (ret == 0 && !(*changes & RELOAD_DISPLAY) && (*changes & RELOAD_SPLASH))
 		ret = screen_reload_splash(app, splash, err, len);
+	if (ret == 0 && !(*changes & RELOAD_DISPLAY) && (*changes & RELOAD_WALLS))
+		ret = screen_reload_walls(app, walls, err, len);
 	if (ret < 0)
 		return ret;
 	if (*changes & (RELOAD_DISPLAY | RELOAD_GRID))
@@ -63,7 +66,7 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 	if (*changes & RELOAD_FPS)
 		pace_arm_frames(app, false);	/* wake re-arms it with the new period */
 	screen_apply_look(app, cfg);
-	if (*changes & (RELOAD_SPLASH | RELOAD_WATER))
+	if (*changes & (RELOAD_SPLASH | RELOAD_WATER | RELOAD_WALLS))
 		screen_redraw(app);	/* the new look at once, also on paused water */
 	memcpy(&app->cfg, cfg, sizeof(*cfg));
 	if ((*changes & (RELOAD_DISPLAY | RELOAD_INPUT)) && app->loop.epfd >= 0)
@@ -78,10 +81,11 @@ struct reload_job {
 	struct worker_job job;
 	struct app *app;
 	struct config cfg;
-	struct reload_file_id splash_id;
+	struct reload_file_id splash_id, walls_id;
 	unsigned changes;
 	int width, height;		/* of the picture to make */
 	struct image splash;
+	struct walls walls;
 	int ret;
 	char err[512];
 	int nwaiting;
@@ -93,8 +97,12 @@ static void reload_run(struct worker_job *job)
 {
 	struct reload_job *r = (struct reload_job *)job;
 
-	r->ret = screen_load_splash(&r->cfg, r->width, r->height, &r->splash, r->err,
-				    sizeof(r->err));
+	if (r->changes & RELOAD_SPLASH)
+		r->ret = screen_load_splash(&r->cfg, r->width, r->height, &r->splash, r->err,
+					    sizeof(r->err));
+	if (r->ret == 0 && (r->changes & RELOAD_WALLS))
+		r->ret = walls_load(&r->walls, r->cfg.water.obstacles, r->cfg.splash.scale,
+				    r->width, r->height, r->err, sizeof(r->err));
 }
 
 /* Applies what the job read, says so (log, systemd, each waiting client, reply), frees it. */
@@ -104,7 +112,7 @@ static void reload_finish(struct reload_job *r, char *reply, size_t len)
 	char what[256], text[CONTROL_REPLY_MAX];
 
 	if (r->ret == 0)
-		r->ret = apply_config(app, &r->cfg, &r->changes, &r->splash, r->err,
+		r->ret = apply_config(app, &r->cfg, &r->changes, &r->splash, &r->walls, r->err,
 				      sizeof(r->err));
 	if (r->ret < 0) {
 		log_error("reload refused, the running configuration stays: %s", r->err);
@@ -112,6 +120,7 @@ static void reload_finish(struct reload_job *r, char *reply, size_t len)
 		snprintf(text, sizeof(text), "error: %.490s", r->err);
 	} else {
 		app->splash_id = r->splash_id;
+		app->walls_id = r->walls_id;
 		reload_describe(r->changes, what, sizeof(what));
 		log_info("reloaded %s: changed %s", app->opt.config_path, what);
 		notify_sendf("READY=1\nSTATUS=running; last reload changed %s", what);
@@ -122,6 +131,7 @@ static void reload_finish(struct reload_job *r, char *reply, size_t len)
 	if (reply)
 		snprintf(reply, len, "%s", text);
 	image_free(&r->splash);
+	walls_free(&r->walls);
 	free(r);
 }
 
@@ -138,6 +148,7 @@ static void reload_done(struct worker_job *job)
 
 	if (job->cancelled) {
 		image_free(&r->splash);
+		walls_free(&r->walls);
 		free(r);
 		return;
 	}
@@ -149,6 +160,16 @@ static void reload_done(struct worker_job *job)
 	app->reload_again = false;
 	app->reload_nwaiting = 0;
 	reload_begin(app, waiting, n, NULL, 0);
+}
+
+/* The walls to remake: another file, new contents, or the same file scaled another way. */
+static bool walls_changed(const struct app *app, const struct reload_job *r)
+{
+	const char *path = r->cfg.water.obstacles;
+
+	return strcmp(path, app->cfg.water.obstacles) ||
+	       memcmp(&r->walls_id, &app->walls_id, sizeof(r->walls_id)) ||
+	       (path[0] && r->cfg.splash.scale != app->cfg.splash.scale);
 }
 
 /* Reads the file and starts applying it: CONTROL_LATER while a worker makes the new picture
@@ -180,8 +201,11 @@ static int reload_begin(struct app *app, const struct control_ticket *waiting, i
 	if (r->ret == 0) {
 		reload_file_id(r->cfg.splash.image, &r->splash_id);
 		r->changes = reload_changes(&app->cfg, &r->cfg, &app->splash_id, &r->splash_id);
+		reload_file_id(r->cfg.water.obstacles, &r->walls_id);
+		r->changes |= walls_changed(app, r) ? RELOAD_WALLS : 0;
 	}
-	if (r->ret == 0 && (r->changes & RELOAD_SPLASH) && !(r->changes & RELOAD_DISPLAY)) {
+	if (r->ret == 0 && (r->changes & (RELOAD_SPLASH | RELOAD_WALLS)) &&
+	    !(r->changes & RELOAD_DISPLAY)) {
 		r->width = app->render.width;
 		r->height = app->render.height;
 		if (worker_start(&app->reloads, &r->job) == 0)
@@ -282,12 +306,13 @@ static int start_screenshot(struct app *app, const char *path, struct control_ti
 static void status_line(const struct app *app, char *reply, size_t len)
 {
 	snprintf(reply, len, "ok fps=%.1f target=%d moving=%s contacts=%d devices=%d config=%s "
-		 "size=%dx%d paused=%s rain=%s blanked=%s", app->timer_armed ? app->fps : 0.0,
+		 "size=%dx%d paused=%s rain=%s blanked=%s engine=%s cell=%d",
+		 app->timer_armed ? app->fps : 0.0,
 		 app->cfg.display.fps, app->timer_armed ? "yes" : "no", app->input_contacts,
 		 input_count(app->input),
 		 app->opt.config_path, app->render.width, app->render.height,
 		 app->paused ? "yes" : "no", app->rain.rate > 0 ? "on" : "off",
-		 app->idle.blanked ? "yes" : "no");
+		 app->idle.blanked ? "yes" : "no", app->water.engine->name, app->water.cell);
 }
 
 int service_on_command(void *ctx, const struct control_command *cmd,
@@ -340,6 +365,7 @@ int service_open(struct app *app)
 	its.it_value = its.it_interval;
 	app->rain_on = cfg->rain.enabled;
 	reload_file_id(cfg->splash.image, &app->splash_id);
+	reload_file_id(cfg->water.obstacles, &app->walls_id);
 	ret = pace_open_idle(app);
 	if (ret == 0 && half) {
 		app->watchdog = (struct loop_source){ timerfd_create(CLOCK_MONOTONIC,

@@ -1,6 +1,5 @@
 /* water_classic.c - the seeds' two-buffer integer kernel: next = ((l + r + u + d) >> 1) - prev. */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 
 #include "water_engine.h"
@@ -63,16 +62,18 @@ static uint8_t step_row_shift(const int16_t *restrict up, const int16_t *restric
 	return any != 0;
 }
 
-/* Seed 003's damping: v * kept / 65536, rounded toward 0 so that the water calms. */
+/* Seed 003's damping, next = next * damping: the product a double and its store a cast that
+ * truncates toward zero, as in the seed, so that the water calms. A fixed-point product
+ * (v * kept >> 16) rounds some heights the other way whatever kept is. */
 static uint8_t step_row_fraction(const int16_t *restrict up, const int16_t *restrict mid,
 				 const int16_t *restrict down, int16_t *restrict out,
-				 const int16_t *restrict keep, int width, int kept)
+				 const int16_t *restrict keep, int width, double damping)
 {
 	int16_t any = 0;
 
 	for (int x = 0; x < width; x++) {
-		int v = saturate(((up[x] + down[x] + mid[x - 1] + mid[x + 1]) >> 1) - out[x]) * kept;
-		int16_t h = (int16_t)(((v + ((v >> 31) & 0xffff)) >> 16) & keep[x]);
+		int v = saturate(((up[x] + down[x] + mid[x - 1] + mid[x + 1]) >> 1) - out[x]);
+		int16_t h = (int16_t)((int)(v * damping) & keep[x]);
 
 		out[x] = h;
 		any |= h;
@@ -84,7 +85,7 @@ static void classic_step(struct water *w)
 {
 	const struct classic *c = w->state;
 	int stride = w->stride, shift = w->tuning.damping_shift;
-	int kept = (int)lround(w->tuning.damping * 65536);
+	double damping = w->tuning.damping;
 
 	for (int y = 0; y < w->height; y++) {
 		int16_t *next = w->prev + y * stride;
@@ -93,8 +94,8 @@ static void classic_step(struct water *w)
 
 		if (!(w->live[y - 1] | w->live[y] | w->live[y + 1] | w->prev_live[y]))
 			continue;
-		w->prev_live[y] = kept ? step_row_fraction(mid - stride, mid, mid + stride, next,
-							   keep, w->width, kept)
+		w->prev_live[y] = damping ? step_row_fraction(mid - stride, mid, mid + stride, next,
+							      keep, w->width, damping)
 				       : step_row_shift(mid - stride, mid, mid + stride, next,
 							keep, w->width, shift);
 	}

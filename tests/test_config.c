@@ -265,6 +265,10 @@ static void test_error_messages(void **state)
 		    "splash.background: \"#12345g\" is not a colour (expected \"#RRGGBB\")");
 	check_error("splash", "background = \"red\";",
 		    "splash.background: \"red\" is not a colour (expected \"#RRGGBB\")");
+	check_error("splash", "background = \"off\";",
+		    "splash.background: \"off\" is not a colour (expected \"#RRGGBB\")");
+	check_error("water", "tint = \"red\";",
+		    "water.tint: \"red\" is not a colour (expected \"off\" or \"#RRGGBB\")");
 	check_error("splash", "background = 0x1000000;",
 		    "splash.background: 0x1000000 is out of range (expected 0x000000 to 0xFFFFFF)");
 	check_error("splash", "background = -1;",
@@ -279,6 +283,38 @@ static void test_error_messages(void **state)
 }
 
 /* A bad entry in a list spread over lines is reported at its own line, not the list's. */
+/* water.damping, the fraction of seed 003, and water.damping_shift exclude each other (but
+ * for "off"), and the message names both lines. */
+static void test_damping_fraction(void **state)
+{
+	struct config cfg;
+	char path[64], err[MSG_MAX], want[MSG_MAX];
+
+	(void)state;
+	assert_int_equal(load_text(&cfg, "water = { damping = 0.97; };\n", path, err, NULL), 0);
+	assert_true(cfg.water.damping == 0.97);
+	assert_true(config_water_tuning(&cfg).damping == 0.97);
+	assert_int_equal(config_water_tuning(&cfg).damping_shift, 5);
+	assert_int_equal(load_text(&cfg, "water = { damping = \"off\"; damping_shift = 7; };\n",
+				   path, err, NULL), 0);
+	assert_true(cfg.water.damping == 0);
+	assert_int_equal(cfg.water.damping_shift, 7);
+	config_defaults(&cfg);
+	assert_true(cfg.water.damping == 0);
+	assert_int_equal(load_text(&cfg, "# test\nwater = {\n  damping_shift = 6;\n\n"
+				   "  damping = 0.94;\n};\n", path, err, NULL), -EINVAL);
+	snprintf(want, sizeof(want), "%s:5: water.damping: set together with water.damping_shift"
+		 " at %s:3 (expected one or the other)", path, path);
+	assert_string_equal(err, want);
+	check_error("water", "damping = 1.0;", "water.damping: 1 is out of range (expected \"off\" "
+		    "or a number from 0.5 to 0.9999)");
+	check_error("water", "damping = 0.0;", "water.damping: 0 is out of range (expected \"off\" "
+		    "or a number from 0.5 to 0.9999)");
+	check_error("water", "damping = \"slow\";", "water.damping: expected \"off\" or a number "
+		    "from 0.5 to 0.9999");
+	check_error("water", "obstacles = 3;", "water.obstacles: expected a quoted string");
+}
+
 static void test_list_entry_line(void **state)
 {
 	struct config cfg;
@@ -849,6 +885,7 @@ int main(void)
 		cmocka_unit_test(test_default_file_documents_every_key),
 		cmocka_unit_test(test_values_of_each_type),
 		cmocka_unit_test(test_error_messages),
+		cmocka_unit_test(test_damping_fraction),
 		cmocka_unit_test(test_input_lists),
 		cmocka_unit_test(test_list_entry_line),
 		cmocka_unit_test(test_too_long_path),

@@ -166,6 +166,14 @@ static void test_broken_config_names_file_and_line(void **state)
 	if (!strstr(c->out, want))
 		fail_msg("expected '%s' in: %s", want, c->out);
 
+	/* two ways to say the damping: both lines named */
+	tu_write(conf, "water = {\n  damping = 0.97;\n  damping_shift = 5;\n};\n");
+	assert_int_equal(tu_run(c->out, sizeof(c->out), "-c", conf, "--check-config", NULL), 1);
+	snprintf(want, sizeof(want), "%s:2: water.damping: set together with water.damping_shift "
+		 "at %s:3 (expected one or the other)", conf, conf);
+	if (!strstr(c->out, want))
+		fail_msg("expected '%s' in: %s", want, c->out);
+
 	/* the daemon itself refuses to start on it, before touching the framebuffer */
 	assert_int_equal(tu_run(c->out, sizeof(c->out), "-c", conf, "--fbdev",
 				tu_path(c->dir, "never.raw"), "--frames", "1", NULL), 1);

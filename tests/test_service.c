@@ -688,6 +688,123 @@ static void test_reload_look_and_grid(void **state)
 	expect_ok(d, "drop 100 100");
 	send_cmd(d, "status", reply, sizeof(reply));
 	assert_non_null(strstr(reply, "moving=yes"));
+	assert_non_null(strstr(reply, "engine=classic cell=4"));
+	stop(d);
+}
+
+/* Non-red pixels in columns x0..x1 of a screenshot. */
+static int count_other_in(struct daemon *d, uint32_t rgb, int x0, int x1)
+{
+	struct image img;
+	int n = 0;
+
+	screenshot(d, &img);
+	for (int y = 0; y < img.height; y++)
+		for (int x = x0; x <= x1; x++)
+			n += tu_rgb(&img, x, y) != rgb;
+	image_free(&img);
+	return n;
+}
+
+/* Waits up to 10 s for more than min lit pixels in columns x0..x1; false if none came. */
+static bool wait_waves(struct daemon *d, int x0, int x1, int min)
+{
+	for (long end = now_ms() + 10000; now_ms() < end; sleep_ms(50))
+		if (count_other_in(d, RED, x0, x1) > min)
+			return true;
+	return false;
+}
+
+/*
+ * water.obstacles on reload: a mask that does not load refuses the reload and the old walls
+ * hold the waves back; a new display or grid keeps them; a reload without obstacles takes
+ * them away and the waves pass.
+ * The walls are a black band at columns 160..163 of the screen; over a plain red splash only
+ * the light shows the waves.
+ */
+static void test_reload_walls(void **state)
+{
+	struct daemon *d = *state;
+	struct image img = { W, H, malloc(W * H * sizeof(uint32_t)) };
+	char text[1024], reply[CONTROL_REPLY_MAX], want[400], png[300], mask[300], bad[300];
+
+	/* our own copies: screenshots reuse tu_path's buffers */
+	snprintf(png, sizeof(png), "%s/splash.png", d->dir);
+	snprintf(mask, sizeof(mask), "%s/mask.png", d->dir);
+	snprintf(bad, sizeof(bad), "%s/bad.png", d->dir);
+
+	write_png(png, RED);
+	for (int i = 0; i < W * H; i++)
+		img.pixels[i] = i % W >= 160 && i % W < 164 ? 0xff000000u : 0xffffffffu;
+	assert_int_equal(image_write_png(&img, mask), 0);
+	image_free(&img);
+	tu_write(bad, "P6\n320 240\n255\ntruncated");
+	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };\nwater = { light = 2.0; "
+		 "damping_shift = 8; obstacles = \"%s\"; };", png, mask);
+	write_conf(d, text);
+	start(d, NULL);
+	assert_false(log_has(d, "without walls"));
+	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };\nwater = { light = 2.0; "
+		 "damping_shift = 8; obstacles = \"%s\"; };", png, bad);
+	write_conf(d, text);
+	send_cmd(d, "reload", reply, sizeof(reply));
+	snprintf(want, sizeof(want), "error: obstacles %s: ", bad);
+	if (strncmp(reply, want, strlen(want)))
+		fail_msg("reload: \"%s\", expected \"%s...\"", reply, want);
+	assert_true(log_has(d, "reload refused, the running configuration stays: obstacles"));
+	/* the same with a new display, where the mask is made on the loop like the splash */
+	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };\nwater = { light = 2.0; "
+		 "damping_shift = 8; obstacles = \"%s\"; };\ndisplay = { rotate = 180; };", png, bad);
+	write_conf(d, text);
+	send_cmd(d, "reload", reply, sizeof(reply));
+	if (strncmp(reply, want, strlen(want)))
+		fail_msg("reload: \"%s\", expected \"%s...\"", reply, want);
+
+	expect_ok(d, "drop 100 120 10 2000");
+	assert_true(wait_waves(d, 140, 159, 200));
+	sleep_ms(1000);		/* the front would be 40 pixels further on by now */
+	expect_ok(d, "pause");
+	assert_true(count_other_in(d, RED, 140, 159) > 200);
+	assert_int_equal(count_other_in(d, RED, 168, W - 1), 0);
+
+	/* a new display and grid at once: upside down (the band lands on columns 156..159 of
+	 * the screen, the stone at 219) on cells of 2 pixels, calm, with the walls remade */
+	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };\nwater = { light = 2.0; "
+		 "damping_shift = 8; obstacles = \"%s\"; cell = 2; };\ndisplay = { rotate = 180; };",
+		 png, mask);
+	write_conf(d, text);
+	send_cmd(d, "reload", reply, sizeof(reply));
+	assert_string_equal(reply, "ok changed display water grid");
+	assert_int_equal(count_other_in(d, RED, 0, W - 1), 0);
+	expect_ok(d, "resume");
+	expect_ok(d, "drop 100 120 10 2000");
+	assert_true(wait_waves(d, 164, 180, 200));
+	sleep_ms(1000);
+	expect_ok(d, "pause");
+	assert_int_equal(count_other_in(d, RED, 0, 148), 0);
+
+	/* a new grid alone (cells of 3 pixels): the walls go with it */
+	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };\nwater = { light = 2.0; "
+		 "damping_shift = 8; obstacles = \"%s\"; cell = 3; };\ndisplay = { rotate = 180; };",
+		 png, mask);
+	write_conf(d, text);
+	send_cmd(d, "reload", reply, sizeof(reply));
+	assert_string_equal(reply, "ok changed water grid");
+	expect_ok(d, "resume");
+	expect_ok(d, "drop 100 120 10 2000");
+	assert_true(wait_waves(d, 164, 180, 200));
+	sleep_ms(1000);
+	expect_ok(d, "pause");
+	assert_int_equal(count_other_in(d, RED, 0, 148), 0);
+
+	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };\nwater = { light = 2.0; "
+		 "damping_shift = 8; obstacles = \"\"; cell = 3; };\ndisplay = { rotate = 180; };",
+		 png);
+	write_conf(d, text);
+	send_cmd(d, "reload", reply, sizeof(reply));
+	assert_string_equal(reply, "ok changed water walls");
+	expect_ok(d, "resume");
+	assert_true(wait_waves(d, 0, 148, 200));
 	stop(d);
 }
 
@@ -1303,6 +1420,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_screenshot_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_fairness, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_picture_off_the_loop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_walls, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

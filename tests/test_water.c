@@ -6,11 +6,13 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "seed_port.h"
 #include "water.h"
+#include "water_engine.h"
 
 static int16_t at(const struct water *w, int x, int y)
 {
@@ -187,6 +189,104 @@ static void test_decays_to_calm(void **state)
 	water_step(&w);
 	assert_true(water_calm(&w));
 	water_free(&w);
+}
+
+/*
+ * Seed 003's damping on integer buffers, as written: Buffer2 = Buffer2 * damping, the product
+ * a double and the store into the integer buffer a C cast, which truncates toward zero. The
+ * rest of the step is the classic kernel (seed 000's ">> 1", which rounds down; seed 003's
+ * pseudo-code "/ 2" leaves the rounding open).
+ */
+static void seed003_step(struct plain *p, double damping)
+{
+	for (int y = 0; y < p->h; y++)
+		for (int x = 0; x < p->w; x++) {
+			int16_t *buffer2 = plain_at(p->prev, p, x, y);
+			int sum = *plain_at(p->cur, p, x - 1, y) + *plain_at(p->cur, p, x + 1, y) +
+				  *plain_at(p->cur, p, x, y - 1) + *plain_at(p->cur, p, x, y + 1);
+
+			*buffer2 = (int16_t)((sum >> 1) - *buffer2);
+			*buffer2 = (int16_t)(*buffer2 * damping);
+		}
+	int16_t *t = p->cur;
+	p->cur = p->prev;
+	p->prev = t;
+}
+
+/* Every height the kernel can make, damped once: with cur all 0 a step makes next = -prev. */
+static void assert_damps_every_height_like_seed_003(double damping)
+{
+	enum { N = 2 * INT16_MAX + 1 };
+	struct water_tuning tuning = { .damping_shift = 5, .damping = damping };
+	struct water w;
+
+	assert_int_equal(water_open(&w, &water_classic, N, 1, 1, &tuning), 0);
+	for (int x = 0; x < N; x++)
+		w.prev[x] = (int16_t)(INT16_MAX - x);
+	w.prev_live[0] = 1;
+	water_step(&w);
+	for (int x = 0; x < N; x++) {
+		int16_t v = (int16_t)(x - INT16_MAX), want = (int16_t)(v * damping);
+
+		if (at(&w, x, 0) != want)
+			fail_msg("damping %.17g of %d: %d, seed %d", damping, v, at(&w, x, 0), want);
+	}
+	water_free(&w);
+}
+
+/* water.damping: the classic engine with a fraction equals the port above step for step, for
+ * seed 003's 0.94 and two more, with drops along the way (the last at step LAST) until it is
+ * calm or for STEPS steps; then it calms in bounded steps. */
+static void test_fraction_equals_seed_003(void **state)
+{
+	enum { W = 97, H = 61, STEPS = 400, LAST = 250 };
+	static const double fractions[] = { 0.94, 0.97, 0.9999 };
+	static const int drops[][5] = {	/* step, x, y, radius, weight */
+		{ 0, 48, 30, 5, 300 }, { 0, 3, 2, 4, 150 }, { 60, 90, 55, 3, 2000 },
+		{ 61, 20, 40, 6, 77 }, { 250, 50, 31, 2, 999 },
+	};
+	size_t cells = (size_t)(W + 2) * (H + 2);
+
+	(void)state;
+	for (int i = 0; i < 500; i++)
+		assert_damps_every_height_like_seed_003(0.5 + i * 0.001);
+	assert_damps_every_height_like_seed_003(0.9999);
+	for (size_t f = 0; f < sizeof(fractions) / sizeof(fractions[0]); f++) {
+		struct water_tuning tuning = { .damping_shift = 5, .damping = fractions[f] };
+		struct plain p = { W, H, 0, calloc(cells, 2), calloc(cells, 2) };
+		struct water w;
+		int step;
+
+		assert_int_equal(water_open(&w, &water_classic, W, H, 1, &tuning), 0);
+		for (step = 0; step < STEPS; step++) {
+			for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {
+				if (drops[i][0] != step)
+					continue;
+				water_drop(&w, drops[i][1], drops[i][2], drops[i][3], drops[i][4]);
+				plain_drop(&p, drops[i][1], drops[i][2], drops[i][3], drops[i][4]);
+			}
+			if (step > LAST && water_calm(&w))
+				break;
+			water_step(&w);
+			seed003_step(&p, fractions[f]);
+			for (int y = -1; y <= H; y++)
+				for (int x = -1; x <= W; x++)
+					if (at(&w, x, y) != *plain_at(p.cur, &p, x, y))
+						fail_msg("damping %g step %d cell (%d,%d): %d, seed %d",
+							 fractions[f], step, x, y, at(&w, x, y),
+							 *plain_at(p.cur, &p, x, y));
+		}
+		/* then calm, in bounded steps: the stones' heights are gone, and so is the work */
+		for (; step < 200000 && !water_calm(&w); step++)
+			water_step(&w);
+		assert_true(water_calm(&w));
+		assert_true(all_zero(&w));
+		printf("# damping %g: calm %d steps after the last stone\n", fractions[f],
+		       step - LAST);
+		water_free(&w);
+		free(p.cur);
+		free(p.prev);
+	}
 }
 
 /* A drop near the left edge in a 300-wide field against the same drop far from any edge in a
@@ -496,6 +596,7 @@ int main(void)
 		cmocka_unit_test(test_equals_plain_kernel_at_edges),
 		cmocka_unit_test(test_central_drop_is_symmetric),
 		cmocka_unit_test(test_decays_to_calm),
+		cmocka_unit_test(test_fraction_equals_seed_003),
 		cmocka_unit_test(test_edges_reflect),
 		cmocka_unit_test(test_edge_drops_are_clipped_not_lost),
 		cmocka_unit_test(test_trail_hits_every_cell_of_the_line),

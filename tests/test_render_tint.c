@@ -1,0 +1,153 @@
+/* test_render_tint.c - water.tint: the colour goes over fast water only, by its speed. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "pixfmt.h"
+#include "render.h"
+#include "water.h"
+
+enum { N = 31, MID = 15, BLOCK = 4 };	/* a square screen: its middle stays put when rotated */
+
+#define GROUND 0x204060u
+#define TINT 0xff3080u
+
+static const char *const formats[] = { "RGB565", "BGR565", "RGB888", "BGR888",
+				       "XRGB8888", "XBGR8888", "RGBX8888", "BGRX8888" };
+
+struct scene {
+	struct pixfmt fmt;
+	struct water water;
+	struct render render;
+	uint8_t fb[N * N * 4];
+};
+
+static void scene_open(struct scene *s, const char *format, int rotate, int cell)
+{
+	struct image splash = { N, N, malloc(N * N * sizeof(uint32_t)) };
+
+	memset(s, 0, sizeof(*s));
+	assert_int_equal(pixfmt_by_name(&s->fmt, format), 0);
+	for (int i = 0; i < N * N; i++)
+		splash.pixels[i] = 0xff000000u | GROUND;
+	assert_int_equal(water_init(&s->water, N, N, cell, 5), 0);
+	assert_int_equal(render_init(&s->render, N, N, rotate, cell, &s->fmt), 0);
+	assert_int_equal(render_set_splash(&s->render, &splash), 0);
+	free(splash.pixels);
+}
+
+static void scene_close(struct scene *s)
+{
+	water_free(&s->water);
+	render_free(&s->render);
+}
+
+/* A plateau of cells around the middle, height h now and 0 a step before: moving at speed h.
+ * Over a picture of one colour, refraction changes nothing: only the tint can show. */
+static void plateau(struct scene *s, int16_t h)
+{
+	int c = MID / s->water.cell, b = BLOCK / s->water.cell;
+
+	for (int y = c - b; y <= c + b; y++) {
+		for (int x = c - b; x <= c + b; x++)
+			water_row(&s->water, y)[x] = (int16_t)(h * s->water.scale);
+		s->water.live[y] = 1;
+	}
+}
+
+static uint32_t pixel(const struct scene *s, int x, int y)
+{
+	const uint8_t *p = s->fb + (y * N + x) * s->fmt.bytes;
+
+	return s->fmt.bytes == 2 ? *(const uint16_t *)p
+	       : s->fmt.bytes == 4 ? *(const uint32_t *)p
+				   : (uint32_t)(p[0] | p[1] << 8 | p[2] << 16);
+}
+
+/* ground blended toward the tint by alpha/256 in each field of the format, toward 0 */
+static uint32_t blended(const struct pixfmt *fmt, int alpha)
+{
+	const struct pixfmt_field *f[3] = { &fmt->red, &fmt->green, &fmt->blue };
+	uint32_t g = pixfmt_pack(fmt, GROUND), t = pixfmt_pack(fmt, TINT), out = g;
+
+	for (int i = 0; i < 3; i++) {
+		uint32_t mask = ((1u << f[i]->length) - 1) << f[i]->offset;
+		int gv = (int)((g & mask) >> f[i]->offset), tv = (int)((t & mask) >> f[i]->offset);
+
+		out = (out & ~mask) | (uint32_t)(gv + (tv - gv) * alpha / 256) << f[i]->offset;
+	}
+	return out;
+}
+
+static void test_tint_blends_over_moving_water_only(void **state)
+{
+	static const int rotations[] = { 0, 90, 180, 270 };
+
+	(void)state;
+	for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++)
+		for (int r = 0; r < 4; r++)
+			for (int cell = 1; cell <= 3; cell += 2) {
+				struct scene s;
+				uint32_t ground;
+
+				scene_open(&s, formats[f], rotations[r], cell);
+				ground = pixfmt_pack(&s.fmt, GROUND);
+				assert_int_equal(render_set_tint(&s.render, TINT), 0);
+				plateau(&s, 40);	/* fast: the most tint there is */
+				render_frame(&s.render, &s.water, s.fb, (size_t)N * s.fmt.bytes, 0,
+					     true);
+				if (pixel(&s, MID, MID) != blended(&s.fmt, 208))
+					fail_msg("%s rotate %d cell %d: middle %06x, want %06x",
+						 formats[f], rotations[r], cell, pixel(&s, MID, MID),
+						 blended(&s.fmt, 208));
+				/* still water far from the plateau shows the picture as it is */
+				assert_int_equal(pixel(&s, 1, 1), ground);
+				assert_int_equal(pixel(&s, N - 2, N - 2), ground);
+				scene_close(&s);
+			}
+}
+
+static void test_tint_grows_with_speed_and_turns_off(void **state)
+{
+	struct scene s;
+	int last = -1;
+
+	(void)state;
+	scene_open(&s, "XRGB8888", 0, 1);
+	assert_int_equal(render_set_tint(&s.render, TINT), 0);
+	for (int16_t h = 0; h <= 40; h += 4) {
+		uint32_t p;
+		int red;
+
+		plateau(&s, h);
+		render_frame(&s.render, &s.water, s.fb, N * 4, 0, true);
+		p = pixel(&s, MID, MID);
+		red = (int)(p >> 16 & 0xff);
+		if (h == 0)
+			assert_int_equal(p, pixfmt_pack(&s.fmt, GROUND));
+		assert_true(red >= last);	/* faster water, more tint */
+		last = red;
+	}
+	assert_true(last > 0xc0);
+	/* "off" draws the picture as it is under the same waves */
+	assert_int_equal(render_set_tint(&s.render, CONFIG_OFF), 0);
+	render_frame(&s.render, &s.water, s.fb, N * 4, 0, true);
+	assert_int_equal(pixel(&s, MID, MID), pixfmt_pack(&s.fmt, GROUND));
+	scene_close(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tint_blends_over_moving_water_only),
+		cmocka_unit_test(test_tint_grows_with_speed_and_turns_off),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
