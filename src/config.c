@@ -834,6 +834,28 @@ static int check_damping(const struct load_ctx *lc, const config_t *file)
 	return load_error(lc, frac, "water.damping", why);
 }
 
+/* The spring engine's water grows without end unless its viscosity exceeds its stiffness. */
+static int check_spring(const struct load_ctx *lc, const config_t *file)
+{
+	const config_setting_t *visc = config_lookup(file, "water.spring_viscosity");
+	const config_setting_t *stiff = config_lookup(file, "water.spring_stiffness");
+	double k = lc->cfg->water.spring_stiffness, m = lc->cfg->water.spring_viscosity;
+	char why[CONFIG_WHY_MAX];
+
+	if (m >= k + WATER_SPRING_MARGIN - 1e-12 || (!visc && !stiff))
+		return 0;
+	if (!visc) {
+		snprintf(why, sizeof(why), "%g with water.spring_viscosity %g lets the water swing "
+			 "ever higher (expected a stiffness of at most the viscosity - %g)", k, m,
+			 WATER_SPRING_MARGIN);
+		return load_error(lc, stiff, "water.spring_stiffness", why);
+	}
+	snprintf(why, sizeof(why), "%g with water.spring_stiffness %g lets the water swing ever "
+		 "higher (expected a viscosity of at least the stiffness + %g)", m, k,
+		 WATER_SPRING_MARGIN);
+	return load_error(lc, visc, "water.spring_viscosity", why);
+}
+
 static int read_error(const config_t *lc, const char *path, char *err, size_t errlen)
 {
 	if (err && errlen)
@@ -911,6 +933,8 @@ int config_load(struct config *cfg, const char *path, char *err, size_t errlen,
 			r = load_group(&lc, config_setting_get_elem(root, (unsigned)i));
 		if (r == 0)
 			r = check_damping(&lc, &file);
+		if (r == 0)
+			r = check_spring(&lc, &file);
 		if (r == 0)
 			warn_more_unknown(&lc);
 	}

@@ -31,13 +31,6 @@
 #define LIMIT ((int32_t)INT16_MAX << (FRAC - 4))
 _Static_assert(WATER_FINE == 1 << 4, "LIMIT is the int16 range in 1/WATER_FINE units");
 
-/*
- * The seed's explicit step lets the lake's mean level swing ever wider unless the viscosity
- * exceeds the stiffness (that mode's factor per step is sqrt(1 - m + k)): the engine never
- * goes below this margin, whatever the config says.
- */
-#define MIN_DAMPING_MARGIN 0.0005
-
 struct spring {
 	int32_t *mem[2];
 	int32_t *x, *v;		/* displacement and vertical speed; stride and zero ring as cur */
@@ -332,7 +325,8 @@ static void spring_step(struct water *w)
 	struct spring *s = w->state;
 	const struct water_tuning *t = &w->tuning;
 	int passes = t->passes, stride = w->stride;
-	double m = fmax(t->viscosity, t->stiffness + MIN_DAMPING_MARGIN);
+	/* config.c refuses less; a tuning set by other means is held to it here */
+	double m = fmax(t->viscosity, t->stiffness + WATER_SPRING_MARGIN);
 	int32_t k = coef(t->stiffness), visc = coef(m), spread = coef(t->spread);
 
 	find_band(w, passes);
