@@ -32,7 +32,8 @@ TEST_SRC  = $(wildcard tests/test_*.c)
 TESTS     = $(TEST_SRC:%.c=$(B)/%)
 VM_TESTS  = $(filter $(B)/tests/test_vm%,$(TESTS))
 UNIT_TESTS = $(filter-out $(VM_TESTS),$(TESTS))
-TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/seed_hooke.o $(B)/tests/testutil.o $(B)/tests/look.o
+TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/seed_hooke.o $(B)/tests/seed_spring.o \
+            $(B)/tests/testutil.o $(B)/tests/look.o
 
 # Debian/Ubuntu packages: to build, and to test (the VM tests need QEMU and a kernel package).
 DEB_BUILD = gcc make pkg-config libevdev-dev libconfig-dev libpng-dev libjpeg-dev libsystemd-dev libudev-dev

@@ -149,7 +149,8 @@ static const struct key_enum shapes = {
 };
 
 /* water.engine's choices: a new engine is one more line here. */
-static const struct water_engine *const engines[] = { &water_classic, &water_hooke };
+static const struct water_engine *const engines[] = { &water_classic, &water_hooke,
+							&water_spring };
 #define ENGINE_COUNT (int)(sizeof(engines) / sizeof(engines[0]))
 
 static int engine_parse(const char *name, int *value)
@@ -183,6 +184,10 @@ struct water_tuning config_water_tuning(const struct config *cfg)
 		.damping = cfg->water.damping,
 		.velocity_shift = cfg->water.hooke_velocity_shift,
 		.height_shift = cfg->water.hooke_height_shift,
+		.stiffness = cfg->water.spring_stiffness,
+		.viscosity = cfg->water.spring_viscosity,
+		.spread = cfg->water.spring_spread,
+		.passes = cfg->water.spring_passes,
 	};
 }
 
@@ -220,6 +225,13 @@ static const struct key keys[] = {
 	  .def_num = 45 },
 	{ "water.specular", KEY_DOUBLE, FIELD(water.specular), 0.0, 4.0, .def_num = 0.5 },
 	{ "water.tint", KEY_COLOUR, FIELD(water.tint), .offable = true, .def_str = "off" },
+	{ "water.spring_stiffness", KEY_DOUBLE, FIELD(water.spring_stiffness), 0.001, 0.5,
+	  .def_num = 0.002 },
+	{ "water.spring_viscosity", KEY_DOUBLE, FIELD(water.spring_viscosity), 0.0, 1.0,
+	  .def_num = 0.012 },
+	{ "water.spring_spread", KEY_DOUBLE, FIELD(water.spring_spread), 0.001, 0.1,
+	  .def_num = 0.035 },
+	{ "water.spring_passes", KEY_INT, FIELD(water.spring_passes), 1, 8, .def_num = 4 },
 	{ "stone.size", KEY_INT, FIELD(stone.size), 1, 100, .autoable = true, .def_str = "auto" },
 	{ "stone.weight", KEY_INT, FIELD(stone.weight), 1, 4096, .def_num = 320 },
 	{ "stone.shape", KEY_ENUM, FIELD(stone.shape), .choices = &shapes, .def_str = "cosine" },
@@ -829,6 +841,28 @@ static int check_damping(const struct load_ctx *lc, const config_t *file)
 	return load_error(lc, frac, "water.damping", why);
 }
 
+/* The spring engine's water grows without end unless its viscosity exceeds its stiffness. */
+static int check_spring(const struct load_ctx *lc, const config_t *file)
+{
+	const config_setting_t *visc = config_lookup(file, "water.spring_viscosity");
+	const config_setting_t *stiff = config_lookup(file, "water.spring_stiffness");
+	double k = lc->cfg->water.spring_stiffness, m = lc->cfg->water.spring_viscosity;
+	char why[CONFIG_WHY_MAX];
+
+	if (m >= k + WATER_SPRING_MARGIN - 1e-12 || (!visc && !stiff))
+		return 0;
+	if (!visc) {
+		snprintf(why, sizeof(why), "%g with water.spring_viscosity %g lets the water swing "
+			 "ever higher (expected a stiffness of at most the viscosity - %g)", k, m,
+			 WATER_SPRING_MARGIN);
+		return load_error(lc, stiff, "water.spring_stiffness", why);
+	}
+	snprintf(why, sizeof(why), "%g with water.spring_stiffness %g lets the water swing ever "
+		 "higher (expected a viscosity of at least the stiffness + %g)", m, k,
+		 WATER_SPRING_MARGIN);
+	return load_error(lc, visc, "water.spring_viscosity", why);
+}
+
 static int read_error(const config_t *lc, const char *path, char *err, size_t errlen)
 {
 	if (err && errlen)
@@ -906,6 +940,8 @@ int config_load(struct config *cfg, const char *path, char *err, size_t errlen,
 			r = load_group(&lc, config_setting_get_elem(root, (unsigned)i));
 		if (r == 0)
 			r = check_damping(&lc, &file);
+		if (r == 0)
+			r = check_spring(&lc, &file);
 		if (r == 0)
 			warn_more_unknown(&lc);
 	}

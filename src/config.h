@@ -53,6 +53,10 @@ struct config {
 		int light_direction;		/* degrees clockwise from the top */
 		double specular;		/* glints on the slopes facing the light; 0: off */
 		uint32_t tint;			/* 0xRRGGBB over fast water, or CONFIG_OFF */
+		double spring_stiffness;	/* spring: a = -stiffness x - viscosity v */
+		double spring_viscosity;
+		double spring_spread;		/* spring: share per diffusion pass */
+		int spring_passes;
 	} water;
 	struct {
 		int size;			/* radius in pixels; 0: auto (in cells) */

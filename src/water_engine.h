@@ -25,5 +25,13 @@ struct water_engine {
 /* The engines; config.c lists them for water.engine. */
 extern const struct water_engine water_classic;
 extern const struct water_engine water_hooke;
+extern const struct water_engine water_spring;
+
+/* The spring engine's heights are this many times its springs' displacement: a stone sets the
+ * displacement, the picture refracts by the heights (water_spring.c says why). */
+#define WATER_SPRING_GAIN 4
+/* Its viscosity must exceed its stiffness by this, or the lake's mean level swings ever wider
+ * (the seed's explicit step multiplies that mode by sqrt(1 - viscosity + stiffness)). */
+#define WATER_SPRING_MARGIN 0.0005
 
 #endif

@@ -37,6 +37,7 @@ static const struct variant {
 	{ "classic c1 rot 270", CLASSIC_C1 "display: { rotate = 270; };\n" },
 	{ "default look", "" },
 	{ "hooke", "water: { engine = \"hooke\"; };\n" },
+	{ "spring", "water: { engine = \"spring\"; };\n" },
 };
 
 #define NVARIANTS (sizeof(variants) / sizeof(variants[0]))

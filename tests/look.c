@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "image.h"
 #include "look.h"
@@ -89,6 +91,22 @@ static void frame_stats(const struct render *r, const uint8_t *frame, const uint
 	st->diagonal = p95(dd, nd);
 	st->axis_glow = na ? glow_a / (double)na : 0;
 	st->diagonal_glow = nd ? glow_d / (double)nd : 0;
+}
+
+int look_defaults_with_engine(struct config *cfg, const char *engine)
+{
+	char path[] = "/tmp/fbripple-look-XXXXXX", text[128], err[256];
+	int fd = mkstemp(path), n, ret;
+
+	if (fd < 0)
+		return -errno;
+	n = snprintf(text, sizeof(text), "water: { engine = \"%s\"; };\n", engine);
+	ret = write(fd, text, (size_t)n) == n ? 0 : -EIO;
+	close(fd);
+	if (ret == 0)
+		ret = config_load(cfg, path, err, sizeof(err), NULL, NULL);
+	unlink(path);
+	return ret;
 }
 
 int look_measure(const struct config *cfg, int width, int height, const char *format,

@@ -20,6 +20,10 @@ struct look {
 	double glow_axis, glow_diagonal;	/* |dR| + |dG| + |dB| */
 };
 
+/* cfg = the defaults with water.engine = engine, read from a file as the daemon would; 0 or
+ * -errno. */
+int look_defaults_with_engine(struct config *cfg, const char *engine);
+
 int look_measure(const struct config *cfg, int width, int height, const char *format,
 		 int frame_step, double seconds, struct look *out);
 

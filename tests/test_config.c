@@ -315,6 +315,27 @@ static void test_damping_fraction(void **state)
 	check_error("water", "obstacles = 3;", "water.obstacles: expected a quoted string");
 }
 
+/* The spring engine's viscosity must exceed its stiffness, whichever of them the file sets;
+ * the message names the line of the one it sets. */
+static void test_spring_viscosity_above_stiffness(void **state)
+{
+	struct config cfg;
+	char path[64], err[MSG_MAX], want[MSG_MAX];
+
+	(void)state;
+	assert_int_equal(load_text(&cfg, "water = { spring_stiffness = 0.01; "
+				   "spring_viscosity = 0.0105; };\n", path, err, NULL), 0);
+	assert_int_equal(load_text(&cfg, "water = {\n  spring_stiffness = 0.01;\n"
+				   "  spring_viscosity = 0.01;\n};\n", path, err, NULL), -EINVAL);
+	snprintf(want, sizeof(want), "%s:3: water.spring_viscosity: 0.01 with "
+		 "water.spring_stiffness 0.01 lets the water swing ever higher (expected a "
+		 "viscosity of at least the stiffness + 0.0005)", path);
+	assert_string_equal(err, want);
+	check_error("water", "spring_stiffness = 0.3;", "water.spring_stiffness: 0.3 with "
+		    "water.spring_viscosity 0.012 lets the water swing ever higher (expected a "
+		    "stiffness of at most the viscosity - 0.0005)");
+}
+
 static void test_list_entry_line(void **state)
 {
 	struct config cfg;
@@ -886,6 +907,7 @@ int main(void)
 		cmocka_unit_test(test_values_of_each_type),
 		cmocka_unit_test(test_error_messages),
 		cmocka_unit_test(test_damping_fraction),
+		cmocka_unit_test(test_spring_viscosity_above_stiffness),
 		cmocka_unit_test(test_input_lists),
 		cmocka_unit_test(test_list_entry_line),
 		cmocka_unit_test(test_too_long_path),

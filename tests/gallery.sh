@@ -1,0 +1,42 @@
+#!/bin/sh
+# gallery.sh - the README's gallery: one picture per engine, and one with walls, each a touch at
+# 1920x1080 after one second, drawn by fbripple and set side by side by tests/strip.
+# Usage: gallery.sh FBRIPPLE STRIP OUT.png
+set -eu
+bin=$1 strip=$2 out=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+drops="--drop 700,420 --drop 1250,700"
+
+shot() {	# shot NAME CONFIG-TEXT EXTRA-ARGS...
+	name=$1 text=$2
+	shift 2
+	printf '%s\n' "$text" >"$tmp/$name.conf"
+	"$bin" -c "$tmp/$name.conf" --fbdev "$tmp/fb" --size 1920x1080 $drops "$@" \
+		--frames 60 --screenshot "$tmp/$name.png" 2>/dev/null
+}
+
+# A grey pool with a dark breakwater across it, open in two gaps: the picture and the walls.
+reef() {
+	w=192 h=108
+	printf 'P5\n%d %d\n255\n' $w $h
+	y=0
+	while [ $y -lt $h ]; do
+		if [ $y -ge 30 ] && [ $y -lt 38 ] || [ $y -ge 70 ] && [ $y -lt 78 ]; then
+			printf '\240%.0s' $(seq $w)
+		else
+			printf '\240%.0s' $(seq 120)
+			printf '\036%.0s' $(seq 6)
+			printf '\240%.0s' $(seq $((w - 126)))
+		fi
+		y=$((y + 1))
+	done
+}
+reef >"$tmp/reef.pgm"
+
+shot classic 'water: { engine = "classic"; };'
+shot hooke 'water: { engine = "hooke"; };'
+shot spring 'water: { engine = "spring"; };'
+shot walls "splash: { image = \"$tmp/reef.pgm\"; scale = \"stretch\"; };
+water: { obstacles = \"$tmp/reef.pgm\"; };"
+"$strip" "$out" "$tmp/classic.png" "$tmp/hooke.png" "$tmp/spring.png" "$tmp/walls.png"
