@@ -206,7 +206,8 @@ $(B)/tests/strip: $(B)/tests/strip.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # The README's pictures, drawn by fbripple itself: the looks the headless tests compare against,
-# and strips of one touch at 1920x1080 after 0.25, 1 and 2 s, with the light and without.
+# strips of one touch at 1920x1080 after 0.25, 1 and 2 s, with the light and without, and a
+# gallery of the engines and of walls (tests/gallery.sh).
 STRIP_FRAMES = 15 60 120
 readme-picture: deps-test
 	@$(MAKE) --no-print-directory all $(B)/tests/test_headless $(B)/tests/strip
@@ -222,6 +223,7 @@ readme-picture: deps-test
 		$(B)/tests/strip tests/golden/strip-$$look.png \
 			$(foreach n,$(STRIP_FRAMES),$$tmp/$$look-$(n).png) || exit 1; \
 	done; rm -rf $$tmp
+	@sh tests/gallery.sh $(B)/fbripple $(B)/tests/strip tests/golden/gallery.png
 	@echo "wrote tests/golden/*.png"
 
 install: all

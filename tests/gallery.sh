@@ -1,6 +1,6 @@
 #!/bin/sh
 # gallery.sh - the README's gallery: one picture per engine, and one with walls, each a touch at
-# 1920x1080 after one second, drawn by fbripple and set side by side by tests/strip.
+# 1920x1080 after one second (the walls 2 s), drawn by fbripple and set side by side by tests/strip.
 # Usage: gallery.sh FBRIPPLE STRIP OUT.png
 set -eu
 bin=$1 strip=$2 out=$3
@@ -8,12 +8,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 drops="--drop 700,420 --drop 1250,700"
 
-shot() {	# shot NAME CONFIG-TEXT EXTRA-ARGS...
-	name=$1 text=$2
-	shift 2
-	printf '%s\n' "$text" >"$tmp/$name.conf"
-	"$bin" -c "$tmp/$name.conf" --fbdev "$tmp/fb" --size 1920x1080 $drops "$@" \
-		--frames 60 --screenshot "$tmp/$name.png" 2>/dev/null
+shot() {	# shot NAME FRAMES CONFIG-TEXT
+	printf '%s\n' "$3" >"$tmp/$1.conf"
+	"$bin" -c "$tmp/$1.conf" --fbdev "$tmp/fb" --size 1920x1080 $drops --frames "$2" \
+		--screenshot "$tmp/$1.png" 2>/dev/null
 }
 
 # A grey pool with a dark breakwater across it, open in two gaps: the picture and the walls.
@@ -34,9 +32,11 @@ reef() {
 }
 reef >"$tmp/reef.pgm"
 
-shot classic 'water: { engine = "classic"; };'
-shot hooke 'water: { engine = "hooke"; };'
-shot spring 'water: { engine = "spring"; };'
-shot walls "splash: { image = \"$tmp/reef.pgm\"; scale = \"stretch\"; };
+shot classic 60 'water: { engine = "classic"; };'
+shot hooke 60 'water: { engine = "hooke"; };'
+shot spring 60 'water: { engine = "spring"; };'
+# one stone before the breakwater, 2 s later: reflected before it, bent through the gaps
+drops="--drop 1020,540"
+shot walls 120 "splash: { image = \"$tmp/reef.pgm\"; scale = \"stretch\"; };
 water: { obstacles = \"$tmp/reef.pgm\"; };"
 "$strip" "$out" "$tmp/classic.png" "$tmp/hooke.png" "$tmp/spring.png" "$tmp/walls.png"
