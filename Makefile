@@ -80,6 +80,8 @@ $(B)/tests/vm/%: tests/vm/%.c
 
 $(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/tests/look.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(B)/tests/bench_render: $(B)/tests/bench_render.o $(B)/src/libfbripple.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 .SECONDARY:
 

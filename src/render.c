@@ -5,180 +5,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render.h"
 
-typedef struct {
-	uint8_t b[3];
-} pixel24;
+#include "render_row.h"
 
-static inline uint32_t get16(const uint16_t *p) { return *p; }
-static inline uint32_t get32(const uint32_t *p) { return *p; }
-static inline uint32_t get24(const pixel24 *p)
+/* Rotated frames draw this many logical rows before turning them onto the screen: a band of
+ * physical columns whose rows each take one or two cache lines. */
+#define BAND_ROWS 16
+
+/* The kernel of the renderer's path for its format and look. */
+static void pick_row(struct render *r, bool light)
 {
-	return (uint32_t)p->b[0] | (uint32_t)p->b[1] << 8 | (uint32_t)p->b[2] << 16;
-}
-static inline void put16(uint16_t *p, uint32_t v) { *p = (uint16_t)v; }
-static inline void put32(uint32_t *p, uint32_t v) { *p = v; }
-static inline void put24(pixel24 *p, uint32_t v)
-{
-	*p = (pixel24){ { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16) } };
-}
-
-static inline int clamp(int v, int hi)
-{
-	v = v < 0 ? 0 : v;
-	return v > hi ? hi : v;
-}
-
-static inline int clamp_abs(int v, int max)
-{
-	return v < -max ? -max : v > max ? max : v;
-}
-
-static inline uint32_t min32(uint32_t a, uint32_t b)
-{
-	return a < b ? a : b;
-}
-
-/*
- * Adds a to each colour field of p (or, where neg covers the fields, takes it away), each
- * saturating in its own field: no wrap, no carry into the next channel, whatever the format's
- * layout. Taking away is adding to the complement: f - sat(f - v + a) = max(v - a, 0).
- */
-static inline uint32_t lit(uint32_t p, uint32_t a, uint32_t neg, uint32_t f0, uint32_t f1,
-			   uint32_t f2)
-{
-	uint32_t q = p ^ neg, v, out;
-
-	v = q & f0;
-	out = v + min32(a & f0, f0 - v);
-	v = q & f1;
-	out |= v + min32(a & f1, f1 - v);
-	v = q & f2;
-	out |= v + min32(a & f2, f2 - v);
-	return (out ^ neg) | (p & ~(f0 | f1 | f2));
-}
-
-/* Slopes in 1/RENDER_WEIGHT height units are kept within this: a steeper one already moves
- * every pixel off any screen, and the products below stay inside 32 bits. */
-#define SLOPE_MAX (8192 * RENDER_WEIGHT)
-#define SHADE_SHIFT (RENDER_WEIGHT_BITS + 8)	/* light_x/y carry 8 fraction bits */
-#define MOVE_SHIFT (RENDER_WEIGHT_BITS + 8)	/* and so does shift_mul */
-#define MOVE_HALF (1 << (MOVE_SHIFT - 1))
-
-/*
- * Each pixel interpolates the slopes prepared for its line (the seeds' left - right and
- * up - down, mixed from the cells around it), is displaced by slope x cell / scale pixels (the
- * seeds' offset, grown with the cell so the look does not depend on the resolution), clamped
- * to the picture, and, with light, brightened or darkened by the slope towards the light.
- * COLUMN: the line is a logical column (rotate 90 and 270). At cell 1 the displacement is
- * exactly the seeds' offset.
- */
-#define DEFINE_SPAN(name, type, sfx, COLUMN, TSTEP, LIGHT)                                     \
-	static void name(uint8_t *restrict dst, const struct render *r,                       \
-			 const struct render_span *s)                                          \
-	{                                                                                      \
-		type *restrict out = (type *)dst;                                              \
-		const type *restrict in = (const type *)r->splash;                             \
-		const struct render_axis *a = COLUMN ? &r->ay : &r->ax;                        \
-		const int32_t *restrict gxs = r->slope_x, *restrict gys = r->slope_y;          \
-		const int32_t *restrict cs = a->c;                                             \
-		const uint8_t *restrict ws = a->w;                                             \
-		const int width = r->width, xmax = r->width - 1, ymax = r->height - 1;         \
-		const int lx = r->light_x, ly = r->light_y, mul = r->shift_mul;                \
-		const int dmax = r->shift_max, shade_shift = r->shade_shift;                   \
-		const int shade_half = 1 << (shade_shift - 1);                                 \
-		const uint32_t f0 = r->field[0], f1 = r->field[1], f2 = r->field[2];           \
-		const uint32_t colour = f0 | f1 | f2;                                          \
-		const uint32_t *shades = r->shade + RENDER_SHADES;                             \
-		const int n = s->n, tstep = TSTEP;                                             \
-		int t = s->t;                                                                  \
-		(void)lx, (void)ly, (void)f0, (void)f1, (void)f2, (void)colour, (void)shades;  \
-		(void)shade_shift, (void)shade_half;                                           \
-		for (int i = 0; i < n; i++, t += tstep) {                                      \
-			int c = cs[t], w = ws[t];                                              \
-			int gx = (gxs[c] * (RENDER_WEIGHT - w) + gxs[c + 1] * w) >>            \
-				 RENDER_WEIGHT_BITS;                                           \
-			int gy = (gys[c] * (RENDER_WEIGHT - w) + gys[c + 1] * w) >>            \
-				 RENDER_WEIGHT_BITS;                                           \
-			int x = COLUMN ? s->x : t, y = COLUMN ? t : s->y;                      \
-			int mx = (gx * mul + MOVE_HALF) >> MOVE_SHIFT;                         \
-			int my = (gy * mul + MOVE_HALF) >> MOVE_SHIFT;                         \
-			int sx = clamp(x + clamp_abs(mx, dmax), xmax);                         \
-			int sy = clamp(y + clamp_abs(my, dmax), ymax);                         \
-			uint32_t v = get##sfx(&in[(size_t)sy * width + sx]);                   \
-			if (LIGHT) {                                                           \
-				int sh = (gx * lx + gy * ly + shade_half) >> shade_shift;      \
-				sh = sh < -RENDER_SHADES ? -RENDER_SHADES                      \
-				   : sh > RENDER_SHADES ? RENDER_SHADES : sh;                  \
-				v = lit(v, shades[sh], (uint32_t)(sh >> 31) & colour, f0, f1,  \
-					f2);                                                   \
-			}                                                                      \
-			put##sfx(&out[i], v);                                                  \
-		}                                                                              \
-	}
-
-#define DEFINE_SPANS(kind, COLUMN, TSTEP)                                                      \
-	DEFINE_SPAN(span_##kind##_16, uint16_t, 16, COLUMN, TSTEP, 0)                          \
-	DEFINE_SPAN(span_##kind##_24, pixel24, 24, COLUMN, TSTEP, 0)                           \
-	DEFINE_SPAN(span_##kind##_32, uint32_t, 32, COLUMN, TSTEP, 0)                          \
-	DEFINE_SPAN(span_##kind##_lit_16, uint16_t, 16, COLUMN, TSTEP, 1)                      \
-	DEFINE_SPAN(span_##kind##_lit_24, pixel24, 24, COLUMN, TSTEP, 1)                       \
-	DEFINE_SPAN(span_##kind##_lit_32, uint32_t, 32, COLUMN, TSTEP, 1)
-
-/* straight: rotate 0, the steps known to the compiler; row: rotate 180; column: 90 and 270 */
-DEFINE_SPANS(straight, 0, 1)
-DEFINE_SPANS(row, 0, s->tstep)
-DEFINE_SPANS(column, 1, s->tstep)
-
-/*
- * Cell 1 without light needs no slopes: the seeds' own offset (left - right, up - down) read
- * straight from the heights, as the seeds do, and the yardstick's speed kept.
- */
-#define DEFINE_DIRECT(name, type, HSTEP, COLUMN)                                                \
-	static void name(uint8_t *restrict dst, const struct render *r,                       \
-			 const struct render_span *s)                                          \
-	{                                                                                      \
-		type *restrict out = (type *)dst;                                              \
-		const type *restrict in = (const type *)r->splash;                             \
-		const int16_t *h = s->h;                                                       \
-		const int width = r->width, xmax = r->width - 1, ymax = r->height - 1;         \
-		const int n = s->n, hstep = HSTEP, stride = s->stride;                         \
-		const int dx = COLUMN ? 0 : s->tstep, dy = COLUMN ? s->tstep : 0;              \
-		int x = s->x, y = s->y;                                                        \
-		for (int i = 0; i < n; i++, h += hstep, x += dx, y += dy) {                   \
-			int sx = clamp(x + h[-1] - h[1], xmax);                                \
-			int sy = clamp(y + h[-stride] - h[stride], ymax);                      \
-			out[i] = in[(size_t)sy * width + sx];                                  \
-		}                                                                              \
-	}
-
-DEFINE_DIRECT(direct_straight_16, uint16_t, 1, 0)
-DEFINE_DIRECT(direct_straight_24, pixel24, 1, 0)
-DEFINE_DIRECT(direct_straight_32, uint32_t, 1, 0)
-DEFINE_DIRECT(direct_row_16, uint16_t, s->hstep, 0)
-DEFINE_DIRECT(direct_row_24, pixel24, s->hstep, 0)
-DEFINE_DIRECT(direct_row_32, uint32_t, s->hstep, 0)
-DEFINE_DIRECT(direct_column_16, uint16_t, s->hstep, 1)
-DEFINE_DIRECT(direct_column_24, pixel24, s->hstep, 1)
-DEFINE_DIRECT(direct_column_32, uint32_t, s->hstep, 1)
-
-static render_span_fn *pick_span(int bytes, int rotate, bool light, bool direct)
-{
-	static render_span_fn *const spans[3][3][3] = {
-		{ { span_straight_16, span_straight_24, span_straight_32 },
-		  { span_straight_lit_16, span_straight_lit_24, span_straight_lit_32 },
-		  { direct_straight_16, direct_straight_24, direct_straight_32 } },
-		{ { span_row_16, span_row_24, span_row_32 },
-		  { span_row_lit_16, span_row_lit_24, span_row_lit_32 },
-		  { direct_row_16, direct_row_24, direct_row_32 } },
-		{ { span_column_16, span_column_24, span_column_32 },
-		  { span_column_lit_16, span_column_lit_24, span_column_lit_32 },
-		  { direct_column_16, direct_column_24, direct_column_32 } },
+	static const struct render_kernels *const paths[RENDER_PATHS] = {
+#if defined(__x86_64__)
+		[RENDER_SSE2] = &render_kernels_sse2,
+		[RENDER_AVX2] = &render_kernels_avx2,
+#endif
+#if defined(__aarch64__)
+		[RENDER_NEON] = &render_kernels_neon,
+#endif
+		[RENDER_SCALAR] = &render_kernels_scalar,
 	};
-	int kind = rotate == 0 ? 0 : rotate == 180 ? 1 : 2;
+	const struct render_kernels *k = paths[r->path] ? paths[r->path] : paths[RENDER_SCALAR];
+	render_row_fn *const *set = r->direct ? k->direct : light ? k->lit : k->slope;
+	render_row_fn *const *scalar = r->direct ? render_kernels_scalar.direct
+				     : light ? render_kernels_scalar.lit : render_kernels_scalar.slope;
 
-	return spans[kind][direct ? 2 : light][bytes - 2];
+	r->row = set[r->bytes - 2] ? set[r->bytes - 2] : scalar[r->bytes - 2];
+}
+
+int render_set_path(struct render *r, enum render_path path)
+{
+	if (!render_path_available(path))
+		return -ENOTSUP;
+	r->path = path;
+	pick_row(r, r->light_x || r->light_y);
+	return 0;
 }
 
 static bool sideways(int rotate)
@@ -241,18 +102,21 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 	r->slope_x = calloc((size_t)longest + 1, sizeof(*r->slope_x));
 	r->slope_y = calloc((size_t)longest + 1, sizeof(*r->slope_y));
 	r->shade = calloc(2 * RENDER_SHADES + 1, sizeof(*r->shade));
-	r->splash = calloc((size_t)fb_width * fb_height, fmt->bytes);
+	r->splash = calloc((size_t)fb_width * fb_height * fmt->bytes + RENDER_SPLASH_SLACK, 1);
 	r->plain = calloc((size_t)fb_width * fb_height, fmt->bytes);
 	r->runs = calloc(r->height, sizeof(*r->runs));
 	for (int i = 0; i < RENDER_PAGES; i++)
 		r->shown[i] = calloc(r->height, 1);
-	if (!r->slope_x || !r->slope_y || !r->shade || !r->splash || !r->plain || !r->runs ||
+	if (rotate)	/* 180: one row to mirror; 90 and 270: a band to turn */
+		r->band = malloc((size_t)r->width * fmt->bytes * (rotate == 180 ? 1 : BAND_ROWS));
+	if ((rotate && !r->band) || !r->slope_x || !r->slope_y || !r->shade || !r->splash || !r->plain || !r->runs ||
 	    !r->shown[0] || !r->shown[1] ||
 	    axis_init(&r->ax, r->width, cell, r->grid_width) < 0 ||
 	    axis_init(&r->ay, r->height, cell, r->grid_height) < 0) {
 		render_free(r);
 		return -ENOMEM;
 	}
+	r->path = render_path_default();
 	render_set_light(r, &(struct render_light){ 0 });
 	return 0;
 }
@@ -267,6 +131,7 @@ void render_free(struct render *r)
 	free(r->splash);
 	free(r->plain);
 	free(r->runs);
+	free(r->band);
 	for (int i = 0; i < RENDER_PAGES; i++)
 		free(r->shown[i]);
 	memset(r, 0, sizeof(*r));
@@ -312,7 +177,7 @@ void render_set_light(struct render *r, const struct render_light *l)
 		r->shade[RENDER_SHADES + s] = pack_grey(&r->fmt, add > 255 ? 255 : add);
 	}
 	r->direct = r->cell == 1 && !light;
-	r->span = pick_span(r->bytes, r->rotate, light, r->direct);
+	pick_row(r, light);
 }
 
 /* The logical pixel that physical (px, py) shows. */
@@ -416,27 +281,41 @@ static void slopes_of_row(const struct render *r, const struct water *w, int y)
 	gx[r->grid_width] = gy[r->grid_width] = 0;
 }
 
-/* The slopes down logical column x, per cell: cell columns a and a + 1 mixed. */
-static void slopes_of_column(const struct render *r, const struct water *w, int x)
+/* Logical row y into out (the row's first pixel): the refracted splash where the water is
+ * wet, the splash itself where it has calmed. */
+static void draw_row(const struct render *r, const struct water *w, uint8_t *out, int y,
+		     bool wet)
 {
-	int wb = r->ax.w[x], wa = RENDER_WEIGHT - wb, stride = w->stride, b = wb ? 1 : 0;
-	const int16_t *p = water_row(w, 0) + r->ax.c[x];
-	int32_t *restrict gx = r->slope_x, *restrict gy = r->slope_y;
+	size_t row_bytes = (size_t)r->width * r->bytes;
 
-	for (int j = 0; j < r->grid_height; j++, p += stride) {
-		const int16_t *q = p + b;
-
-		gx[j] = slope_clamp((p[-1] - p[1]) * wa + (q[-1] - q[1]) * wb);
-		gy[j] = slope_clamp((p[-stride] - p[stride]) * wa + (q[-stride] - q[stride]) * wb);
+	if (!wet) {
+		memcpy(out, r->splash + y * row_bytes, row_bytes);
+		return;
 	}
-	gx[r->grid_height] = gy[r->grid_height] = 0;
+	if (!r->direct)
+		slopes_of_row(r, w, y);
+	r->row(out, r, y, water_row(w, y), w->stride, 0);
+}
+
+/* Pixels reversed: the last of src first. */
+static void mirror(uint8_t *restrict dst, const uint8_t *restrict src, int n, int bytes)
+{
+	src += (size_t)(n - 1) * bytes;
+	if (bytes == 4)
+		for (int i = 0; i < n; i++)
+			memcpy(dst + 4 * i, src - 4 * i, 4);
+	else if (bytes == 2)
+		for (int i = 0; i < n; i++)
+			memcpy(dst + 2 * i, src - 2 * i, 2);
+	else
+		for (int i = 0; i < n; i++)
+			memcpy(dst + 3 * i, src - 3 * i, 3);
 }
 
 /* rotate 0 and 180: a logical row is a physical row, upside down and mirrored for 180. */
-static void draw_rows(const struct render *r, const struct water *w, uint8_t *dst,
+static void draw_rows(struct render *r, const struct water *w, uint8_t *dst,
 		      size_t dst_stride, int nruns)
 {
-	size_t row_bytes = (size_t)r->fb_width * r->bytes;
 	bool flip = r->rotate == 180;
 
 	for (int i = 0; i < nruns; i++) {
@@ -444,52 +323,67 @@ static void draw_rows(const struct render *r, const struct water *w, uint8_t *ds
 
 		for (int k = run->lo; k < run->hi; k++) {
 			int y = flip ? run->hi - 1 - (k - run->lo) : k;
-			int py = flip ? r->height - 1 - y : y;
-			uint8_t *out = dst + py * dst_stride;
-			struct render_span s = { flip ? r->width - 1 : 0, y,
-						 flip ? r->width - 1 : 0, flip ? -1 : 1, r->width,
-						 water_row(w, y) + (flip ? r->width - 1 : 0),
-						 flip ? -1 : 1, w->stride };
+			uint8_t *out = dst + (size_t)(flip ? r->height - 1 - y : y) * dst_stride;
 
-			if (run->wet) {
-				if (!r->direct)
-					slopes_of_row(r, w, y);
-				r->span(out, r, &s);
+			if (!flip) {
+				draw_row(r, w, out, y, run->wet);
 			} else {
-				memcpy(out, r->plain + py * row_bytes, row_bytes);
+				draw_row(r, w, r->band, y, run->wet);
+				mirror(out, r->band, r->width, r->bytes);
 			}
 		}
 	}
 }
 
-/* rotate 90 and 270: a logical row is a physical column, so every physical row gets one span
- * per run, written left to right. */
-static void draw_columns(const struct render *r, const struct water *w, uint8_t *dst,
+/*
+ * Turns n logical rows (band, width pixels each) onto physical columns: logical pixel x of
+ * band row k goes to physical row x (90) or width - 1 - x (270), column first + n - 1 - k (90)
+ * or first + k (270). Each physical row takes n pixels in a line: a cache line or two.
+ */
+#define DEFINE_TURN(name, type)                                                                	static void name(uint8_t *dst, size_t dst_stride, const uint8_t *band, int width,     			 int n, int first, bool cw)                                            	{                                                                                      		const type *in = (const type *)band;                                           		for (int x = 0; x < width; x++) {                                              			int py = cw ? x : width - 1 - x;                                       			type *restrict out = (type *)(dst + (size_t)py * dst_stride) + first;  			if (cw)                                                                				for (int k = 0; k < n; k++)                                    					out[n - 1 - k] = in[(size_t)k * width + x];            			else                                                                   				for (int k = 0; k < n; k++)                                    					out[k] = in[(size_t)k * width + x];                    		}                                                                              	}
+
+DEFINE_TURN(turn_16, uint16_t)
+DEFINE_TURN(turn_32, uint32_t)
+
+static void turn_24(uint8_t *dst, size_t dst_stride, const uint8_t *band, int width, int n,
+		    int first, bool cw)
+{
+	for (int x = 0; x < width; x++) {
+		int py = cw ? x : width - 1 - x;
+		uint8_t *out = dst + (size_t)py * dst_stride + (size_t)first * 3;
+
+		for (int k = 0; k < n; k++)
+			memcpy(out + 3 * (cw ? n - 1 - k : k), band + ((size_t)k * width + x) * 3,
+			       3);
+	}
+}
+
+/*
+ * rotate 90 and 270: a logical row is a physical column. Logical rows are drawn as rows, which
+ * reads the splash and the water in their own order, BAND_ROWS at a time, then turned:
+ * logical row y is physical column fb_width - 1 - y (90) or y (270).
+ */
+static void draw_columns(struct render *r, const struct water *w, uint8_t *dst,
 			 size_t dst_stride, int nruns)
 {
-	size_t row_bytes = (size_t)r->fb_width * r->bytes;
-	bool cw = r->rotate == 90, any_wet = false;
+	size_t row_bytes = (size_t)r->width * r->bytes;
+	bool cw = r->rotate == 90;
 
-	for (int i = 0; i < nruns; i++)
-		any_wet |= r->runs[i].wet;
-	for (int py = 0; py < r->fb_height; py++, dst += dst_stride) {
-		int x = cw ? py : r->width - 1 - py;
+	for (int i = 0; i < nruns; i++) {
+		const struct render_run *run = &r->runs[i];
 
-		if (any_wet && !r->direct)
-			slopes_of_column(r, w, x);
-		for (int i = 0; i < nruns; i++) {
-			const struct render_run *run = &r->runs[cw ? nruns - 1 - i : i];
-			int px = cw ? r->fb_width - run->hi : run->lo, n = run->hi - run->lo;
-			int y = cw ? run->hi - 1 : run->lo;
-			struct render_span s = { x, y, y, cw ? -1 : 1, n, water_row(w, y) + x,
-						 cw ? -w->stride : w->stride, w->stride };
+		for (int lo = run->lo; lo < run->hi; lo += BAND_ROWS) {
+			int n = run->hi - lo < BAND_ROWS ? run->hi - lo : BAND_ROWS;
+			int first = cw ? r->fb_width - lo - n : lo;
 
-			if (run->wet)
-				r->span(dst + (size_t)px * r->bytes, r, &s);
+			for (int k = 0; k < n; k++)
+				draw_row(r, w, r->band + k * row_bytes, lo + k, run->wet);
+			if (r->bytes == 4)
+				turn_32(dst, dst_stride, r->band, r->width, n, first, cw);
+			else if (r->bytes == 2)
+				turn_16(dst, dst_stride, r->band, r->width, n, first, cw);
 			else
-				memcpy(dst + (size_t)px * r->bytes,
-				       r->plain + py * row_bytes + (size_t)px * r->bytes,
-				       (size_t)n * r->bytes);
+				turn_24(dst, dst_stride, r->band, r->width, n, first, cw);
 		}
 	}
 }
