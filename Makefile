@@ -229,7 +229,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/fbripple $(DESTDIR)$(UNITDIR)/fbripple.service
 
 clean:
-	rm -rf build fbripple src/*.o src/*.d src/*.a tests/*.o tests/*.d $(TESTS) tests/bench \
+	rm -rf build fbripple src/*.o src/*.d src/*.a tests/*.o tests/*.d $(TESTS) tests/bench tests/bench_render \
 		tests/vm/*.o tests/vm/*.d $(VM_HELPERS) tests/strip
 
 help:

@@ -8,9 +8,11 @@
 
 #include "render_row.h"
 
-/* Rotated frames draw this many logical rows before turning them onto the screen: a band of
- * physical columns whose rows each take one or two cache lines. */
-#define BAND_ROWS 16
+/* Rotated 90 or 270, frames draw logical rows until they make this many bytes of each
+ * physical row, then turn them onto the screen: a band of physical columns. */
+#define BAND_BYTES 512
+/* Strips of columns (render_frame) are this many times the farthest move wide. */
+#define STRIP_PER_SHIFT 4
 
 /* The kernel of the renderer's path for its format and look. */
 static void pick_row(struct render *r, bool light)
@@ -45,6 +47,11 @@ int render_set_path(struct render *r, enum render_path path)
 static bool sideways(int rotate)
 {
 	return rotate == 90 || rotate == 270;
+}
+
+static int band_rows(const struct render *r)
+{
+	return BAND_BYTES / r->bytes;
 }
 
 /* Pixel p of n along an axis sits at (p + 0.5) / cell - 0.5 cells, between cells c and c + 1
@@ -107,14 +114,19 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 	r->runs = calloc(r->height, sizeof(*r->runs));
 	for (int i = 0; i < RENDER_PAGES; i++)
 		r->shown[i] = calloc(r->height, 1);
-	if (rotate)	/* 180: one row to mirror; 90 and 270: a band to turn */
-		r->band = malloc((size_t)r->width * fmt->bytes * (rotate == 180 ? 1 : BAND_ROWS));
-	if ((rotate && !r->band) || !r->slope_x || !r->slope_y || !r->shade || !r->splash || !r->plain || !r->runs ||
+	if (!r->slope_x || !r->slope_y || !r->shade || !r->splash || !r->plain || !r->runs ||
 	    !r->shown[0] || !r->shown[1] ||
 	    axis_init(&r->ax, r->width, cell, r->grid_width) < 0 ||
 	    axis_init(&r->ay, r->height, cell, r->grid_height) < 0) {
 		render_free(r);
 		return -ENOMEM;
+	}
+	if (rotate) {	/* 180: one row to mirror; 90 and 270: a band to turn */
+		r->band = malloc((size_t)r->width * fmt->bytes * (rotate == 180 ? 1 : band_rows(r)));
+		if (!r->band) {
+			render_free(r);
+			return -ENOMEM;
+		}
 	}
 	r->path = render_path_default();
 	render_set_light(r, &(struct render_light){ 0 });
@@ -266,14 +278,16 @@ static inline int32_t slope_clamp(int32_t v)
 	return v < -SLOPE_MAX ? -SLOPE_MAX : v > SLOPE_MAX ? SLOPE_MAX : v;
 }
 
-/* The slopes along logical row y, per cell: cell rows a and a + 1 mixed by the row's weight. */
-static void slopes_of_row(const struct render *r, const struct water *w, int y)
+/* The slopes along logical row y of cells [lo, hi): cell rows a and a + 1 mixed by the row's
+ * weight. */
+static void slopes_of_row(const struct render *r, const struct water *w, int y, int lo, int hi)
 {
 	int wb = r->ay.w[y], wa = RENDER_WEIGHT - wb, stride = w->stride;
 	const int16_t *p = water_row(w, r->ay.c[y]), *q = p + (wb ? stride : 0);
 	int32_t *restrict gx = r->slope_x, *restrict gy = r->slope_y;
 
-	for (int i = 0; i < r->grid_width; i++) {
+	hi = hi < r->grid_width ? hi : r->grid_width;
+	for (int i = lo; i < hi; i++) {
 		gx[i] = slope_clamp((p[i - 1] - p[i + 1]) * wa + (q[i - 1] - q[i + 1]) * wb);
 		gy[i] = slope_clamp((p[i - stride] - p[i + stride]) * wa +
 				    (q[i - stride] - q[i + stride]) * wb);
@@ -281,40 +295,68 @@ static void slopes_of_row(const struct render *r, const struct water *w, int y)
 	gx[r->grid_width] = gy[r->grid_width] = 0;
 }
 
-/* Logical row y into out (the row's first pixel): the refracted splash where the water is
- * wet, the splash itself where it has calmed. */
-static void draw_row(const struct render *r, const struct water *w, uint8_t *out, int y,
-		     bool wet)
+/*
+ * Pixels per strip: the frame is drawn in strips of columns, each from top to bottom, so that
+ * the splash rows a strip's pixels may be moved to (up to shift_max away) stay in the cache
+ * from one row to the next. Cell 1 moves without a bound, and a short way in busy water:
+ * no strips there.
+ */
+static int strip_width(const struct render *r)
 {
-	size_t row_bytes = (size_t)r->width * r->bytes;
+	return r->cell == 1 ? r->width : r->shift_max * STRIP_PER_SHIFT;
+}
+
+/* Logical row y, pixels [x0, x1), into out (where the row's pixel 0 goes): the refracted
+ * splash where the water is wet, the splash itself where it has calmed. */
+static void draw_span(const struct render *r, const struct water *w, uint8_t *out, int y,
+		      int x0, int x1, bool wet)
+{
+	size_t at = (size_t)x0 * r->bytes;
 
 	if (!wet) {
-		memcpy(out, r->splash + y * row_bytes, row_bytes);
+		memcpy(out + at, r->splash + (size_t)y * r->width * r->bytes + at,
+		       (size_t)(x1 - x0) * r->bytes);
 		return;
 	}
 	if (!r->direct)
-		slopes_of_row(r, w, y);
-	r->row(out, r, y, water_row(w, y), w->stride, 0);
+		slopes_of_row(r, w, y, r->ax.c[x0], r->ax.c[x1 - 1] + 2);
+	r->row(out, r, y, water_row(w, y), w->stride, x0, x1);
 }
 
-/* Pixels reversed: the last of src first. */
+typedef uint32_t vec4x32 __attribute__((vector_size(16)));
+typedef uint16_t vec8x16 __attribute__((vector_size(16)));
+typedef uint64_t vec2x64 __attribute__((vector_size(16)));
+
+/* Pixels reversed, the last of src first: 16 bytes at a time where the pixels divide them. */
 static void mirror(uint8_t *restrict dst, const uint8_t *restrict src, int n, int bytes)
 {
-	src += (size_t)(n - 1) * bytes;
-	if (bytes == 4)
-		for (int i = 0; i < n; i++)
-			memcpy(dst + 4 * i, src - 4 * i, 4);
-	else if (bytes == 2)
-		for (int i = 0; i < n; i++)
-			memcpy(dst + 2 * i, src - 2 * i, 2);
-	else
-		for (int i = 0; i < n; i++)
-			memcpy(dst + 3 * i, src - 3 * i, 3);
+	int i = 0;
+
+	src += (size_t)n * bytes;
+	if (bytes == 4) {
+		for (; i + 4 <= n; i += 4) {
+			vec4x32 v;
+
+			memcpy(&v, src - 4 * (i + 4), 16);
+			v = __builtin_shufflevector(v, v, 3, 2, 1, 0);
+			memcpy(dst + 4 * i, &v, 16);
+		}
+	} else if (bytes == 2) {
+		for (; i + 8 <= n; i += 8) {
+			vec8x16 v;
+
+			memcpy(&v, src - 2 * (i + 8), 16);
+			v = __builtin_shufflevector(v, v, 7, 6, 5, 4, 3, 2, 1, 0);
+			memcpy(dst + 2 * i, &v, 16);
+		}
+	}
+	for (; i < n; i++)
+		memcpy(dst + (size_t)i * bytes, src - (size_t)(i + 1) * bytes, bytes);
 }
 
 /* rotate 0 and 180: a logical row is a physical row, upside down and mirrored for 180. */
-static void draw_rows(struct render *r, const struct water *w, uint8_t *dst,
-		      size_t dst_stride, int nruns)
+static void draw_rows(struct render *r, const struct water *w, uint8_t *dst, size_t dst_stride,
+		      int nruns, int x0, int x1)
 {
 	bool flip = r->rotate == 180;
 
@@ -326,64 +368,123 @@ static void draw_rows(struct render *r, const struct water *w, uint8_t *dst,
 			uint8_t *out = dst + (size_t)(flip ? r->height - 1 - y : y) * dst_stride;
 
 			if (!flip) {
-				draw_row(r, w, out, y, run->wet);
-			} else {
-				draw_row(r, w, r->band, y, run->wet);
-				mirror(out, r->band, r->width, r->bytes);
+				draw_span(r, w, out, y, x0, x1, run->wet);
+				continue;
 			}
+			draw_span(r, w, r->band, y, x0, x1, run->wet);
+			mirror(out + (size_t)(r->width - x1) * r->bytes,
+			       r->band + (size_t)x0 * r->bytes, x1 - x0, r->bytes);
 		}
 	}
 }
 
 /*
- * Turns n logical rows (band, width pixels each) onto physical columns: logical pixel x of
- * band row k goes to physical row x (90) or width - 1 - x (270), column first + n - 1 - k (90)
- * or first + k (270). Each physical row takes n pixels in a line: a cache line or two.
+ * Turning n logical rows (band, width pixels each, [x0, x1) of them drawn) onto physical
+ * columns: logical pixel x of band row k goes to physical row x (90) or width - 1 - x (270),
+ * column first + n - 1 - k (90) or first + k (270). Each physical row takes n pixels in a
+ * line. Here pixels [x0, x1) of band rows [k0, k1), one by one.
  */
-#define DEFINE_TURN(name, type)                                                                	static void name(uint8_t *dst, size_t dst_stride, const uint8_t *band, int width,     			 int n, int first, bool cw)                                            	{                                                                                      		const type *in = (const type *)band;                                           		for (int x = 0; x < width; x++) {                                              			int py = cw ? x : width - 1 - x;                                       			type *restrict out = (type *)(dst + (size_t)py * dst_stride) + first;  			if (cw)                                                                				for (int k = 0; k < n; k++)                                    					out[n - 1 - k] = in[(size_t)k * width + x];            			else                                                                   				for (int k = 0; k < n; k++)                                    					out[k] = in[(size_t)k * width + x];                    		}                                                                              	}
-
-DEFINE_TURN(turn_16, uint16_t)
-DEFINE_TURN(turn_32, uint32_t)
-
-static void turn_24(uint8_t *dst, size_t dst_stride, const uint8_t *band, int width, int n,
-		    int first, bool cw)
+static void turn_pixels(uint8_t *dst, size_t dst_stride, const uint8_t *band, int width, int n,
+			int first, bool cw, int x0, int x1, int k0, int k1, int bytes)
 {
-	for (int x = 0; x < width; x++) {
-		int py = cw ? x : width - 1 - x;
-		uint8_t *out = dst + (size_t)py * dst_stride + (size_t)first * 3;
+	for (int x = x0; x < x1; x++) {
+		uint8_t *out = dst + (size_t)(cw ? x : width - 1 - x) * dst_stride;
 
-		for (int k = 0; k < n; k++)
-			memcpy(out + 3 * (cw ? n - 1 - k : k), band + ((size_t)k * width + x) * 3,
-			       3);
+		for (int k = k0; k < k1; k++)
+			memcpy(out + (size_t)(first + (cw ? n - 1 - k : k)) * bytes,
+			       band + ((size_t)k * width + x) * bytes, bytes);
 	}
+}
+
+/* v[i] becomes lane i of each of v[0..3]. */
+static inline void transpose_4x32(vec4x32 v[4])
+{
+	vec4x32 t0 = __builtin_shufflevector(v[0], v[1], 0, 4, 1, 5);
+	vec4x32 t1 = __builtin_shufflevector(v[0], v[1], 2, 6, 3, 7);
+	vec4x32 t2 = __builtin_shufflevector(v[2], v[3], 0, 4, 1, 5);
+	vec4x32 t3 = __builtin_shufflevector(v[2], v[3], 2, 6, 3, 7);
+
+	v[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+	v[1] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+	v[2] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+	v[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
+
+/* v[i] becomes lane i of each of v[0..7]: interleaved by 16, 32 and 64 bits. */
+static inline void transpose_8x16(vec8x16 v[8])
+{
+	vec4x32 s[8], u[8];
+	vec2x64 a[8];
+
+	for (int i = 0; i < 8; i += 2) {
+		s[i] = (vec4x32)__builtin_shufflevector(v[i], v[i + 1], 0, 8, 1, 9, 2, 10, 3, 11);
+		s[i + 1] = (vec4x32)__builtin_shufflevector(v[i], v[i + 1], 4, 12, 5, 13, 6, 14, 7,
+							    15);
+	}
+	for (int i = 0; i < 8; i += 4) {
+		u[i] = __builtin_shufflevector(s[i], s[i + 2], 0, 4, 1, 5);
+		u[i + 1] = __builtin_shufflevector(s[i], s[i + 2], 2, 6, 3, 7);
+		u[i + 2] = __builtin_shufflevector(s[i + 1], s[i + 3], 0, 4, 1, 5);
+		u[i + 3] = __builtin_shufflevector(s[i + 1], s[i + 3], 2, 6, 3, 7);
+	}
+	for (int i = 0; i < 4; i++) {
+		a[2 * i] = __builtin_shufflevector((vec2x64)u[i], (vec2x64)u[i + 4], 0, 2);
+		a[2 * i + 1] = __builtin_shufflevector((vec2x64)u[i], (vec2x64)u[i + 4], 1, 3);
+	}
+	for (int i = 0; i < 8; i++)
+		v[i] = (vec8x16)a[i];
+}
+
+/* Blocks of 4 x 4 pixels at 32 bpp, 8 x 8 at 16, turned in vectors; the edges one by one. */
+static void turn(uint8_t *dst, size_t dst_stride, const uint8_t *band, int width, int n,
+		 int first, bool cw, int x0, int x1, int bytes)
+{
+	int b = bytes == 4 ? 4 : bytes == 2 ? 8 : 1, nb = n - n % b, x = x0;
+
+	for (; b > 1 && x + b <= x1; x += b) {
+		for (int k = 0; k < nb; k += b) {
+			union { vec4x32 v32[8]; vec8x16 v16[8]; } v;
+			size_t at = (size_t)(first + (cw ? n - b - k : k)) * bytes;
+
+			/* the vector that lands on column c holds band row k + (c's lane) */
+			for (int j = 0; j < b; j++)
+				memcpy(&v.v16[j], band + ((size_t)(cw ? k + b - 1 - j : k + j) * width +
+							  x) * bytes, 16);
+			if (b == 4)
+				transpose_4x32(v.v32);
+			else
+				transpose_8x16(v.v16);
+			for (int i = 0; i < b; i++)
+				memcpy(dst + (size_t)(cw ? x + i : width - 1 - x - i) * dst_stride + at,
+				       &v.v16[i], 16);
+		}
+		turn_pixels(dst, dst_stride, band, width, n, first, cw, x, x + b, nb, n, bytes);
+	}
+	turn_pixels(dst, dst_stride, band, width, n, first, cw, x, x1, 0, n, bytes);
 }
 
 /*
  * rotate 90 and 270: a logical row is a physical column. Logical rows are drawn as rows, which
- * reads the splash and the water in their own order, BAND_ROWS at a time, then turned:
+ * reads the splash and the water in their own order, band_rows at a time, then turned:
  * logical row y is physical column fb_width - 1 - y (90) or y (270).
  */
 static void draw_columns(struct render *r, const struct water *w, uint8_t *dst,
-			 size_t dst_stride, int nruns)
+			 size_t dst_stride, int nruns, int x0, int x1)
 {
 	size_t row_bytes = (size_t)r->width * r->bytes;
 	bool cw = r->rotate == 90;
+	int rows = band_rows(r);
 
 	for (int i = 0; i < nruns; i++) {
 		const struct render_run *run = &r->runs[i];
 
-		for (int lo = run->lo; lo < run->hi; lo += BAND_ROWS) {
-			int n = run->hi - lo < BAND_ROWS ? run->hi - lo : BAND_ROWS;
+		for (int lo = run->lo; lo < run->hi; lo += rows) {
+			int n = run->hi - lo < rows ? run->hi - lo : rows;
 			int first = cw ? r->fb_width - lo - n : lo;
 
 			for (int k = 0; k < n; k++)
-				draw_row(r, w, r->band + k * row_bytes, lo + k, run->wet);
-			if (r->bytes == 4)
-				turn_32(dst, dst_stride, r->band, r->width, n, first, cw);
-			else if (r->bytes == 2)
-				turn_16(dst, dst_stride, r->band, r->width, n, first, cw);
-			else
-				turn_24(dst, dst_stride, r->band, r->width, n, first, cw);
+				draw_span(r, w, r->band + k * row_bytes, lo + k, x0, x1, run->wet);
+			turn(dst, dst_stride, r->band, r->width, n, first, cw, x0, x1, r->bytes);
 		}
 	}
 }
@@ -391,11 +492,15 @@ static void draw_columns(struct render *r, const struct water *w, uint8_t *dst,
 int render_frame(struct render *r, const struct water *w, uint8_t *dst, size_t dst_stride,
 		 int page, bool full)
 {
-	int nruns, rows = plan(r, w, page, full, &nruns);
+	int nruns, rows = plan(r, w, page, full, &nruns), strip = strip_width(r);
 
-	if (sideways(r->rotate))
-		draw_columns(r, w, dst, dst_stride, nruns);
-	else
-		draw_rows(r, w, dst, dst_stride, nruns);
+	for (int x0 = 0; x0 < r->width && nruns; x0 += strip) {
+		int x1 = r->width - x0 < strip ? r->width : x0 + strip;
+
+		if (sideways(r->rotate))
+			draw_columns(r, w, dst, dst_stride, nruns, x0, x1);
+		else
+			draw_rows(r, w, dst, dst_stride, nruns, x0, x1);
+	}
 	return rows;
 }

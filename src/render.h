@@ -27,12 +27,12 @@ struct render_axis {
 struct render;
 
 /*
- * Writes logical row y, pixels [x0, width), to dst (the row's first pixel) in the renderer's
+ * Writes logical row y, pixels [x0, x1), to dst (the row's first pixel) in the renderer's
  * format. h: the heights of cell row y (cell 1 without light reads them; the others read the
  * slopes prepared in slope_x and slope_y), stride: the water's.
  */
 typedef void render_row_fn(uint8_t *restrict dst, const struct render *r, int y,
-			   const int16_t *h, int stride, int x0);
+			   const int16_t *h, int stride, int x0, int x1);
 
 /* The kernels a renderer may run: the scalar reference, or vectors the CPU offers. */
 enum render_path { RENDER_SCALAR, RENDER_SSE2, RENDER_AVX2, RENDER_NEON, RENDER_PATHS };
@@ -108,7 +108,8 @@ int render_set_splash(struct render *r, const struct image *img);
 /*
  * Writes the frame for w into dst (physical rows dst_stride bytes apart), never reading dst:
  * in row order, or rotated 90 and 270 in bands of columns that stay in cache. Rows of page
- * that are calm and already show the plain splash are skipped unless full is set. Returns how many logical rows were written.
+ * that are calm and already show the plain splash are skipped unless full is set. Returns how
+ * many logical rows were written.
  */
 int render_frame(struct render *r, const struct water *w, uint8_t *dst, size_t dst_stride,
 		 int page, bool full);

@@ -62,7 +62,7 @@ static inline uint32_t lit(uint32_t p, uint32_t a, uint32_t neg, uint32_t f0, ui
  */
 #define DEFINE_SLOPE(name, type, sfx, LIGHT)                                                   \
 	static void name(uint8_t *restrict dst, const struct render *r, int y,                \
-			 const int16_t *h, int stride, int x0)                                 \
+			 const int16_t *h, int stride, int x0, int x1)                         \
 	{                                                                                      \
 		type *restrict out = (type *)dst;                                              \
 		const type *restrict in = (const type *)r->splash;                             \
@@ -78,7 +78,7 @@ static inline uint32_t lit(uint32_t p, uint32_t a, uint32_t neg, uint32_t f0, ui
 		const uint32_t *shades = r->shade + RENDER_SHADES;                             \
 		(void)h, (void)stride, (void)lx, (void)ly, (void)shades, (void)colour;         \
 		(void)shade_shift, (void)shade_half;                                           \
-		for (int x = x0; x < width; x++) {                                             \
+		for (int x = x0; x < x1; x++) {                                                \
 			int c = cs[x], w = ws[x];                                              \
 			int gx = (gxs[c] * (RENDER_WEIGHT - w) + gxs[c + 1] * w) >>            \
 				 RENDER_WEIGHT_BITS;                                           \
@@ -113,12 +113,12 @@ DEFINE_SLOPE(lit_32, uint32_t, 32, 1)
  */
 #define DEFINE_DIRECT(name, type)                                                              \
 	static void name(uint8_t *restrict dst, const struct render *r, int y,                \
-			 const int16_t *h, int stride, int x0)                                 \
+			 const int16_t *h, int stride, int x0, int x1)                         \
 	{                                                                                      \
 		type *restrict out = (type *)dst;                                              \
 		const type *restrict in = (const type *)r->splash;                             \
 		const int width = r->width, xmax = r->width - 1, ymax = r->height - 1;         \
-		for (int x = x0; x < width; x++) {                                             \
+		for (int x = x0; x < x1; x++) {                                                \
 			int sx = clamp(x + h[x - 1] - h[x + 1], xmax);                         \
 			int sy = clamp(y + h[x - stride] - h[x + stride], ymax);               \
 			out[x] = in[(size_t)sy * width + sx];                                  \

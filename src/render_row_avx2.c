@@ -1,7 +1,8 @@
-/* render_row_avx2.c - the row kernels with AVX2: 8 pixels a step, the splash, the slopes and
- * the shades fetched by gather. Chosen at run time: the rest of the binary stays x86-64. */
+/* render_row_avx2.c - the row kernels with AVX2: 8 pixels a step, the slopes, shades and
+ * splash of the lit path fetched by gather. Chosen at run time: the rest stays x86-64. */
 #if defined(__x86_64__)
 #include <immintrin.h>
+#include <string.h>
 
 #include "render_row.h"
 
@@ -36,7 +37,7 @@ AVX2 static inline void put(uint8_t *out, __m256i v, int bytes)
 }
 
 AVX2 static inline void direct(uint8_t *restrict dst, const struct render *r, int y,
-			       const int16_t *h, int stride, int x0, int bytes)
+			       const int16_t *h, int stride, int x0, int x1, int bytes)
 {
 	const int width = r->width;
 	const __m256i zero = _mm256_setzero_si256(), xmax = _mm256_set1_epi32(width - 1);
@@ -46,17 +47,23 @@ AVX2 static inline void direct(uint8_t *restrict dst, const struct render *r, in
 				      _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 	int x = x0;
 
-	for (; x + 8 <= width; x += 8, vx = _mm256_add_epi32(vx, eight)) {
+	for (; x + 8 <= x1; x += 8, vx = _mm256_add_epi32(vx, eight)) {
 		__m256i dx = _mm256_sub_epi32(widen(h + x - 1), widen(h + x + 1));
 		__m256i dy = _mm256_sub_epi32(widen(h + x - stride), widen(h + x + stride));
 		__m256i sx = clamp8(_mm256_add_epi32(vx, dx), zero, xmax);
 		__m256i sy = clamp8(_mm256_add_epi32(vy, dy), zero, ymax);
 		__m256i idx = _mm256_add_epi32(_mm256_mullo_epi32(sy, vw), sx);
 
-		put(dst + (size_t)x * bytes, fetch(r->splash, idx, bytes), bytes);
+		int32_t at[8];
+
+		/* one load each: on the AMD EPYC this was measured on, a gather of the splash
+		 * took 4.6-4.9 ms a 1080p frame here, loads one by one 3.5-3.8 */
+		_mm256_storeu_si256((__m256i *)at, idx);
+		for (int i = 0; i < 8; i++)
+			memcpy(dst + (size_t)(x + i) * bytes, r->splash + (size_t)at[i] * bytes, bytes);
 	}
-	if (x < width)
-		render_kernels_scalar.direct[bytes - 2](dst, r, y, h, stride, x);
+	if (x < x1)
+		render_kernels_scalar.direct[bytes - 2](dst, r, y, h, stride, x, x1);
 }
 
 /* render_row.c's lit(), 8 pixels at once. */
@@ -93,7 +100,8 @@ AVX2 static inline __m256i move(__m256i g, __m256i mul, __m256i dmax, __m256i nd
 }
 
 AVX2 static inline void slope(uint8_t *restrict dst, const struct render *r, int y,
-			      const int16_t *h, int stride, int x0, int bytes, bool light)
+			      const int16_t *h, int stride, int x0, int x1, int bytes,
+			      bool light)
 {
 	const int width = r->width;
 	const __m256i zero = _mm256_setzero_si256(), xmax = _mm256_set1_epi32(width - 1);
@@ -116,7 +124,7 @@ AVX2 static inline void slope(uint8_t *restrict dst, const struct render *r, int
 				      _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 	int x = x0;
 
-	for (; x + 8 <= width; x += 8, vx = _mm256_add_epi32(vx, eight)) {
+	for (; x + 8 <= x1; x += 8, vx = _mm256_add_epi32(vx, eight)) {
 		__m256i c = _mm256_loadu_si256((const __m256i *)(r->ax.c + x));
 		__m256i wb = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(r->ax.w + x)));
 		__m256i wa = _mm256_sub_epi32(full, wb);
@@ -136,24 +144,24 @@ AVX2 static inline void slope(uint8_t *restrict dst, const struct render *r, int
 		}
 		put(dst + (size_t)x * bytes, v, bytes);
 	}
-	if (x < width)
+	if (x < x1)
 		(light ? render_kernels_scalar.lit : render_kernels_scalar.slope)[bytes - 2](
-			dst, r, y, h, stride, x);
+			dst, r, y, h, stride, x, x1);
 }
 
 #define DEFINE_ROW(name, call)                                                                 \
 	AVX2 static void name(uint8_t *restrict dst, const struct render *r, int y,           \
-			      const int16_t *h, int stride, int x0)                            \
+			      const int16_t *h, int stride, int x0, int x1)                    \
 	{                                                                                      \
 		call;                                                                          \
 	}
 
-DEFINE_ROW(direct_16, direct(dst, r, y, h, stride, x0, 2))
-DEFINE_ROW(direct_32, direct(dst, r, y, h, stride, x0, 4))
-DEFINE_ROW(slope_16, slope(dst, r, y, h, stride, x0, 2, false))
-DEFINE_ROW(slope_32, slope(dst, r, y, h, stride, x0, 4, false))
-DEFINE_ROW(lit_16, slope(dst, r, y, h, stride, x0, 2, true))
-DEFINE_ROW(lit_32, slope(dst, r, y, h, stride, x0, 4, true))
+DEFINE_ROW(direct_16, direct(dst, r, y, h, stride, x0, x1, 2))
+DEFINE_ROW(direct_32, direct(dst, r, y, h, stride, x0, x1, 4))
+DEFINE_ROW(slope_16, slope(dst, r, y, h, stride, x0, x1, 2, false))
+DEFINE_ROW(slope_32, slope(dst, r, y, h, stride, x0, x1, 4, false))
+DEFINE_ROW(lit_16, slope(dst, r, y, h, stride, x0, x1, 2, true))
+DEFINE_ROW(lit_32, slope(dst, r, y, h, stride, x0, x1, 4, true))
 
 const struct render_kernels render_kernels_avx2 = {
 	{ direct_16, NULL, direct_32 },

@@ -26,7 +26,7 @@ static inline void fetch(uint8_t *restrict out, const uint8_t *restrict in, cons
  * true one, and clamps to the same edge (the picture is at most 32767 pixels a side).
  */
 static inline void direct(uint8_t *restrict dst, const struct render *r, int y,
-			  const int16_t *h, int stride, int x0, int bytes)
+			  const int16_t *h, int stride, int x0, int x1, int bytes)
 {
 	static const int16_t lanes[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 	const int width = r->width;
@@ -39,7 +39,7 @@ static inline void direct(uint8_t *restrict dst, const struct render *r, int y,
 		const uint16_t w16 = (uint16_t)width;
 		int16x8_t vx = vaddq_s16(vdupq_n_s16((int16_t)x0), vld1q_s16(lanes));
 
-		for (; x + 8 <= width; x += 8, vx = vaddq_s16(vx, vdupq_n_s16(8))) {
+		for (; x + 8 <= x1; x += 8, vx = vaddq_s16(vx, vdupq_n_s16(8))) {
 			int16x8_t dx = vqsubq_s16(vld1q_s16(h + x - 1), vld1q_s16(h + x + 1));
 			int16x8_t dy = vqsubq_s16(vld1q_s16(h + x - stride),
 						  vld1q_s16(h + x + stride));
@@ -54,8 +54,8 @@ static inline void direct(uint8_t *restrict dst, const struct render *r, int y,
 			fetch(dst + (size_t)x * bytes, r->splash, idx, 8, bytes);
 		}
 	}
-	if (x < width)
-		render_kernels_scalar.direct[bytes - 2](dst, r, y, h, stride, x);
+	if (x < x1)
+		render_kernels_scalar.direct[bytes - 2](dst, r, y, h, stride, x, x1);
 }
 
 /* render_row.c's lit(), 4 pixels at once. */
@@ -108,7 +108,7 @@ static inline void put4(uint8_t *out, uint32x4_t v, int bytes)
 }
 
 static inline void slope(uint8_t *restrict dst, const struct render *r, int y,
-			 const int16_t *h, int stride, int x0, int bytes, bool light)
+			 const int16_t *h, int stride, int x0, int x1, int bytes, bool light)
 {
 	static const int32_t lanes[4] = { 0, 1, 2, 3 };
 	const int width = r->width;
@@ -128,7 +128,7 @@ static inline void slope(uint8_t *restrict dst, const struct render *r, int y,
 	int32x4_t vx = vaddq_s32(vdupq_n_s32(x0), vld1q_s32(lanes));
 	int x = x0;
 
-	for (; x + 4 <= width; x += 4, vx = vaddq_s32(vx, vdupq_n_s32(4))) {
+	for (; x + 4 <= x1; x += 4, vx = vaddq_s32(vx, vdupq_n_s32(4))) {
 		const int32_t *c = r->ax.c + x;
 		const uint8_t *w = r->ax.w + x;
 		const int32_t wl[4] = { w[0], w[1], w[2], w[3] };
@@ -157,24 +157,24 @@ static inline void slope(uint8_t *restrict dst, const struct render *r, int y,
 		}
 		put4(dst + (size_t)x * bytes, v, bytes);
 	}
-	if (x < width)
+	if (x < x1)
 		(light ? render_kernels_scalar.lit : render_kernels_scalar.slope)[bytes - 2](
-			dst, r, y, h, stride, x);
+			dst, r, y, h, stride, x, x1);
 }
 
 #define DEFINE_ROW(name, call)                                                                 \
 	static void name(uint8_t *restrict dst, const struct render *r, int y,                \
-			 const int16_t *h, int stride, int x0)                                 \
+			 const int16_t *h, int stride, int x0, int x1)                         \
 	{                                                                                      \
 		call;                                                                          \
 	}
 
-DEFINE_ROW(direct_16, direct(dst, r, y, h, stride, x0, 2))
-DEFINE_ROW(direct_32, direct(dst, r, y, h, stride, x0, 4))
-DEFINE_ROW(slope_16, slope(dst, r, y, h, stride, x0, 2, false))
-DEFINE_ROW(slope_32, slope(dst, r, y, h, stride, x0, 4, false))
-DEFINE_ROW(lit_16, slope(dst, r, y, h, stride, x0, 2, true))
-DEFINE_ROW(lit_32, slope(dst, r, y, h, stride, x0, 4, true))
+DEFINE_ROW(direct_16, direct(dst, r, y, h, stride, x0, x1, 2))
+DEFINE_ROW(direct_32, direct(dst, r, y, h, stride, x0, x1, 4))
+DEFINE_ROW(slope_16, slope(dst, r, y, h, stride, x0, x1, 2, false))
+DEFINE_ROW(slope_32, slope(dst, r, y, h, stride, x0, x1, 4, false))
+DEFINE_ROW(lit_16, slope(dst, r, y, h, stride, x0, x1, 2, true))
+DEFINE_ROW(lit_32, slope(dst, r, y, h, stride, x0, x1, 4, true))
 
 const struct render_kernels render_kernels_neon = {
 	{ direct_16, NULL, direct_32 },

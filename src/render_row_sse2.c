@@ -58,7 +58,7 @@ static inline void fetch(uint8_t *restrict out, const uint8_t *restrict in, cons
  * true one, and clamps to the same edge (the picture is at most 32767 pixels a side).
  */
 static inline void direct(uint8_t *restrict dst, const struct render *r, int y,
-			  const int16_t *h, int stride, int x0, int bytes)
+			  const int16_t *h, int stride, int x0, int x1, int bytes)
 {
 	const int width = r->width;
 	int x = x0;
@@ -70,7 +70,7 @@ static inline void direct(uint8_t *restrict dst, const struct render *r, int y,
 		__m128i vx = _mm_add_epi16(_mm_set1_epi16((short)x0),
 					   _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7));
 
-		for (; x + 8 <= width; x += 8, vx = _mm_add_epi16(vx, _mm_set1_epi16(8))) {
+		for (; x + 8 <= x1; x += 8, vx = _mm_add_epi16(vx, _mm_set1_epi16(8))) {
 			__m128i dx = _mm_subs_epi16(_mm_loadu_si128((const __m128i *)(h + x - 1)),
 						    _mm_loadu_si128((const __m128i *)(h + x + 1)));
 			__m128i dy = _mm_subs_epi16(
@@ -88,8 +88,8 @@ static inline void direct(uint8_t *restrict dst, const struct render *r, int y,
 			fetch(dst + (size_t)x * bytes, r->splash, idx, 8, bytes);
 		}
 	}
-	if (x < width)
-		render_kernels_scalar.direct[bytes - 2](dst, r, y, h, stride, x);
+	if (x < x1)
+		render_kernels_scalar.direct[bytes - 2](dst, r, y, h, stride, x, x1);
 }
 
 /* render_row.c's lit(), 4 pixels at once. */
@@ -145,7 +145,7 @@ static inline void put4(uint8_t *out, __m128i v, int bytes)
 }
 
 static inline void slope(uint8_t *restrict dst, const struct render *r, int y,
-			 const int16_t *h, int stride, int x0, int bytes, bool light)
+			 const int16_t *h, int stride, int x0, int x1, int bytes, bool light)
 {
 	const int width = r->width;
 	const __m128i zero = _mm_setzero_si128(), xmax = _mm_set1_epi32(width - 1);
@@ -164,7 +164,7 @@ static inline void slope(uint8_t *restrict dst, const struct render *r, int y,
 	__m128i vx = _mm_add_epi32(_mm_set1_epi32(x0), _mm_setr_epi32(0, 1, 2, 3));
 	int x = x0;
 
-	for (; x + 4 <= width; x += 4, vx = _mm_add_epi32(vx, _mm_set1_epi32(4))) {
+	for (; x + 4 <= x1; x += 4, vx = _mm_add_epi32(vx, _mm_set1_epi32(4))) {
 		const int32_t *c = r->ax.c + x;
 		const uint8_t *w = r->ax.w + x;
 		__m128i wb = _mm_setr_epi32(w[0], w[1], w[2], w[3]), wa = _mm_sub_epi32(full, wb);
@@ -189,24 +189,24 @@ static inline void slope(uint8_t *restrict dst, const struct render *r, int y,
 		}
 		put4(dst + (size_t)x * bytes, v, bytes);
 	}
-	if (x < width)
+	if (x < x1)
 		(light ? render_kernels_scalar.lit : render_kernels_scalar.slope)[bytes - 2](
-			dst, r, y, h, stride, x);
+			dst, r, y, h, stride, x, x1);
 }
 
 #define DEFINE_ROW(name, call)                                                                 \
 	static void name(uint8_t *restrict dst, const struct render *r, int y,                \
-			 const int16_t *h, int stride, int x0)                                 \
+			 const int16_t *h, int stride, int x0, int x1)                         \
 	{                                                                                      \
 		call;                                                                          \
 	}
 
-DEFINE_ROW(direct_16, direct(dst, r, y, h, stride, x0, 2))
-DEFINE_ROW(direct_32, direct(dst, r, y, h, stride, x0, 4))
-DEFINE_ROW(slope_16, slope(dst, r, y, h, stride, x0, 2, false))
-DEFINE_ROW(slope_32, slope(dst, r, y, h, stride, x0, 4, false))
-DEFINE_ROW(lit_16, slope(dst, r, y, h, stride, x0, 2, true))
-DEFINE_ROW(lit_32, slope(dst, r, y, h, stride, x0, 4, true))
+DEFINE_ROW(direct_16, direct(dst, r, y, h, stride, x0, x1, 2))
+DEFINE_ROW(direct_32, direct(dst, r, y, h, stride, x0, x1, 4))
+DEFINE_ROW(slope_16, slope(dst, r, y, h, stride, x0, x1, 2, false))
+DEFINE_ROW(slope_32, slope(dst, r, y, h, stride, x0, x1, 4, false))
+DEFINE_ROW(lit_16, slope(dst, r, y, h, stride, x0, x1, 2, true))
+DEFINE_ROW(lit_32, slope(dst, r, y, h, stride, x0, x1, 4, true))
 
 const struct render_kernels render_kernels_sse2 = {
 	{ direct_16, NULL, direct_32 },

@@ -96,6 +96,28 @@ static uint8_t *frame_of(enum render_path path, const struct pixfmt *fmt, const 
 	return fb;
 }
 
+/* The scalar frame at rotate is the one at rotate 0 turned clockwise, pixel for pixel. */
+static void assert_turned(const uint8_t *turned, const uint8_t *upright, int width, int height,
+			  int rotate, int bytes)
+{
+	bool side = rotate % 180 != 0;
+	size_t stride = (size_t)(width + 3) * bytes;
+	size_t tstride = (size_t)((side ? height : width) + 3) * bytes;
+
+	for (int y = 0; y < height; y++)
+		for (int x = 0; x < width; x++) {
+			int px = rotate == 90 ? height - 1 - y : rotate == 180 ? width - 1 - x
+			       : rotate == 270 ? y : x;
+			int py = rotate == 90 ? x : rotate == 180 ? height - 1 - y
+			       : rotate == 270 ? width - 1 - x : y;
+
+			if (memcmp(turned + py * tstride + (size_t)px * bytes,
+				   upright + y * stride + (size_t)x * bytes, bytes))
+				fail_msg("rotate %d: logical (%d,%d) of %dx%d is not at (%d,%d)",
+					 rotate, x, y, width, height, px, py);
+		}
+}
+
 /* Each case against the scalar frame, byte for byte, padding included. */
 static int compare_paths(const char *format, int width, int height, int cell, enum waves waves,
 			 int rotate, const struct render_light *light)
@@ -111,6 +133,12 @@ static int compare_paths(const char *format, int width, int height, int cell, en
 	assert_int_equal(pixfmt_by_name(&fmt, format), 0);
 	water_of(&w, width, height, cell, waves, seed);
 	want = frame_of(RENDER_SCALAR, &fmt, &img, &w, rotate, light, &size);
+	if (rotate) {
+		uint8_t *upright = frame_of(RENDER_SCALAR, &fmt, &img, &w, 0, light, &size);
+
+		assert_turned(want, upright, width, height, rotate, fmt.bytes);
+		free(upright);
+	}
 	for (int p = RENDER_SCALAR + 1; p < RENDER_PATHS; p++) {
 		uint8_t *got = frame_of(p, &fmt, &img, &w, rotate, light, &size);
 
