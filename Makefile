@@ -44,7 +44,7 @@ DEB_ARM64 = gcc-aarch64-linux-gnu qemu-user-static libevdev-dev:arm64 libconfig-
 ARM64     = B=build/arm64 CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar \
             PKG_CONFIG=aarch64-linux-gnu-pkg-config
 
-.PHONY: all clean install uninstall check check-unit check-vm check-asan check-valgrind check-valgrind-run deps-asan \
+.PHONY: all clean install uninstall check check-unit check-paths check-vm check-asan check-valgrind check-valgrind-run deps-asan \
         check-clang bench run readme-picture deps deps-test help fuzz fuzz-smoke fuzz-run fuzz-build
 
 all: $(B)/fbripple
@@ -103,6 +103,15 @@ check: deps-test
 # Everything but the VM: for the builds the guest does not need (clang, sanitizers, valgrind).
 check-unit: all $(UNIT_TESTS)
 	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(UNIT_TESTS)
+
+# The unit tests once per render path this CPU runs, each forced through FBRIPPLE_SIMD
+# (tests/test_render_paths also compares them all with the scalar one in every run).
+RENDER_PATHS_RUN ?= $(if $(filter aarch64%,$(shell $(CC) -dumpmachine)),scalar neon,scalar sse2 avx2)
+check-paths: all $(UNIT_TESTS)
+	@for p in $(RENDER_PATHS_RUN); do echo "FBRIPPLE_SIMD=$$p:"; \
+		FBRIPPLE_SIMD=$$p FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(UNIT_TESTS) \
+			>$(B)/check-paths-$$p.log 2>&1 || { tail -n 30 $(B)/check-paths-$$p.log; exit 1; }; \
+		tail -n 1 $(B)/check-paths-$$p.log; done
 
 check-asan: deps-asan
 	@$(MAKE) --no-print-directory B=build/asan CC=clang \
@@ -237,6 +246,7 @@ help:
 	@echo 'make run        build and run on /dev/fb0 (a demo PNG where there is none)'
 	@echo 'make check      install test deps, build, run every test (unit, headless, VM)'
 	@echo 'make check-asan / check-valgrind / check-clang   the tests under sanitizers, valgrind, clang'
+	@echo 'make check-paths  the unit tests once per render path (FBRIPPLE_SIMD=scalar, sse2, ...)'
 	@echo 'make fuzz       every libFuzzer target for FUZZ_SECONDS (check-asan runs them briefly)'
 	@echo 'make check-arm64  cross-build for arm64, run the unit and headless tests under qemu-user'
 	@echo 'make bench      ms per frame beside a plain port of the seed code'
