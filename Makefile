@@ -110,8 +110,9 @@ RENDER_PATHS_RUN ?= $(if $(filter aarch64%,$(shell $(CC) -dumpmachine)),scalar n
 check-paths: all $(UNIT_TESTS)
 	@for p in $(RENDER_PATHS_RUN); do echo "FBRIPPLE_SIMD=$$p:"; \
 		FBRIPPLE_SIMD=$$p FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(UNIT_TESTS) \
-			>$(B)/check-paths-$$p.log 2>&1 || { tail -n 30 $(B)/check-paths-$$p.log; exit 1; }; \
-		tail -n 1 $(B)/check-paths-$$p.log; done
+			>$(B)/tests/check-paths-$$p.log 2>&1 || \
+			{ tail -n 30 $(B)/tests/check-paths-$$p.log; exit 1; }; \
+		tail -n 1 $(B)/tests/check-paths-$$p.log; done
 
 check-asan: deps-asan
 	@$(MAKE) --no-print-directory B=build/asan CC=clang \
