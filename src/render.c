@@ -1,10 +1,10 @@
-/* render.c - refraction: each pixel shows the splash displaced by the local height gradient. */
+/* render.c - refraction into the framebuffer: which rows to draw, in strips and rotated bands;
+ * the pixels themselves come from the row kernels (render_row*.c). */
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 #include "render_row.h"
 
