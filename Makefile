@@ -45,7 +45,7 @@ DEB_ARM64 = gcc-aarch64-linux-gnu qemu-user-static libevdev-dev:arm64 libconfig-
 ARM64     = B=build/arm64 CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar \
             PKG_CONFIG=aarch64-linux-gnu-pkg-config
 
-.PHONY: all clean install uninstall check check-unit check-vm check-asan check-valgrind check-valgrind-run deps-asan \
+.PHONY: all clean install uninstall check check-unit check-paths check-vm check-asan check-valgrind check-valgrind-run deps-asan \
         check-clang bench run readme-picture deps deps-test help fuzz fuzz-smoke fuzz-run fuzz-build
 
 all: $(B)/fbripple
@@ -87,6 +87,7 @@ $(B)/tests/rss_peak.so: tests/rss_peak.c
 
 $(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/tests/look.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(B)/tests/bench_render: $(B)/tests/bench_render.o $(B)/src/libfbripple.a
 # The bench runs both as whole processes: fbripple, and seed 000's program loop.
 $(B)/tests/bench: | $(B)/fbripple $(B)/tests/seed_prog
 $(B)/tests/seed_prog: $(B)/tests/seed_prog.o $(B)/tests/seed_port.o $(B)/src/libfbripple.a
@@ -112,6 +113,16 @@ check: deps-test
 # Everything but the VM: for the builds the guest does not need (clang, sanitizers, valgrind).
 check-unit: all $(UNIT_TESTS)
 	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(UNIT_TESTS)
+
+# The unit tests once per render path this CPU runs, each forced through FBRIPPLE_SIMD
+# (tests/test_render_paths also compares them all with the scalar one in every run).
+RENDER_PATHS_RUN ?= $(if $(filter aarch64%,$(shell $(CC) -dumpmachine)),scalar neon,scalar sse2 avx2)
+check-paths: all $(UNIT_TESTS)
+	@for p in $(RENDER_PATHS_RUN); do echo "FBRIPPLE_SIMD=$$p:"; \
+		FBRIPPLE_SIMD=$$p FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(UNIT_TESTS) \
+			>$(B)/tests/check-paths-$$p.log 2>&1 || \
+			{ tail -n 30 $(B)/tests/check-paths-$$p.log; exit 1; }; \
+		tail -n 1 $(B)/tests/check-paths-$$p.log; done
 
 check-asan: deps-asan
 	@$(MAKE) --no-print-directory B=build/asan CC=clang \
@@ -240,7 +251,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/fbripple $(DESTDIR)$(UNITDIR)/fbripple.service
 
 clean:
-	rm -rf build fbripple src/*.o src/*.d src/*.a tests/*.o tests/*.d $(TESTS) tests/bench \
+	rm -rf build fbripple src/*.o src/*.d src/*.a tests/*.o tests/*.d $(TESTS) tests/bench tests/bench_render \
 		tests/vm/*.o tests/vm/*.d $(VM_HELPERS) tests/strip
 
 help:
@@ -248,6 +259,7 @@ help:
 	@echo 'make run        build and run on /dev/fb0 (a demo PNG where there is none)'
 	@echo 'make check      install test deps, build, run every test (unit, headless, VM)'
 	@echo 'make check-asan / check-valgrind / check-clang   the tests under sanitizers, valgrind, clang'
+	@echo 'make check-paths  the unit tests once per render path (FBRIPPLE_SIMD=scalar, sse2, ...)'
 	@echo 'make fuzz       every libFuzzer target for FUZZ_SECONDS (check-asan runs them briefly)'
 	@echo 'make check-arm64  cross-build for arm64, run the unit and headless tests under qemu-user'
 	@echo 'make bench      ms per frame beside a plain port of the seed code'

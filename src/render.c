@@ -1,189 +1,57 @@
-/* render.c - refraction: each pixel shows the splash displaced by the local height gradient. */
+/* render.c - refraction into the framebuffer: which rows to draw, in strips and rotated bands;
+ * the pixels themselves come from the row kernels (render_row*.c). */
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "render.h"
+#include "render_row.h"
 
-typedef struct {
-	uint8_t b[3];
-} pixel24;
+/* Rotated 90 or 270, frames draw logical rows until they make this many bytes of each
+ * physical row, then turn them onto the screen: a band of physical columns. */
+#define BAND_BYTES 512
+/* Strips of columns (render_frame) are this many times the farthest move wide. */
+#define STRIP_PER_SHIFT 4
 
-static inline uint32_t get16(const uint16_t *p) { return *p; }
-static inline uint32_t get32(const uint32_t *p) { return *p; }
-static inline uint32_t get24(const pixel24 *p)
+/* The kernel of the renderer's path for its format and look. */
+static void pick_row(struct render *r, bool light)
 {
-	return (uint32_t)p->b[0] | (uint32_t)p->b[1] << 8 | (uint32_t)p->b[2] << 16;
-}
-static inline void put16(uint16_t *p, uint32_t v) { *p = (uint16_t)v; }
-static inline void put32(uint32_t *p, uint32_t v) { *p = v; }
-static inline void put24(pixel24 *p, uint32_t v)
-{
-	*p = (pixel24){ { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16) } };
-}
-
-static inline int clamp(int v, int hi)
-{
-	v = v < 0 ? 0 : v;
-	return v > hi ? hi : v;
-}
-
-static inline int clamp_abs(int v, int max)
-{
-	return v < -max ? -max : v > max ? max : v;
-}
-
-static inline uint32_t min32(uint32_t a, uint32_t b)
-{
-	return a < b ? a : b;
-}
-
-/*
- * Adds a to each colour field of p (or, where neg covers the fields, takes it away), each
- * saturating in its own field: no wrap, no carry into the next channel, whatever the format's
- * layout. Taking away is adding to the complement: f - sat(f - v + a) = max(v - a, 0).
- */
-static inline uint32_t lit(uint32_t p, uint32_t a, uint32_t neg, uint32_t f0, uint32_t f1,
-			   uint32_t f2)
-{
-	uint32_t q = p ^ neg, v, out;
-
-	v = q & f0;
-	out = v + min32(a & f0, f0 - v);
-	v = q & f1;
-	out |= v + min32(a & f1, f1 - v);
-	v = q & f2;
-	out |= v + min32(a & f2, f2 - v);
-	return (out ^ neg) | (p & ~(f0 | f1 | f2));
-}
-
-/* Slopes in 1/RENDER_WEIGHT height units are kept within this: a steeper one already moves
- * every pixel off any screen, and the products below stay inside 32 bits. */
-#define SLOPE_MAX (8192 * RENDER_WEIGHT)
-#define SHADE_SHIFT (RENDER_WEIGHT_BITS + 8)	/* light_x/y carry 8 fraction bits */
-#define MOVE_SHIFT (RENDER_WEIGHT_BITS + 8)	/* and so does shift_mul */
-#define MOVE_HALF (1 << (MOVE_SHIFT - 1))
-
-/*
- * Each pixel interpolates the slopes prepared for its line (the seeds' left - right and
- * up - down, mixed from the cells around it), is displaced by slope x cell / scale pixels (the
- * seeds' offset, grown with the cell so the look does not depend on the resolution), clamped
- * to the picture, and, with light, brightened or darkened by the slope towards the light.
- * COLUMN: the line is a logical column (rotate 90 and 270). At cell 1 the displacement is
- * exactly the seeds' offset.
- */
-#define DEFINE_SPAN(name, type, sfx, COLUMN, TSTEP, LIGHT)                                     \
-	static void name(uint8_t *restrict dst, const struct render *r,                       \
-			 const struct render_span *s)                                          \
-	{                                                                                      \
-		type *restrict out = (type *)dst;                                              \
-		const type *restrict in = (const type *)r->splash;                             \
-		const struct render_axis *a = COLUMN ? &r->ay : &r->ax;                        \
-		const int32_t *restrict gxs = r->slope_x, *restrict gys = r->slope_y;          \
-		const int32_t *restrict cs = a->c;                                             \
-		const uint8_t *restrict ws = a->w;                                             \
-		const int width = r->width, xmax = r->width - 1, ymax = r->height - 1;         \
-		const int lx = r->light_x, ly = r->light_y, mul = r->shift_mul;                \
-		const int dmax = r->shift_max, shade_shift = r->shade_shift;                   \
-		const int shade_half = 1 << (shade_shift - 1);                                 \
-		const uint32_t f0 = r->field[0], f1 = r->field[1], f2 = r->field[2];           \
-		const uint32_t colour = f0 | f1 | f2;                                          \
-		const uint32_t *shades = r->shade + RENDER_SHADES;                             \
-		const int n = s->n, tstep = TSTEP;                                             \
-		int t = s->t;                                                                  \
-		(void)lx, (void)ly, (void)f0, (void)f1, (void)f2, (void)colour, (void)shades;  \
-		(void)shade_shift, (void)shade_half;                                           \
-		for (int i = 0; i < n; i++, t += tstep) {                                      \
-			int c = cs[t], w = ws[t];                                              \
-			int gx = (gxs[c] * (RENDER_WEIGHT - w) + gxs[c + 1] * w) >>            \
-				 RENDER_WEIGHT_BITS;                                           \
-			int gy = (gys[c] * (RENDER_WEIGHT - w) + gys[c + 1] * w) >>            \
-				 RENDER_WEIGHT_BITS;                                           \
-			int x = COLUMN ? s->x : t, y = COLUMN ? t : s->y;                      \
-			int mx = (gx * mul + MOVE_HALF) >> MOVE_SHIFT;                         \
-			int my = (gy * mul + MOVE_HALF) >> MOVE_SHIFT;                         \
-			int sx = clamp(x + clamp_abs(mx, dmax), xmax);                         \
-			int sy = clamp(y + clamp_abs(my, dmax), ymax);                         \
-			uint32_t v = get##sfx(&in[(size_t)sy * width + sx]);                   \
-			if (LIGHT) {                                                           \
-				int sh = (gx * lx + gy * ly + shade_half) >> shade_shift;      \
-				sh = sh < -RENDER_SHADES ? -RENDER_SHADES                      \
-				   : sh > RENDER_SHADES ? RENDER_SHADES : sh;                  \
-				v = lit(v, shades[sh], (uint32_t)(sh >> 31) & colour, f0, f1,  \
-					f2);                                                   \
-			}                                                                      \
-			put##sfx(&out[i], v);                                                  \
-		}                                                                              \
-	}
-
-#define DEFINE_SPANS(kind, COLUMN, TSTEP)                                                      \
-	DEFINE_SPAN(span_##kind##_16, uint16_t, 16, COLUMN, TSTEP, 0)                          \
-	DEFINE_SPAN(span_##kind##_24, pixel24, 24, COLUMN, TSTEP, 0)                           \
-	DEFINE_SPAN(span_##kind##_32, uint32_t, 32, COLUMN, TSTEP, 0)                          \
-	DEFINE_SPAN(span_##kind##_lit_16, uint16_t, 16, COLUMN, TSTEP, 1)                      \
-	DEFINE_SPAN(span_##kind##_lit_24, pixel24, 24, COLUMN, TSTEP, 1)                       \
-	DEFINE_SPAN(span_##kind##_lit_32, uint32_t, 32, COLUMN, TSTEP, 1)
-
-/* straight: rotate 0, the steps known to the compiler; row: rotate 180; column: 90 and 270 */
-DEFINE_SPANS(straight, 0, 1)
-DEFINE_SPANS(row, 0, s->tstep)
-DEFINE_SPANS(column, 1, s->tstep)
-
-/*
- * Cell 1 without light needs no slopes: the seeds' own offset (left - right, up - down) read
- * straight from the heights, as the seeds do, and the yardstick's speed kept.
- */
-#define DEFINE_DIRECT(name, type, HSTEP, COLUMN)                                                \
-	static void name(uint8_t *restrict dst, const struct render *r,                       \
-			 const struct render_span *s)                                          \
-	{                                                                                      \
-		type *restrict out = (type *)dst;                                              \
-		const type *restrict in = (const type *)r->splash;                             \
-		const int16_t *h = s->h;                                                       \
-		const int width = r->width, xmax = r->width - 1, ymax = r->height - 1;         \
-		const int n = s->n, hstep = HSTEP, stride = s->stride;                         \
-		const int dx = COLUMN ? 0 : s->tstep, dy = COLUMN ? s->tstep : 0;              \
-		int x = s->x, y = s->y;                                                        \
-		for (int i = 0; i < n; i++, h += hstep, x += dx, y += dy) {                   \
-			int sx = clamp(x + h[-1] - h[1], xmax);                                \
-			int sy = clamp(y + h[-stride] - h[stride], ymax);                      \
-			out[i] = in[(size_t)sy * width + sx];                                  \
-		}                                                                              \
-	}
-
-DEFINE_DIRECT(direct_straight_16, uint16_t, 1, 0)
-DEFINE_DIRECT(direct_straight_24, pixel24, 1, 0)
-DEFINE_DIRECT(direct_straight_32, uint32_t, 1, 0)
-DEFINE_DIRECT(direct_row_16, uint16_t, s->hstep, 0)
-DEFINE_DIRECT(direct_row_24, pixel24, s->hstep, 0)
-DEFINE_DIRECT(direct_row_32, uint32_t, s->hstep, 0)
-DEFINE_DIRECT(direct_column_16, uint16_t, s->hstep, 1)
-DEFINE_DIRECT(direct_column_24, pixel24, s->hstep, 1)
-DEFINE_DIRECT(direct_column_32, uint32_t, s->hstep, 1)
-
-static render_span_fn *pick_span(int bytes, int rotate, bool light, bool direct)
-{
-	static render_span_fn *const spans[3][3][3] = {
-		{ { span_straight_16, span_straight_24, span_straight_32 },
-		  { span_straight_lit_16, span_straight_lit_24, span_straight_lit_32 },
-		  { direct_straight_16, direct_straight_24, direct_straight_32 } },
-		{ { span_row_16, span_row_24, span_row_32 },
-		  { span_row_lit_16, span_row_lit_24, span_row_lit_32 },
-		  { direct_row_16, direct_row_24, direct_row_32 } },
-		{ { span_column_16, span_column_24, span_column_32 },
-		  { span_column_lit_16, span_column_lit_24, span_column_lit_32 },
-		  { direct_column_16, direct_column_24, direct_column_32 } },
+	static const struct render_kernels *const paths[RENDER_PATHS] = {
+#if defined(__x86_64__)
+		[RENDER_SSE2] = &render_kernels_sse2,
+		[RENDER_AVX2] = &render_kernels_avx2,
+#endif
+#if defined(__aarch64__)
+		[RENDER_NEON] = &render_kernels_neon,
+#endif
+		[RENDER_SCALAR] = &render_kernels_scalar,
 	};
-	int kind = rotate == 0 ? 0 : rotate == 180 ? 1 : 2;
+	const struct render_kernels *k = paths[r->path] ? paths[r->path] : paths[RENDER_SCALAR];
+	render_row_fn *const *set = r->direct ? k->direct : light ? k->lit : k->slope;
+	render_row_fn *const *scalar = r->direct ? render_kernels_scalar.direct
+				     : light ? render_kernels_scalar.lit : render_kernels_scalar.slope;
 
-	return spans[kind][direct ? 2 : light][bytes - 2];
+	r->row = set[r->bytes - 2] ? set[r->bytes - 2] : scalar[r->bytes - 2];
+}
+
+int render_set_path(struct render *r, enum render_path path)
+{
+	if (!render_path_available(path))
+		return -ENOTSUP;
+	r->path = path;
+	pick_row(r, r->light_x || r->light_y);
+	return 0;
 }
 
 static bool sideways(int rotate)
 {
 	return rotate == 90 || rotate == 270;
+}
+
+static int band_rows(const struct render *r)
+{
+	return BAND_BYTES / r->bytes;
 }
 
 /* Pixel p of n along an axis sits at (p + 0.5) / cell - 0.5 cells, between cells c and c + 1
@@ -241,7 +109,7 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 	r->slope_x = calloc((size_t)longest + 1, sizeof(*r->slope_x));
 	r->slope_y = calloc((size_t)longest + 1, sizeof(*r->slope_y));
 	r->shade = calloc(2 * RENDER_SHADES + 1, sizeof(*r->shade));
-	r->splash = calloc((size_t)fb_width * fb_height, fmt->bytes);
+	r->splash = calloc((size_t)fb_width * fb_height * fmt->bytes + RENDER_SPLASH_SLACK, 1);
 	r->runs = calloc(r->height, sizeof(*r->runs));
 	for (int i = 0; i < RENDER_PAGES; i++)
 		r->shown[i] = calloc(r->height, 1);
@@ -252,6 +120,14 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 		render_free(r);
 		return -ENOMEM;
 	}
+	if (rotate) {	/* 180: one row to mirror; 90 and 270: a band to turn */
+		r->band = malloc((size_t)r->width * fmt->bytes * (rotate == 180 ? 1 : band_rows(r)));
+		if (!r->band) {
+			render_free(r);
+			return -ENOMEM;
+		}
+	}
+	r->path = render_path_default();
 	render_set_light(r, &(struct render_light){ 0 });
 	return 0;
 }
@@ -264,8 +140,9 @@ void render_free(struct render *r)
 	free(r->slope_y);
 	free(r->shade);
 	free(r->splash);
-	free(r->runs);
 	free(r->tint);
+	free(r->runs);
+	free(r->band);
 	for (int i = 0; i < RENDER_PAGES; i++)
 		free(r->shown[i]);
 	memset(r, 0, sizeof(*r));
@@ -311,7 +188,7 @@ void render_set_light(struct render *r, const struct render_light *l)
 		r->shade[RENDER_SHADES + s] = pack_grey(&r->fmt, add > 255 ? 255 : add);
 	}
 	r->direct = r->cell == 1 && !light;
-	r->span = pick_span(r->bytes, r->rotate, light, r->direct);
+	pick_row(r, light);
 }
 
 void render_copy_picture(struct render *dst, const struct render *src)
@@ -333,42 +210,25 @@ int render_set_splash(struct render *r, const struct image *img)
 
 int render_take_splash(struct render *r, struct image *img)
 {
-	size_t bytes = (size_t)r->width * r->height * r->bytes;
+	size_t bytes = (size_t)r->width * r->height * r->bytes + RENDER_SPLASH_SLACK;
 	uint8_t *splash;
 
 	if (img->width != r->width || img->height != r->height)
 		return -EINVAL;
+	/* 32 bpp grows by the gathers' slack first; short of memory, the picture is copied */
+	if (bytes > (size_t)img->width * img->height * sizeof(*img->pixels)) {
+		uint32_t *grown = realloc(img->pixels, bytes);
+
+		if (!grown)
+			return render_set_splash(r, img);
+		img->pixels = grown;
+	}
 	pixfmt_convert(&r->fmt, img, img->pixels, (size_t)r->width * r->bytes);
 	splash = realloc(img->pixels, bytes);	/* 16 and 24 bpp give back the tail */
 	free(r->splash);
 	r->splash = splash ? splash : (uint8_t *)img->pixels;
 	img->pixels = NULL;
 	return 0;
-}
-
-/*
- * The calm splash for n physical pixels from logical (x, y) on, a step (dx, dy) apart: read
- * from the one converted picture, not from a second copy in the physical layout. At rotate 0 a
- * row is one memcpy; at 180 a reversed row; at 90 and 270 a column, which at 4K touches 3840
- * cache lines per physical row, but only rows that have just dried are written this way.
- */
-static void restore(const struct render *r, uint8_t *dst, int x, int y, int dx, int dy, int n)
-{
-	const uint8_t *src = r->splash + ((size_t)y * r->width + x) * r->bytes;
-	ptrdiff_t step = (ptrdiff_t)dy * r->width + dx;
-
-	if (step == 1) {
-		memcpy(dst, src, (size_t)n * r->bytes);
-	} else if (r->bytes == 4) {
-		for (int i = 0; i < n; i++)
-			put32((uint32_t *)dst + i, get32((const uint32_t *)src + i * step));
-	} else if (r->bytes == 2) {
-		for (int i = 0; i < n; i++)
-			put16((uint16_t *)dst + i, get16((const uint16_t *)src + i * step));
-	} else {
-		for (int i = 0; i < n; i++)
-			put24((pixel24 *)dst + i, get24((const pixel24 *)src + i * step));
-	}
 }
 
 /* Whether logical row y shows water: a cell row it mixes, or a neighbour of one, may be wet. */
@@ -407,14 +267,16 @@ static inline int32_t slope_clamp(int32_t v)
 	return v < -SLOPE_MAX ? -SLOPE_MAX : v > SLOPE_MAX ? SLOPE_MAX : v;
 }
 
-/* The slopes along logical row y, per cell: cell rows a and a + 1 mixed by the row's weight. */
-static void slopes_of_row(const struct render *r, const struct water *w, int y)
+/* The slopes along logical row y of cells [lo, hi): cell rows a and a + 1 mixed by the row's
+ * weight. */
+static void slopes_of_row(const struct render *r, const struct water *w, int y, int lo, int hi)
 {
 	int wb = r->ay.w[y], wa = RENDER_WEIGHT - wb, stride = w->stride;
 	const int16_t *p = water_row(w, r->ay.c[y]), *q = p + (wb ? stride : 0);
 	int32_t *restrict gx = r->slope_x, *restrict gy = r->slope_y;
 
-	for (int i = 0; i < r->grid_width; i++) {
+	hi = hi < r->grid_width ? hi : r->grid_width;
+	for (int i = lo; i < hi; i++) {
 		gx[i] = slope_clamp((p[i - 1] - p[i + 1]) * wa + (q[i - 1] - q[i + 1]) * wb);
 		gy[i] = slope_clamp((p[i - stride] - p[i + stride]) * wa +
 				    (q[i - stride] - q[i + stride]) * wb);
@@ -422,35 +284,77 @@ static void slopes_of_row(const struct render *r, const struct water *w, int y)
 	gx[r->grid_width] = gy[r->grid_width] = 0;
 }
 
-/* The slopes down logical column x, per cell: cell columns a and a + 1 mixed. */
-static void slopes_of_column(const struct render *r, const struct water *w, int x)
+/*
+ * Pixels per strip: the frame is drawn in strips of columns, each from top to bottom, so that
+ * the splash rows a strip's pixels may be moved to (up to shift_max away) stay in the cache
+ * from one row to the next. Cell 1 moves without a bound, and a short way in busy water:
+ * no strips there.
+ */
+static int strip_width(const struct render *r)
 {
-	int wb = r->ax.w[x], wa = RENDER_WEIGHT - wb, stride = w->stride, b = wb ? 1 : 0;
-	const int16_t *p = water_row(w, 0) + r->ax.c[x];
-	int32_t *restrict gx = r->slope_x, *restrict gy = r->slope_y;
-
-	for (int j = 0; j < r->grid_height; j++, p += stride) {
-		const int16_t *q = p + b;
-
-		gx[j] = slope_clamp((p[-1] - p[1]) * wa + (q[-1] - q[1]) * wb);
-		gy[j] = slope_clamp((p[-stride] - p[stride]) * wa + (q[-stride] - q[stride]) * wb);
-	}
-	gx[r->grid_height] = gy[r->grid_height] = 0;
+	return r->cell == 1 ? r->width : r->shift_max * STRIP_PER_SHIFT;
 }
 
-/* One span of wet water; with a tint, drawn aside first: framebuffer memory is never read. */
-static void draw_span(const struct render *r, const struct water *w, uint8_t *out,
-		      const struct render_span *s)
+/* Logical row y, pixels [x0, x1), into out (where the row's pixel 0 goes): the refracted
+ * splash where the water is wet, the splash itself where it has calmed. */
+static void draw_span(const struct render *r, const struct water *w, uint8_t *out, int y,
+		      int x0, int x1, bool wet)
 {
-	if (r->tint)
-		render_tint_draw(out, r, w, s);
-	else
-		r->span(out, r, s);
+	size_t at = (size_t)x0 * r->bytes;
+
+	if (!wet) {
+		memcpy(out + at, r->splash + (size_t)y * r->width * r->bytes + at,
+		       (size_t)(x1 - x0) * r->bytes);
+		return;
+	}
+	if (!r->direct)
+		slopes_of_row(r, w, y, r->ax.c[x0], r->ax.c[x1 - 1] + 2);
+	if (!r->tint) {
+		r->row(out, r, y, water_row(w, y), w->stride, x0, x1);
+		return;
+	}
+	/* drawn aside and tinted there: framebuffer memory is never read */
+	uint8_t *aside = render_tint_row(r);
+
+	r->row(aside, r, y, water_row(w, y), w->stride, x0, x1);
+	render_tint(aside, r, w, y, x0, x1);
+	memcpy(out + at, aside + at, (size_t)(x1 - x0) * r->bytes);
+}
+
+typedef uint32_t vec4x32 __attribute__((vector_size(16)));
+typedef uint16_t vec8x16 __attribute__((vector_size(16)));
+typedef uint64_t vec2x64 __attribute__((vector_size(16)));
+
+/* Pixels reversed, the last of src first: 16 bytes at a time where the pixels divide them. */
+static void mirror(uint8_t *restrict dst, const uint8_t *restrict src, int n, int bytes)
+{
+	int i = 0;
+
+	src += (size_t)n * bytes;
+	if (bytes == 4) {
+		for (; i + 4 <= n; i += 4) {
+			vec4x32 v;
+
+			memcpy(&v, src - 4 * (i + 4), 16);
+			v = __builtin_shufflevector(v, v, 3, 2, 1, 0);
+			memcpy(dst + 4 * i, &v, 16);
+		}
+	} else if (bytes == 2) {
+		for (; i + 8 <= n; i += 8) {
+			vec8x16 v;
+
+			memcpy(&v, src - 2 * (i + 8), 16);
+			v = __builtin_shufflevector(v, v, 7, 6, 5, 4, 3, 2, 1, 0);
+			memcpy(dst + 2 * i, &v, 16);
+		}
+	}
+	for (; i < n; i++)
+		memcpy(dst + (size_t)i * bytes, src - (size_t)(i + 1) * bytes, bytes);
 }
 
 /* rotate 0 and 180: a logical row is a physical row, upside down and mirrored for 180. */
-static void draw_rows(const struct render *r, const struct water *w, uint8_t *dst,
-		      size_t dst_stride, int nruns)
+static void draw_rows(struct render *r, const struct water *w, uint8_t *dst, size_t dst_stride,
+		      int nruns, int x0, int x1)
 {
 	bool flip = r->rotate == 180;
 
@@ -459,49 +363,126 @@ static void draw_rows(const struct render *r, const struct water *w, uint8_t *ds
 
 		for (int k = run->lo; k < run->hi; k++) {
 			int y = flip ? run->hi - 1 - (k - run->lo) : k;
-			int py = flip ? r->height - 1 - y : y;
-			uint8_t *out = dst + py * dst_stride;
-			struct render_span s = { flip ? r->width - 1 : 0, y,
-						 flip ? r->width - 1 : 0, flip ? -1 : 1, r->width,
-						 water_row(w, y) + (flip ? r->width - 1 : 0),
-						 flip ? -1 : 1, w->stride };
+			uint8_t *out = dst + (size_t)(flip ? r->height - 1 - y : y) * dst_stride;
 
-			if (run->wet) {
-				if (!r->direct)
-					slopes_of_row(r, w, y);
-				draw_span(r, w, out, &s);
-			} else {
-				restore(r, out, s.x, y, s.tstep, 0, r->width);
+			if (!flip) {
+				draw_span(r, w, out, y, x0, x1, run->wet);
+				continue;
 			}
+			draw_span(r, w, r->band, y, x0, x1, run->wet);
+			mirror(out + (size_t)(r->width - x1) * r->bytes,
+			       r->band + (size_t)x0 * r->bytes, x1 - x0, r->bytes);
 		}
 	}
 }
 
-/* rotate 90 and 270: a logical row is a physical column, so every physical row gets one span
- * per run, written left to right. */
-static void draw_columns(const struct render *r, const struct water *w, uint8_t *dst,
-			 size_t dst_stride, int nruns)
+/*
+ * Turning n logical rows (band, width pixels each, [x0, x1) of them drawn) onto physical
+ * columns: logical pixel x of band row k goes to physical row x (90) or width - 1 - x (270),
+ * column first + n - 1 - k (90) or first + k (270). Each physical row takes n pixels in a
+ * line. Here pixels [x0, x1) of band rows [k0, k1), one by one.
+ */
+static void turn_pixels(uint8_t *dst, size_t dst_stride, const uint8_t *band, int width, int n,
+			int first, bool cw, int x0, int x1, int k0, int k1, int bytes)
 {
-	bool cw = r->rotate == 90, any_wet = false;
+	for (int x = x0; x < x1; x++) {
+		uint8_t *out = dst + (size_t)(cw ? x : width - 1 - x) * dst_stride;
 
-	for (int i = 0; i < nruns; i++)
-		any_wet |= r->runs[i].wet;
-	for (int py = 0; py < r->fb_height; py++, dst += dst_stride) {
-		int x = cw ? py : r->width - 1 - py;
+		for (int k = k0; k < k1; k++)
+			memcpy(out + (size_t)(first + (cw ? n - 1 - k : k)) * bytes,
+			       band + ((size_t)k * width + x) * bytes, bytes);
+	}
+}
 
-		if (any_wet && !r->direct)
-			slopes_of_column(r, w, x);
-		for (int i = 0; i < nruns; i++) {
-			const struct render_run *run = &r->runs[cw ? nruns - 1 - i : i];
-			int px = cw ? r->fb_width - run->hi : run->lo, n = run->hi - run->lo;
-			int y = cw ? run->hi - 1 : run->lo;
-			struct render_span s = { x, y, y, cw ? -1 : 1, n, water_row(w, y) + x,
-						 cw ? -w->stride : w->stride, w->stride };
+/* v[i] becomes lane i of each of v[0..3]. */
+static inline void transpose_4x32(vec4x32 v[4])
+{
+	vec4x32 t0 = __builtin_shufflevector(v[0], v[1], 0, 4, 1, 5);
+	vec4x32 t1 = __builtin_shufflevector(v[0], v[1], 2, 6, 3, 7);
+	vec4x32 t2 = __builtin_shufflevector(v[2], v[3], 0, 4, 1, 5);
+	vec4x32 t3 = __builtin_shufflevector(v[2], v[3], 2, 6, 3, 7);
 
-			if (run->wet)
-				draw_span(r, w, dst + (size_t)px * r->bytes, &s);
+	v[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+	v[1] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+	v[2] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+	v[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
+
+/* v[i] becomes lane i of each of v[0..7]: interleaved by 16, 32 and 64 bits. */
+static inline void transpose_8x16(vec8x16 v[8])
+{
+	vec4x32 s[8], u[8];
+	vec2x64 a[8];
+
+	for (int i = 0; i < 8; i += 2) {
+		s[i] = (vec4x32)__builtin_shufflevector(v[i], v[i + 1], 0, 8, 1, 9, 2, 10, 3, 11);
+		s[i + 1] = (vec4x32)__builtin_shufflevector(v[i], v[i + 1], 4, 12, 5, 13, 6, 14, 7,
+							    15);
+	}
+	for (int i = 0; i < 8; i += 4) {
+		u[i] = __builtin_shufflevector(s[i], s[i + 2], 0, 4, 1, 5);
+		u[i + 1] = __builtin_shufflevector(s[i], s[i + 2], 2, 6, 3, 7);
+		u[i + 2] = __builtin_shufflevector(s[i + 1], s[i + 3], 0, 4, 1, 5);
+		u[i + 3] = __builtin_shufflevector(s[i + 1], s[i + 3], 2, 6, 3, 7);
+	}
+	for (int i = 0; i < 4; i++) {
+		a[2 * i] = __builtin_shufflevector((vec2x64)u[i], (vec2x64)u[i + 4], 0, 2);
+		a[2 * i + 1] = __builtin_shufflevector((vec2x64)u[i], (vec2x64)u[i + 4], 1, 3);
+	}
+	for (int i = 0; i < 8; i++)
+		v[i] = (vec8x16)a[i];
+}
+
+/* Blocks of 4 x 4 pixels at 32 bpp, 8 x 8 at 16, turned in vectors; the edges one by one. */
+static void turn(uint8_t *dst, size_t dst_stride, const uint8_t *band, int width, int n,
+		 int first, bool cw, int x0, int x1, int bytes)
+{
+	int b = bytes == 4 ? 4 : bytes == 2 ? 8 : 1, nb = n - n % b, x = x0;
+
+	for (; b > 1 && x + b <= x1; x += b) {
+		for (int k = 0; k < nb; k += b) {
+			union { vec4x32 v32[8]; vec8x16 v16[8]; } v;
+			size_t at = (size_t)(first + (cw ? n - b - k : k)) * bytes;
+
+			/* the vector that lands on column c holds band row k + (c's lane) */
+			for (int j = 0; j < b; j++)
+				memcpy(&v.v16[j], band + ((size_t)(cw ? k + b - 1 - j : k + j) * width +
+							  x) * bytes, 16);
+			if (b == 4)
+				transpose_4x32(v.v32);
 			else
-				restore(r, dst + (size_t)px * r->bytes, x, y, 0, s.tstep, n);
+				transpose_8x16(v.v16);
+			for (int i = 0; i < b; i++)
+				memcpy(dst + (size_t)(cw ? x + i : width - 1 - x - i) * dst_stride + at,
+				       &v.v16[i], 16);
+		}
+		turn_pixels(dst, dst_stride, band, width, n, first, cw, x, x + b, nb, n, bytes);
+	}
+	turn_pixels(dst, dst_stride, band, width, n, first, cw, x, x1, 0, n, bytes);
+}
+
+/*
+ * rotate 90 and 270: a logical row is a physical column. Logical rows are drawn as rows, which
+ * reads the splash and the water in their own order, band_rows at a time, then turned:
+ * logical row y is physical column fb_width - 1 - y (90) or y (270).
+ */
+static void draw_columns(struct render *r, const struct water *w, uint8_t *dst,
+			 size_t dst_stride, int nruns, int x0, int x1)
+{
+	size_t row_bytes = (size_t)r->width * r->bytes;
+	bool cw = r->rotate == 90;
+	int rows = band_rows(r);
+
+	for (int i = 0; i < nruns; i++) {
+		const struct render_run *run = &r->runs[i];
+
+		for (int lo = run->lo; lo < run->hi; lo += rows) {
+			int n = run->hi - lo < rows ? run->hi - lo : rows;
+			int first = cw ? r->fb_width - lo - n : lo;
+
+			for (int k = 0; k < n; k++)
+				draw_span(r, w, r->band + k * row_bytes, lo + k, x0, x1, run->wet);
+			turn(dst, dst_stride, r->band, r->width, n, first, cw, x0, x1, r->bytes);
 		}
 	}
 }
@@ -509,11 +490,15 @@ static void draw_columns(const struct render *r, const struct water *w, uint8_t 
 int render_frame(struct render *r, const struct water *w, uint8_t *dst, size_t dst_stride,
 		 int page, bool full)
 {
-	int nruns, rows = plan(r, w, page, full, &nruns);
+	int nruns, rows = plan(r, w, page, full, &nruns), strip = strip_width(r);
 
-	if (sideways(r->rotate))
-		draw_columns(r, w, dst, dst_stride, nruns);
-	else
-		draw_rows(r, w, dst, dst_stride, nruns);
+	for (int x0 = 0; x0 < r->width && nruns; x0 += strip) {
+		int x1 = r->width - x0 < strip ? r->width : x0 + strip;
+
+		if (sideways(r->rotate))
+			draw_columns(r, w, dst, dst_stride, nruns, x0, x1);
+		else
+			draw_rows(r, w, dst, dst_stride, nruns, x0, x1);
+	}
 	return rows;
 }

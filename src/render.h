@@ -24,20 +24,18 @@ struct render_axis {
 	uint8_t *w;
 };
 
-/* A line of logical pixels, one row or one column, drawn from slopes prepared along it (or, at
- * cell 1 without light, straight from the heights). */
-struct render_span {
-	int x, y;		/* logical position of the first pixel */
-	int t, tstep;		/* its position along the line, and the step: 1 or -1 */
-	int n;
-	const int16_t *h;	/* cell 1: the height under the first pixel */
-	int hstep;		/* and from one pixel to the next: 1, -1 or +-stride */
-	int stride;		/* the water's */
-};
-
 struct render;
-typedef void render_span_fn(uint8_t *restrict dst, const struct render *r,
-			    const struct render_span *s);
+
+/*
+ * Writes logical row y, pixels [x0, x1), to dst (the row's first pixel) in the renderer's
+ * format. h: the heights of cell row y (cell 1 without light reads them; the others read the
+ * slopes prepared in slope_x and slope_y), stride: the water's.
+ */
+typedef void render_row_fn(uint8_t *restrict dst, const struct render *r, int y,
+			   const int16_t *h, int stride, int x0, int x1);
+
+/* The kernels a renderer may run: the scalar reference, or vectors the CPU offers. */
+enum render_path { RENDER_SCALAR, RENDER_SSE2, RENDER_AVX2, RENDER_NEON, RENDER_PATHS };
 
 struct render_run {
 	int lo, hi;		/* logical rows [lo, hi) that are all wet or all to restore */
@@ -77,7 +75,9 @@ struct render {
 	uint8_t *shown[RENDER_PAGES];	/* per page: logical rows showing more than the plain splash */
 	struct render_run *runs;
 	struct render_tint *tint;	/* water.tint, or NULL */
-	render_span_fn *span;
+	enum render_path path;
+	render_row_fn *row;		/* the path's kernel for the format and the look */
+	uint8_t *band;			/* rotated: logical rows drawn before they are turned */
 };
 
 /* fb_width x fb_height is the framebuffer; rotate is 0, 90, 180 or 270; the water's cells are
@@ -86,16 +86,26 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 		const struct pixfmt *fmt);
 void render_free(struct render *r);
 
+/* "scalar", "sse2", "avx2", "neon"; NULL past the end. */
+const char *render_path_name(enum render_path path);
+/* Whether this CPU (and this build) can run path. */
+bool render_path_available(enum render_path path);
+/* The path to run: FBRIPPLE_SIMD if it names one this CPU has, else the fastest it has. */
+enum render_path render_path_default(void);
+/* Runs path from now on; 0, or -ENOTSUP where this CPU cannot. */
+int render_set_path(struct render *r, enum render_path path);
+
 /* The light for the next frames; strength 0 turns it off. */
 void render_set_light(struct render *r, const struct render_light *light);
 
 /* water.tint: 0xRRGGBB blended over the picture by the waves' speed, or CONFIG_OFF; 0 or
  * -ENOMEM (then no tint). */
 int render_set_tint(struct render *r, uint32_t rgb);
-/* Draws a span with the tint blended over it into out: off screen first, as framebuffer
- * memory is never read. */
-void render_tint_draw(uint8_t *out, const struct render *r, const struct water *w,
-		      const struct render_span *s);
+/* A row of the screen's width to draw a tinted row into (framebuffer memory is never read),
+ * and the tint blended over pixels [x0, x1) of logical row y drawn there. */
+uint8_t *render_tint_row(const struct render *r);
+void render_tint(uint8_t *row, const struct render *r, const struct water *w, int y, int x0,
+		 int x1);
 
 /* The picture of src, a renderer of the same framebuffer and rotation (another cell size). */
 void render_copy_picture(struct render *dst, const struct render *src);
@@ -109,9 +119,10 @@ int render_set_splash(struct render *r, const struct image *img);
 int render_take_splash(struct render *r, struct image *img);
 
 /*
- * Writes the frame for w into dst (physical rows dst_stride bytes apart), in row order, never
- * reading dst. Rows of page that are calm and already show the plain splash are skipped unless
- * full is set. Returns how many logical rows were written.
+ * Writes the frame for w into dst (physical rows dst_stride bytes apart), never reading dst:
+ * in row order, or rotated 90 and 270 in bands of columns that stay in cache. Rows of page
+ * that are calm and already show the plain splash are skipped unless full is set. Returns how
+ * many logical rows were written.
  */
 int render_frame(struct render *r, const struct water *w, uint8_t *dst, size_t dst_stride,
 		 int page, bool full);

@@ -89,36 +89,31 @@ static uint32_t blend(const struct render_tint *t, uint32_t px, int a)
 	return px;
 }
 
-/* The speed of the cell nearest to a logical position along one axis. */
+/* The cell nearest to a logical position along one axis. */
 static int nearest(const struct render_axis *a, int p)
 {
 	return a->c[p] + (a->w[p] >= RENDER_WEIGHT / 2);
 }
 
-static void tint_span(uint8_t *px, const struct render *r, const struct water *w,
-		      const struct render_span *s)
+uint8_t *render_tint_row(const struct render *r)
+{
+	return (uint8_t *)r->tint->row;
+}
+
+void render_tint(uint8_t *row, const struct render *r, const struct water *w, int y, int x0,
+		 int x1)
 {
 	const struct render_tint *t = r->tint;
-	bool column = r->rotate == 90 || r->rotate == 270;
-	int fixed = column ? nearest(&r->ax, s->x) : nearest(&r->ay, s->y);
+	const int16_t *cur = water_row(w, nearest(&r->ay, y));
+	const int16_t *prev = w->prev + (cur - w->cur);
+	uint8_t *px = row + (size_t)x0 * r->bytes;
 
-	for (int i = 0, p = s->t; i < s->n; i++, p += s->tstep, px += r->bytes) {
-		int along = column ? nearest(&r->ay, p) : nearest(&r->ax, p);
-		int at = column ? along * w->stride + fixed : fixed * w->stride + along;
-		int speed = abs(w->cur[at] - w->prev[at]) / w->scale;
+	for (int x = x0; x < x1; x++, px += r->bytes) {
+		int at = nearest(&r->ax, x);
+		int speed = abs(cur[at] - prev[at]) / w->scale;
 		int a = t->alpha[speed < TINT_SPEEDS ? speed : TINT_SPEEDS - 1];
 
 		if (a)
 			store(px, r->bytes, blend(t, load(px, r->bytes), a));
 	}
-}
-
-void render_tint_draw(uint8_t *out, const struct render *r, const struct water *w,
-		      const struct render_span *s)
-{
-	uint8_t *row = (uint8_t *)r->tint->row;
-
-	r->span(row, r, s);
-	tint_span(row, r, w, s);
-	memcpy(out, row, (size_t)s->n * r->bytes);
 }

@@ -1,0 +1,29 @@
+/* render_row.h - what the row kernels of every path share: their table, fixed-point rules. */
+#ifndef FBRIPPLE_RENDER_ROW_H
+#define FBRIPPLE_RENDER_ROW_H
+
+#include "render.h"
+
+/* Slopes in 1/RENDER_WEIGHT height units are kept within this: a steeper one already moves
+ * every pixel off any screen, and the products in the kernels stay inside 32 bits. */
+#define SLOPE_MAX (8192 * RENDER_WEIGHT)
+#define SHADE_SHIFT (RENDER_WEIGHT_BITS + 8)	/* light_x/y carry 8 fraction bits */
+#define MOVE_SHIFT (RENDER_WEIGHT_BITS + 8)	/* and so does shift_mul */
+#define MOVE_HALF (1 << (MOVE_SHIFT - 1))
+
+/* The vector paths read a few bytes past the splash's last pixel (a 4-byte gather of a
+ * 2- or 3-byte pixel): it is allocated this much longer. */
+#define RENDER_SPLASH_SLACK 16
+
+/* A path's kernels per bytes per pixel - 2: cell 1 without light (the seeds' offsets straight
+ * from the heights), slopes without light, slopes with light. NULL: the scalar one. */
+struct render_kernels {
+	render_row_fn *direct[3], *slope[3], *lit[3];
+};
+
+extern const struct render_kernels render_kernels_scalar;
+extern const struct render_kernels render_kernels_sse2;	/* x86-64 only */
+extern const struct render_kernels render_kernels_avx2;	/* x86-64 only */
+extern const struct render_kernels render_kernels_neon;	/* arm64 only */
+
+#endif

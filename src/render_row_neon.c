@@ -1,0 +1,184 @@
+/* render_row_neon.c - the row kernels with NEON, which every arm64 has: the positions of the
+ * pixels to fetch in vectors, the fetches one by one (NEON has no gather), the light in
+ * vectors again. */
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#include <string.h>
+
+#include "render_row.h"
+
+static inline int32x4_t clamp4(int32x4_t v, int32x4_t lo, int32x4_t hi)
+{
+	return vminq_s32(vmaxq_s32(v, lo), hi);
+}
+
+/* n splash pixels at idx into out. */
+static inline void fetch(uint8_t *restrict out, const uint8_t *restrict in, const uint32_t *idx,
+			 int n, int bytes)
+{
+	for (int i = 0; i < n; i++)
+		memcpy(out + i * bytes, in + (size_t)idx[i] * bytes, bytes);
+}
+
+/*
+ * Cell 1 without light, 8 pixels a step in 16-bit lanes. Saturating sums give exactly the
+ * clamped positions: a sum that saturates lies beyond the picture on the same side as the
+ * true one, and clamps to the same edge (the picture is at most 32767 pixels a side).
+ */
+static inline void direct(uint8_t *restrict dst, const struct render *r, int y,
+			  const int16_t *h, int stride, int x0, int x1, int bytes)
+{
+	static const int16_t lanes[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	const int width = r->width;
+	int x = x0;
+
+	if (width <= INT16_MAX && r->height <= INT16_MAX) {
+		const int16x8_t zero = vdupq_n_s16(0), xmax = vdupq_n_s16((int16_t)(width - 1));
+		const int16x8_t ymax = vdupq_n_s16((int16_t)(r->height - 1));
+		const int16x8_t vy = vdupq_n_s16((int16_t)y);
+		const uint16_t w16 = (uint16_t)width;
+		int16x8_t vx = vaddq_s16(vdupq_n_s16((int16_t)x0), vld1q_s16(lanes));
+
+		for (; x + 8 <= x1; x += 8, vx = vaddq_s16(vx, vdupq_n_s16(8))) {
+			int16x8_t dx = vqsubq_s16(vld1q_s16(h + x - 1), vld1q_s16(h + x + 1));
+			int16x8_t dy = vqsubq_s16(vld1q_s16(h + x - stride),
+						  vld1q_s16(h + x + stride));
+			uint16x8_t sx = vreinterpretq_u16_s16(
+				vminq_s16(vmaxq_s16(vqaddq_s16(vx, dx), zero), xmax));
+			uint16x8_t sy = vreinterpretq_u16_s16(
+				vminq_s16(vmaxq_s16(vqaddq_s16(vy, dy), zero), ymax));
+			uint32_t idx[8];
+
+			vst1q_u32(idx, vmlal_n_u16(vmovl_u16(vget_low_u16(sx)), vget_low_u16(sy), w16));
+			vst1q_u32(idx + 4, vmlal_high_n_u16(vmovl_high_u16(sx), sy, w16));
+			fetch(dst + (size_t)x * bytes, r->splash, idx, 8, bytes);
+		}
+	}
+	if (x < x1)
+		render_kernels_scalar.direct[bytes - 2](dst, r, y, h, stride, x, x1);
+}
+
+/* render_row.c's lit(), 4 pixels at once. */
+static inline uint32x4_t lit(uint32x4_t p, uint32x4_t a, uint32x4_t neg, const uint32x4_t f[3],
+			     uint32x4_t colour)
+{
+	uint32x4_t q = veorq_u32(p, neg), out = vdupq_n_u32(0);
+
+	for (int i = 0; i < 3; i++) {
+		uint32x4_t v = vandq_u32(q, f[i]);
+
+		out = vorrq_u32(out, vaddq_u32(v, vminq_u32(vandq_u32(a, f[i]),
+							    vsubq_u32(f[i], v))));
+	}
+	return vorrq_u32(veorq_u32(out, neg), vbicq_u32(p, colour));
+}
+
+/* The slopes of 4 pixels from cells c and c + 1 of each, mixed by its weight. */
+static inline int32x4_t mix(const int32_t *g, const int32_t *c, int32x4_t wa, int32x4_t wb)
+{
+	const int32_t a[4] = { g[c[0]], g[c[1]], g[c[2]], g[c[3]] };
+	const int32_t b[4] = { g[c[0] + 1], g[c[1] + 1], g[c[2] + 1], g[c[3] + 1] };
+
+	return vshrq_n_s32(vaddq_s32(vmulq_s32(vld1q_s32(a), wa), vmulq_s32(vld1q_s32(b), wb)),
+			   RENDER_WEIGHT_BITS);
+}
+
+static inline int32x4_t move(int32x4_t g, int32x4_t mul, int32x4_t dmax, int32x4_t ndmax)
+{
+	int32x4_t m = vaddq_s32(vmulq_s32(g, mul), vdupq_n_s32(MOVE_HALF));
+
+	return clamp4(vshrq_n_s32(m, MOVE_SHIFT), ndmax, dmax);
+}
+
+static inline uint32x4_t load4(const uint8_t *in, const uint32_t *idx, int bytes)
+{
+	uint32_t v[4];
+
+	for (int i = 0; i < 4; i++)
+		v[i] = bytes == 4 ? ((const uint32_t *)in)[idx[i]] : ((const uint16_t *)in)[idx[i]];
+	return vld1q_u32(v);
+}
+
+static inline void put4(uint8_t *out, uint32x4_t v, int bytes)
+{
+	if (bytes == 4)
+		vst1q_u32((uint32_t *)out, v);
+	else
+		vst1_u16((uint16_t *)out, vmovn_u32(v));
+}
+
+static inline void slope(uint8_t *restrict dst, const struct render *r, int y,
+			 const int16_t *h, int stride, int x0, int x1, int bytes, bool light)
+{
+	static const int32_t lanes[4] = { 0, 1, 2, 3 };
+	const int width = r->width;
+	const int32x4_t zero = vdupq_n_s32(0), xmax = vdupq_n_s32(width - 1);
+	const int32x4_t ymax = vdupq_n_s32(r->height - 1), vy = vdupq_n_s32(y);
+	const int32x4_t vw = vdupq_n_s32(width), full = vdupq_n_s32(RENDER_WEIGHT);
+	const int32x4_t mul = vdupq_n_s32(r->shift_mul), dmax = vdupq_n_s32(r->shift_max);
+	const int32x4_t ndmax = vdupq_n_s32(-r->shift_max);
+	const int32x4_t lx = vdupq_n_s32(r->light_x), ly = vdupq_n_s32(r->light_y);
+	const int32x4_t shade_half = vdupq_n_s32(1 << (r->shade_shift - 1));
+	const int32x4_t shade_shift = vdupq_n_s32(-r->shade_shift);	/* a shift right */
+	const int32x4_t smax = vdupq_n_s32(RENDER_SHADES), smin = vdupq_n_s32(-RENDER_SHADES);
+	const uint32x4_t f[3] = { vdupq_n_u32(r->field[0]), vdupq_n_u32(r->field[1]),
+				  vdupq_n_u32(r->field[2]) };
+	const uint32x4_t colour = vorrq_u32(vorrq_u32(f[0], f[1]), f[2]);
+	const uint32_t *shades = r->shade + RENDER_SHADES;
+	int32x4_t vx = vaddq_s32(vdupq_n_s32(x0), vld1q_s32(lanes));
+	int x = x0;
+
+	for (; x + 4 <= x1; x += 4, vx = vaddq_s32(vx, vdupq_n_s32(4))) {
+		const int32_t *c = r->ax.c + x;
+		const uint8_t *w = r->ax.w + x;
+		const int32_t wl[4] = { w[0], w[1], w[2], w[3] };
+		int32x4_t wb = vld1q_s32(wl), wa = vsubq_s32(full, wb);
+		int32x4_t gx = mix(r->slope_x, c, wa, wb), gy = mix(r->slope_y, c, wa, wb);
+		int32x4_t sx = clamp4(vaddq_s32(vx, move(gx, mul, dmax, ndmax)), zero, xmax);
+		int32x4_t sy = clamp4(vaddq_s32(vy, move(gy, mul, dmax, ndmax)), zero, ymax);
+		uint32_t idx[4];
+		uint32x4_t v;
+
+		vst1q_u32(idx, vreinterpretq_u32_s32(vmlaq_s32(sx, sy, vw)));
+		v = load4(r->splash, idx, bytes);
+		if (light) {
+			int32x4_t sh = vaddq_s32(vaddq_s32(vmulq_s32(gx, lx), vmulq_s32(gy, ly)),
+						 shade_half);
+			int32_t s[4];
+			uint32_t a[4];
+
+			sh = clamp4(vshlq_s32(sh, shade_shift), smin, smax);
+			vst1q_s32(s, sh);
+			for (int i = 0; i < 4; i++)
+				a[i] = shades[s[i]];
+			v = lit(v, vld1q_u32(a),
+				vandq_u32(vreinterpretq_u32_s32(vshrq_n_s32(sh, 31)), colour), f,
+				colour);
+		}
+		put4(dst + (size_t)x * bytes, v, bytes);
+	}
+	if (x < x1)
+		(light ? render_kernels_scalar.lit : render_kernels_scalar.slope)[bytes - 2](
+			dst, r, y, h, stride, x, x1);
+}
+
+#define DEFINE_ROW(name, call)                                                                 \
+	static void name(uint8_t *restrict dst, const struct render *r, int y,                \
+			 const int16_t *h, int stride, int x0, int x1)                         \
+	{                                                                                      \
+		call;                                                                          \
+	}
+
+DEFINE_ROW(direct_16, direct(dst, r, y, h, stride, x0, x1, 2))
+DEFINE_ROW(direct_32, direct(dst, r, y, h, stride, x0, x1, 4))
+DEFINE_ROW(slope_16, slope(dst, r, y, h, stride, x0, x1, 2, false))
+DEFINE_ROW(slope_32, slope(dst, r, y, h, stride, x0, x1, 4, false))
+DEFINE_ROW(lit_16, slope(dst, r, y, h, stride, x0, x1, 2, true))
+DEFINE_ROW(lit_32, slope(dst, r, y, h, stride, x0, x1, 4, true))
+
+const struct render_kernels render_kernels_neon = {
+	{ direct_16, NULL, direct_32 },
+	{ slope_16, NULL, slope_32 },
+	{ lit_16, NULL, lit_32 },
+};
+#endif

@@ -1,0 +1,216 @@
+/* render_row_sse2.c - the row kernels with SSE2, which every x86-64 has: the positions of the
+ * pixels to fetch in vectors, the fetches one by one (SSE2 has no gather), the light in
+ * vectors again. */
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#include <string.h>
+
+#include "render_row.h"
+
+/* SSE2 lacks the 32-bit min, max and low multiply of later sets: built from what it has. */
+static inline __m128i max32(__m128i a, __m128i b)
+{
+	__m128i m = _mm_cmpgt_epi32(a, b);
+
+	return _mm_or_si128(_mm_and_si128(m, a), _mm_andnot_si128(m, b));
+}
+
+static inline __m128i min32(__m128i a, __m128i b)
+{
+	__m128i m = _mm_cmpgt_epi32(a, b);
+
+	return _mm_or_si128(_mm_and_si128(m, b), _mm_andnot_si128(m, a));
+}
+
+static inline __m128i clamp4(__m128i v, __m128i lo, __m128i hi)
+{
+	return min32(max32(v, lo), hi);
+}
+
+static inline __m128i minu32(__m128i a, __m128i b)
+{
+	const __m128i bias = _mm_set1_epi32((int)0x80000000u);
+	__m128i m = _mm_cmpgt_epi32(_mm_xor_si128(a, bias), _mm_xor_si128(b, bias));
+
+	return _mm_or_si128(_mm_and_si128(m, b), _mm_andnot_si128(m, a));
+}
+
+static inline __m128i mullo(__m128i a, __m128i b)
+{
+	__m128i even = _mm_mul_epu32(a, b);
+	__m128i odd = _mm_mul_epu32(_mm_srli_epi64(a, 32), _mm_srli_epi64(b, 32));
+
+	return _mm_unpacklo_epi32(_mm_shuffle_epi32(even, _MM_SHUFFLE(0, 0, 2, 0)),
+				  _mm_shuffle_epi32(odd, _MM_SHUFFLE(0, 0, 2, 0)));
+}
+
+/* n splash pixels at idx into out. */
+static inline void fetch(uint8_t *restrict out, const uint8_t *restrict in, const int32_t *idx,
+			 int n, int bytes)
+{
+	for (int i = 0; i < n; i++)
+		memcpy(out + i * bytes, in + (size_t)idx[i] * bytes, bytes);
+}
+
+/*
+ * Cell 1 without light, 8 pixels a step in 16-bit lanes. Saturating sums give exactly the
+ * clamped positions: a sum that saturates lies beyond the picture on the same side as the
+ * true one, and clamps to the same edge (the picture is at most 32767 pixels a side).
+ */
+static inline void direct(uint8_t *restrict dst, const struct render *r, int y,
+			  const int16_t *h, int stride, int x0, int x1, int bytes)
+{
+	const int width = r->width;
+	int x = x0;
+
+	if (width <= INT16_MAX && r->height <= INT16_MAX) {
+		const __m128i zero = _mm_setzero_si128(), xmax = _mm_set1_epi16((short)(width - 1));
+		const __m128i ymax = _mm_set1_epi16((short)(r->height - 1));
+		const __m128i vy = _mm_set1_epi16((short)y), vw = _mm_set1_epi16((short)width);
+		__m128i vx = _mm_add_epi16(_mm_set1_epi16((short)x0),
+					   _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7));
+
+		for (; x + 8 <= x1; x += 8, vx = _mm_add_epi16(vx, _mm_set1_epi16(8))) {
+			__m128i dx = _mm_subs_epi16(_mm_loadu_si128((const __m128i *)(h + x - 1)),
+						    _mm_loadu_si128((const __m128i *)(h + x + 1)));
+			__m128i dy = _mm_subs_epi16(
+				_mm_loadu_si128((const __m128i *)(h + x - stride)),
+				_mm_loadu_si128((const __m128i *)(h + x + stride)));
+			__m128i sx = _mm_min_epi16(_mm_max_epi16(_mm_adds_epi16(vx, dx), zero), xmax);
+			__m128i sy = _mm_min_epi16(_mm_max_epi16(_mm_adds_epi16(vy, dy), zero), ymax);
+			__m128i lo = _mm_mullo_epi16(sy, vw), hi = _mm_mulhi_epu16(sy, vw);
+			int32_t idx[8];
+
+			_mm_storeu_si128((__m128i *)idx, _mm_add_epi32(_mm_unpacklo_epi16(lo, hi),
+						_mm_unpacklo_epi16(sx, zero)));
+			_mm_storeu_si128((__m128i *)(idx + 4), _mm_add_epi32(
+						_mm_unpackhi_epi16(lo, hi), _mm_unpackhi_epi16(sx, zero)));
+			fetch(dst + (size_t)x * bytes, r->splash, idx, 8, bytes);
+		}
+	}
+	if (x < x1)
+		render_kernels_scalar.direct[bytes - 2](dst, r, y, h, stride, x, x1);
+}
+
+/* render_row.c's lit(), 4 pixels at once. */
+static inline __m128i lit(__m128i p, __m128i a, __m128i neg, const __m128i f[3], __m128i colour)
+{
+	__m128i q = _mm_xor_si128(p, neg), out = _mm_setzero_si128();
+
+	for (int i = 0; i < 3; i++) {
+		__m128i v = _mm_and_si128(q, f[i]);
+
+		out = _mm_or_si128(out, _mm_add_epi32(v, minu32(_mm_and_si128(a, f[i]),
+								 _mm_sub_epi32(f[i], v))));
+	}
+	return _mm_or_si128(_mm_xor_si128(out, neg), _mm_andnot_si128(colour, p));
+}
+
+/* The slopes of 4 pixels from cells c and c + 1 of each, mixed by its weight. */
+static inline __m128i mix(const int32_t *g, const int32_t *c, __m128i wa, __m128i wb)
+{
+	__m128i a = _mm_setr_epi32(g[c[0]], g[c[1]], g[c[2]], g[c[3]]);
+	__m128i b = _mm_setr_epi32(g[c[0] + 1], g[c[1] + 1], g[c[2] + 1], g[c[3] + 1]);
+
+	return _mm_srai_epi32(_mm_add_epi32(mullo(a, wa), mullo(b, wb)), RENDER_WEIGHT_BITS);
+}
+
+static inline __m128i move(__m128i g, __m128i mul, __m128i dmax, __m128i ndmax)
+{
+	__m128i m = _mm_add_epi32(mullo(g, mul), _mm_set1_epi32(MOVE_HALF));
+
+	return clamp4(_mm_srai_epi32(m, MOVE_SHIFT), ndmax, dmax);
+}
+
+static inline __m128i load4(const uint8_t *in, const int32_t *idx, int bytes)
+{
+	if (bytes == 4) {
+		const uint32_t *p = (const uint32_t *)in;
+
+		return _mm_setr_epi32((int)p[idx[0]], (int)p[idx[1]], (int)p[idx[2]], (int)p[idx[3]]);
+	}
+	const uint16_t *p = (const uint16_t *)in;
+
+	return _mm_setr_epi32(p[idx[0]], p[idx[1]], p[idx[2]], p[idx[3]]);
+}
+
+static inline void put4(uint8_t *out, __m128i v, int bytes)
+{
+	if (bytes == 4) {
+		_mm_storeu_si128((__m128i *)out, v);
+	} else {	/* 16-bit values, sign-extended so that the signed pack keeps them */
+		v = _mm_srai_epi32(_mm_slli_epi32(v, 16), 16);
+		_mm_storel_epi64((__m128i *)out, _mm_packs_epi32(v, v));
+	}
+}
+
+static inline void slope(uint8_t *restrict dst, const struct render *r, int y,
+			 const int16_t *h, int stride, int x0, int x1, int bytes, bool light)
+{
+	const int width = r->width;
+	const __m128i zero = _mm_setzero_si128(), xmax = _mm_set1_epi32(width - 1);
+	const __m128i ymax = _mm_set1_epi32(r->height - 1), vy = _mm_set1_epi32(y);
+	const __m128i vw = _mm_set1_epi32(width), full = _mm_set1_epi32(RENDER_WEIGHT);
+	const __m128i mul = _mm_set1_epi32(r->shift_mul), dmax = _mm_set1_epi32(r->shift_max);
+	const __m128i ndmax = _mm_set1_epi32(-r->shift_max);
+	const __m128i lx = _mm_set1_epi32(r->light_x), ly = _mm_set1_epi32(r->light_y);
+	const __m128i shade_half = _mm_set1_epi32(1 << (r->shade_shift - 1));
+	const __m128i shade_shift = _mm_cvtsi32_si128(r->shade_shift);
+	const __m128i smax = _mm_set1_epi32(RENDER_SHADES), smin = _mm_set1_epi32(-RENDER_SHADES);
+	const __m128i f[3] = { _mm_set1_epi32((int)r->field[0]), _mm_set1_epi32((int)r->field[1]),
+			       _mm_set1_epi32((int)r->field[2]) };
+	const __m128i colour = _mm_or_si128(_mm_or_si128(f[0], f[1]), f[2]);
+	const uint32_t *shades = r->shade + RENDER_SHADES;
+	__m128i vx = _mm_add_epi32(_mm_set1_epi32(x0), _mm_setr_epi32(0, 1, 2, 3));
+	int x = x0;
+
+	for (; x + 4 <= x1; x += 4, vx = _mm_add_epi32(vx, _mm_set1_epi32(4))) {
+		const int32_t *c = r->ax.c + x;
+		const uint8_t *w = r->ax.w + x;
+		__m128i wb = _mm_setr_epi32(w[0], w[1], w[2], w[3]), wa = _mm_sub_epi32(full, wb);
+		__m128i gx = mix(r->slope_x, c, wa, wb), gy = mix(r->slope_y, c, wa, wb);
+		__m128i sx = clamp4(_mm_add_epi32(vx, move(gx, mul, dmax, ndmax)), zero, xmax);
+		__m128i sy = clamp4(_mm_add_epi32(vy, move(gy, mul, dmax, ndmax)), zero, ymax);
+		int32_t idx[4];
+		__m128i v;
+
+		_mm_storeu_si128((__m128i *)idx, _mm_add_epi32(mullo(sy, vw), sx));
+		v = load4(r->splash, idx, bytes);
+		if (light) {
+			__m128i sh = _mm_add_epi32(_mm_add_epi32(mullo(gx, lx), mullo(gy, ly)),
+						   shade_half);
+			int32_t s[4];
+
+			sh = clamp4(_mm_sra_epi32(sh, shade_shift), smin, smax);
+			_mm_storeu_si128((__m128i *)s, sh);
+			v = lit(v, _mm_setr_epi32((int)shades[s[0]], (int)shades[s[1]],
+						  (int)shades[s[2]], (int)shades[s[3]]),
+				_mm_and_si128(_mm_srai_epi32(sh, 31), colour), f, colour);
+		}
+		put4(dst + (size_t)x * bytes, v, bytes);
+	}
+	if (x < x1)
+		(light ? render_kernels_scalar.lit : render_kernels_scalar.slope)[bytes - 2](
+			dst, r, y, h, stride, x, x1);
+}
+
+#define DEFINE_ROW(name, call)                                                                 \
+	static void name(uint8_t *restrict dst, const struct render *r, int y,                \
+			 const int16_t *h, int stride, int x0, int x1)                         \
+	{                                                                                      \
+		call;                                                                          \
+	}
+
+DEFINE_ROW(direct_16, direct(dst, r, y, h, stride, x0, x1, 2))
+DEFINE_ROW(direct_32, direct(dst, r, y, h, stride, x0, x1, 4))
+DEFINE_ROW(slope_16, slope(dst, r, y, h, stride, x0, x1, 2, false))
+DEFINE_ROW(slope_32, slope(dst, r, y, h, stride, x0, x1, 4, false))
+DEFINE_ROW(lit_16, slope(dst, r, y, h, stride, x0, x1, 2, true))
+DEFINE_ROW(lit_32, slope(dst, r, y, h, stride, x0, x1, 4, true))
+
+const struct render_kernels render_kernels_sse2 = {
+	{ direct_16, NULL, direct_32 },
+	{ slope_16, NULL, slope_32 },
+	{ lit_16, NULL, lit_32 },
+};
+#endif
