@@ -149,23 +149,5 @@ AVX2 static inline void slope(uint8_t *restrict dst, const struct render *r, int
 			dst, r, y, h, stride, x, x1);
 }
 
-#define DEFINE_ROW(name, call)                                                                 \
-	AVX2 static void name(uint8_t *restrict dst, const struct render *r, int y,           \
-			      const int16_t *h, int stride, int x0, int x1)                    \
-	{                                                                                      \
-		call;                                                                          \
-	}
-
-DEFINE_ROW(direct_16, direct(dst, r, y, h, stride, x0, x1, 2))
-DEFINE_ROW(direct_32, direct(dst, r, y, h, stride, x0, x1, 4))
-DEFINE_ROW(slope_16, slope(dst, r, y, h, stride, x0, x1, 2, false))
-DEFINE_ROW(slope_32, slope(dst, r, y, h, stride, x0, x1, 4, false))
-DEFINE_ROW(lit_16, slope(dst, r, y, h, stride, x0, x1, 2, true))
-DEFINE_ROW(lit_32, slope(dst, r, y, h, stride, x0, x1, 4, true))
-
-const struct render_kernels render_kernels_avx2 = {
-	{ direct_16, NULL, direct_32 },
-	{ slope_16, NULL, slope_32 },
-	{ lit_16, NULL, lit_32 },
-};
+RENDER_ROW_KERNELS(render_kernels_avx2)
 #endif
