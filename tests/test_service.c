@@ -1396,6 +1396,35 @@ static int assert_calm_no_wakeups(struct daemon *d, const char *conf)
 	return threads1;
 }
 
+/* display.threads on reload: a new pool of that many threads, the old one gone, the water
+ * still moving on it. */
+static void test_reload_threads(void **state)
+{
+	struct daemon *d = *state;
+	char reply[CONTROL_REPLY_MAX];
+	int before, after, again;
+
+	write_conf(d, "display = { threads = 1; };");
+	start(d, NULL);
+	proc_switches(d->pid, &before);
+	write_conf(d, "display = { threads = 4; };");
+	drain_notify(d);
+	kill(d->pid, SIGHUP);
+	expect_notify(d, "READY=1", 5000, NULL, 0);
+	proc_switches(d->pid, &after);
+	assert_int_equal(after, before + 3);
+	expect_ok(d, "drop 160 120");
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "moving=yes"));
+	write_conf(d, "display = { threads = 2; };");
+	drain_notify(d);
+	kill(d->pid, SIGHUP);
+	expect_notify(d, "READY=1", 5000, NULL, 0);
+	proc_switches(d->pid, &again);
+	assert_int_equal(again, before + 1);
+	stop(d);
+}
+
 /* The pool's threads sleep too: four of them, whatever the CPUs. */
 static void test_threads_calm_no_wakeups(void **state)
 {
@@ -1488,6 +1517,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_calm_no_wakeups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hooke_calm_no_wakeups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_calm_no_wakeups, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_instance_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_screenshot_never_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_screenshot_flood, setup, teardown),
