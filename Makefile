@@ -88,6 +88,8 @@ $(B)/tests/rss_peak.so: tests/rss_peak.c
 $(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/tests/look.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 $(B)/tests/bench_render: $(B)/tests/bench_render.o $(B)/src/libfbripple.a
+$(B)/tests/bench_threads: $(B)/tests/bench_threads.o $(B)/src/libfbripple.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 # The bench runs both as whole processes: fbripple, and seed 000's program loop.
 $(B)/tests/bench: | $(B)/fbripple $(B)/tests/seed_prog
 $(B)/tests/seed_prog: $(B)/tests/seed_prog.o $(B)/tests/seed_port.o $(B)/src/libfbripple.a
@@ -251,7 +253,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/fbripple $(DESTDIR)$(UNITDIR)/fbripple.service
 
 clean:
-	rm -rf build fbripple src/*.o src/*.d src/*.a tests/*.o tests/*.d $(TESTS) tests/bench tests/bench_render \
+	rm -rf build fbripple src/*.o src/*.d src/*.a tests/*.o tests/*.d $(TESTS) tests/bench tests/bench_render tests/bench_threads \
 		tests/vm/*.o tests/vm/*.d $(VM_HELPERS) tests/strip
 
 help:

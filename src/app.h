@@ -13,6 +13,7 @@
 #include "input.h"
 #include "log.h"
 #include "loop.h"
+#include "pool.h"
 #include "reload.h"
 #include "render.h"
 #include "vt.h"
@@ -48,6 +49,7 @@ struct app {
 	int full_pages;			/* pages still to draw whole */
 	struct water water;
 	struct render render;
+	struct pool pool;		/* display.threads: steps and frames in bands of rows */
 	struct water_rain rain;
 	struct loop loop;
 	struct loop_source signals, ticks;
@@ -90,6 +92,8 @@ void screen_apply_look(struct app *app, const struct config *cfg);
 int screen_regrid(struct app *app, const struct config *cfg, char *err, size_t len);
 int screen_list(struct app *app);
 void screen_draw(struct app *app, bool full);
+/* display.threads: a pool of that many threads unless it has them already. */
+void screen_start_threads(struct app *app, const struct config *cfg);
 void screen_redraw(struct app *app);
 int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t len);
 int screen_load_splash(const struct config *cfg, int width, int height, struct image *out,

@@ -202,6 +202,8 @@ static const struct key keys[] = {
 	{ "display.fps", KEY_INT, FIELD(display.fps), 1, 240, .def_num = 60 },
 	{ "display.rotate", KEY_INT, FIELD(display.rotate), 0, 270, .step = 90, .def_num = 0 },
 	{ "display.vt", KEY_INT, FIELD(display.vt), 0, 63, .def_num = 0 },
+	{ "display.threads", KEY_INT, FIELD(display.threads), 1, 4, .autoable = true,
+	  .def_str = "auto" },
 	{ "display.double_buffer", KEY_ENUM, FIELD(display.double_buffer), .choices = &bufferings,
 	  .def_str = "auto" },
 	{ "splash.image", KEY_STRING, FIELD(splash.image), .def_str = "" },

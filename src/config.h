@@ -34,6 +34,7 @@ struct config {
 		int rotate;			/* 0, 90, 180 or 270, clockwise */
 		int vt;				/* 0: our own tty, or the active VT */
 		enum fb_buffering double_buffer;
+		int threads;			/* 1..4 drawing and stepping; 0: "auto" */
 	} display;
 	struct {
 		char image[CONFIG_PATH_MAX];	/* "" = the built-in splash */

@@ -46,7 +46,7 @@ static void advance(struct app *app, int steps)
 		return;
 	for (int i = 0; i < steps; i++) {
 		water_rain(&app->water, &app->rain, dt);
-		water_step(&app->water);
+		water_step_pool(&app->water, &app->pool);
 	}
 	test_frame_delay(app);
 	screen_draw(app, false);
@@ -209,6 +209,7 @@ void daemon_close(struct app *app)
 	service_close(app);
 	render_free(&app->render);
 	water_free(&app->water);
+	pool_free(&app->pool);
 	walls_free(&app->walls);
 	screen_release(app);
 	loop_free(&app->loop);

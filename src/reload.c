@@ -54,6 +54,8 @@ unsigned reload_changes(const struct config *old, const struct config *new,
 	if (old->display.vt != new->display.vt ||
 	    old->display.double_buffer != new->display.double_buffer)
 		c |= RELOAD_RESTART;
+	if (old->display.threads != new->display.threads)
+		c |= RELOAD_THREADS;
 	return c;
 }
 
@@ -62,7 +64,7 @@ void reload_describe(unsigned changes, char *buf, size_t len)
 	static const char *const names[] = { "display", "fps", "splash", "water", "stone", "rain",
 					     "idle", "control", "log", "input",
 					     "display.vt/double_buffer (at restart)", "grid",
-					     "walls" };
+					     "walls", "threads" };
 	size_t used = 0;
 
 	buf[0] = '\0';

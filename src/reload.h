@@ -21,6 +21,7 @@ enum reload_change {
 	RELOAD_RESTART = 1 << 10,	/* display.vt, display.double_buffer: only at start */
 	RELOAD_GRID = 1 << 11,		/* water.cell or engine: a new grid, the water starts calm */
 	RELOAD_WALLS = 1 << 12,		/* water.obstacles' file or contents (service.c sees it) */
+	RELOAD_THREADS = 1 << 13,	/* display.threads: a new pool */
 };
 
 /* Identifies the contents of a splash file without reading it: a file rewritten in place or

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pool.h"
 #include "render_row.h"
 
 /* Rotated 90 or 270, frames draw logical rows until they make this many bytes of each
@@ -13,6 +14,8 @@
 #define BAND_BYTES 512
 /* Strips of columns (render_frame) are this many times the farthest move wide. */
 #define STRIP_PER_SHIFT 4
+/* Frames with fewer rows to write than this are drawn on the caller's thread alone. */
+#define POOL_ROWS 16
 
 /* The kernel of the renderer's path for its format and look. */
 static void pick_row(struct render *r, bool light)
@@ -85,6 +88,7 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 	int longest;
 
 	memset(r, 0, sizeof(*r));
+	r->bands = 1;
 	if (rotate % 90 || rotate < 0 || rotate > 270 || cell < 1)
 		return -EINVAL;
 	r->fb_width = fb_width;
@@ -132,8 +136,59 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 	return 0;
 }
 
+static void scratch_free(struct render *r)
+{
+	for (int i = 0; i < r->bands && r->scratch; i++) {
+		free(r->scratch[i].slope_x);
+		free(r->scratch[i].slope_y);
+		free(r->scratch[i].band);
+		free(r->scratch[i].aside);
+		free(r->scratch[i].runs);
+	}
+	free(r->scratch);
+	r->scratch = NULL;
+	r->bands = 1;
+}
+
+/* Band 0 draws with the renderer's own scratch and needs only runs; the others a copy of it. */
+static int scratch_init(struct render_scratch *s, const struct render *r, bool first)
+{
+	int longest = r->grid_width > r->grid_height ? r->grid_width : r->grid_height;
+	size_t row = (size_t)r->width * r->bytes;
+
+	s->runs = calloc(r->height, sizeof(*s->runs));
+	if (!s->runs)
+		return -ENOMEM;
+	if (first)
+		return 0;
+	s->slope_x = calloc((size_t)longest + 1, sizeof(*s->slope_x));
+	s->slope_y = calloc((size_t)longest + 1, sizeof(*s->slope_y));
+	s->aside = malloc(row);
+	if (r->rotate)
+		s->band = malloc(row * (r->rotate == 180 ? 1 : band_rows(r)));
+	return s->slope_x && s->slope_y && s->aside && (!r->rotate || s->band) ? 0 : -ENOMEM;
+}
+
+int render_set_bands(struct render *r, int bands)
+{
+	scratch_free(r);
+	if (bands <= 1)
+		return 0;
+	r->scratch = calloc((size_t)bands, sizeof(*r->scratch));
+	if (!r->scratch)
+		return -ENOMEM;
+	r->bands = bands;
+	for (int i = 0; i < bands; i++)
+		if (scratch_init(&r->scratch[i], r, i == 0) < 0) {
+			scratch_free(r);
+			return -ENOMEM;
+		}
+	return 0;
+}
+
 void render_free(struct render *r)
 {
+	scratch_free(r);
 	axis_free(&r->ax);
 	axis_free(&r->ay);
 	free(r->slope_x);
@@ -314,7 +369,7 @@ static void draw_span(const struct render *r, const struct water *w, uint8_t *ou
 		return;
 	}
 	/* drawn aside and tinted there: framebuffer memory is never read */
-	uint8_t *aside = render_tint_row(r);
+	uint8_t *aside = r->aside ? r->aside : render_tint_row(r);
 
 	r->row(aside, r, y, water_row(w, y), w->stride, x0, x1);
 	render_tint(aside, r, w, y, x0, x1);
@@ -354,12 +409,12 @@ static void mirror(uint8_t *restrict dst, const uint8_t *restrict src, int n, in
 
 /* rotate 0 and 180: a logical row is a physical row, upside down and mirrored for 180. */
 static void draw_rows(struct render *r, const struct water *w, uint8_t *dst, size_t dst_stride,
-		      int nruns, int x0, int x1)
+		      const struct render_run *runs, int nruns, int x0, int x1)
 {
 	bool flip = r->rotate == 180;
 
 	for (int i = 0; i < nruns; i++) {
-		const struct render_run *run = &r->runs[flip ? nruns - 1 - i : i];
+		const struct render_run *run = &runs[flip ? nruns - 1 - i : i];
 
 		for (int k = run->lo; k < run->hi; k++) {
 			int y = flip ? run->hi - 1 - (k - run->lo) : k;
@@ -467,14 +522,14 @@ static void turn(uint8_t *dst, size_t dst_stride, const uint8_t *band, int width
  * logical row y is physical column fb_width - 1 - y (90) or y (270).
  */
 static void draw_columns(struct render *r, const struct water *w, uint8_t *dst,
-			 size_t dst_stride, int nruns, int x0, int x1)
+			 size_t dst_stride, const struct render_run *runs, int nruns, int x0, int x1)
 {
 	size_t row_bytes = (size_t)r->width * r->bytes;
 	bool cw = r->rotate == 90;
 	int rows = band_rows(r);
 
 	for (int i = 0; i < nruns; i++) {
-		const struct render_run *run = &r->runs[i];
+		const struct render_run *run = &runs[i];
 
 		for (int lo = run->lo; lo < run->hi; lo += rows) {
 			int n = run->hi - lo < rows ? run->hi - lo : rows;
@@ -487,18 +542,89 @@ static void draw_columns(struct render *r, const struct water *w, uint8_t *dst,
 	}
 }
 
-int render_frame(struct render *r, const struct water *w, uint8_t *dst, size_t dst_stride,
-		 int page, bool full)
+/* The runs, in strips of columns. */
+static void draw_strips(struct render *r, const struct water *w, uint8_t *dst,
+			size_t dst_stride, const struct render_run *runs, int nruns)
 {
-	int nruns, rows = plan(r, w, page, full, &nruns), strip = strip_width(r);
+	int strip = strip_width(r);
 
 	for (int x0 = 0; x0 < r->width && nruns; x0 += strip) {
 		int x1 = r->width - x0 < strip ? r->width : x0 + strip;
 
 		if (sideways(r->rotate))
-			draw_columns(r, w, dst, dst_stride, nruns, x0, x1);
+			draw_columns(r, w, dst, dst_stride, runs, nruns, x0, x1);
 		else
-			draw_rows(r, w, dst, dst_stride, nruns, x0, x1);
+			draw_rows(r, w, dst, dst_stride, runs, nruns, x0, x1);
 	}
+}
+
+/* One frame shared among bands: plan()'s runs and how many rows they hold. */
+struct frame {
+	const struct render *r;
+	const struct water *w;
+	uint8_t *dst;
+	size_t dst_stride;
+	int nruns, rows;
+};
+
+/* The runs' rows from the lo-th to before the hi-th (counted through the runs) into out. */
+static int clip_runs(const struct render_run *runs, int nruns, int lo, int hi,
+		     struct render_run *out)
+{
+	int n = 0, at = 0;
+
+	for (int i = 0; i < nruns && at < hi; i++) {
+		int len = runs[i].hi - runs[i].lo, a = lo > at ? lo - at : 0;
+		int b = hi - at < len ? hi - at : len;
+
+		if (a < b)
+			out[n++] = (struct render_run){ runs[i].lo + a, runs[i].lo + b, runs[i].wet };
+		at += len;
+	}
+	return n;
+}
+
+/* Where band b's share starts: rotated, on whole bands of turned rows, so that two threads
+ * seldom write the same cache line of a physical row. */
+static int band_start(const struct frame *f, int b, int bands)
+{
+	int at = (int)((long)f->rows * b / bands), unit = sideways(f->r->rotate) ? band_rows(f->r) : 1;
+
+	return b == bands ? f->rows : at - at % unit;
+}
+
+static void frame_part(void *ctx, int b, int bands)
+{
+	const struct frame *f = ctx;
+	const struct render_scratch *s = &f->r->scratch[b];
+	struct render mine = *f->r;	/* the kernels read their scratch through the renderer */
+	int n = clip_runs(f->r->runs, f->nruns, band_start(f, b, bands),
+			  band_start(f, b + 1, bands), s->runs);
+
+	if (b) {
+		mine.slope_x = s->slope_x;
+		mine.slope_y = s->slope_y;
+		mine.band = s->band;
+		mine.aside = s->aside;
+	}
+	draw_strips(&mine, f->w, f->dst, f->dst_stride, s->runs, n);
+}
+
+int render_frame_pool(struct render *r, const struct water *w, uint8_t *dst,
+		      size_t dst_stride, int page, bool full, struct pool *pool)
+{
+	int nruns, rows = plan(r, w, page, full, &nruns);
+
+	if (!pool || pool->threads <= 1 || r->bands < pool->threads || rows < POOL_ROWS) {
+		draw_strips(r, w, dst, dst_stride, r->runs, nruns);
+		return rows;
+	}
+	pool_run(pool, frame_part, &(struct frame){ r, w, dst, dst_stride, nruns, rows });
 	return rows;
+}
+
+int render_frame(struct render *r, const struct water *w, uint8_t *dst, size_t dst_stride,
+		 int page, bool full)
+{
+	return render_frame_pool(r, w, dst, dst_stride, page, full, NULL);
 }

@@ -42,6 +42,13 @@ struct render_run {
 	bool wet;
 };
 
+/* What drawing writes besides the frame: one set per band drawn at once. */
+struct render_scratch {
+	int32_t *slope_x, *slope_y;
+	uint8_t *band, *aside;		/* rotated rows; a row to tint (tinted only) */
+	struct render_run *runs;	/* the band's share of the frame's runs */
+};
+
 /* The look: water.light, water.light_direction, water.specular. */
 struct render_light {
 	double strength;	/* 0: off; 1: seed 003's (xoffset - yoffset) / 2 at 45 degrees */
@@ -78,6 +85,9 @@ struct render {
 	enum render_path path;
 	render_row_fn *row;		/* the path's kernel for the format and the look */
 	uint8_t *band;			/* rotated: logical rows drawn before they are turned */
+	uint8_t *aside;			/* a row to tint in; NULL: the tint's own */
+	struct render_scratch *scratch;	/* [bands]: frames drawn in bands (render_set_bands) */
+	int bands;
 };
 
 /* fb_width x fb_height is the framebuffer; rotate is 0, 90, 180 or 270; the water's cells are
@@ -126,5 +136,15 @@ int render_take_splash(struct render *r, struct image *img);
  */
 int render_frame(struct render *r, const struct water *w, uint8_t *dst, size_t dst_stride,
 		 int page, bool full);
+
+/* Scratch for drawing frames in up to bands (1..POOL_MAX) bands at once, made once here and
+ * not per frame; 0 or -ENOMEM (then one band). */
+int render_set_bands(struct render *r, int bands);
+
+/* render_frame with its rows shared among pool's threads (as many as render_set_bands made
+ * room for), each physical row written by one; the same bytes for any thread count. */
+struct pool;
+int render_frame_pool(struct render *r, const struct water *w, uint8_t *dst,
+		      size_t dst_stride, int page, bool full, struct pool *pool);
 
 #endif

@@ -208,6 +208,8 @@ int screen_setup_scene(struct app *app)
 	if (ret == 0)
 		ret = water_for(&app->water, cfg, &app->render);
 	if (ret == 0)
+		screen_start_threads(app, cfg);
+	if (ret == 0)
 		ret = make_splash(cfg, app->render.width, app->render.height, &splash);
 	if (ret < 0) {
 		log_error("%s", strerror(-ret));
@@ -238,9 +240,28 @@ void screen_draw(struct app *app, bool full)
 		app->full_pages = app->fb.pages;
 	full = app->full_pages > 0;
 	app->full_pages -= full;
-	render_frame(&app->render, &app->water, fb_draw_pixels(&app->fb), app->fb.stride,
-		     app->fb.page, full);
+	/* a new renderer (a reload's) or a new pool: scratch for its bands, made once */
+	if (app->render.bands != app->pool.threads)
+		render_set_bands(&app->render, app->pool.threads);
+	render_frame_pool(&app->render, &app->water, fb_draw_pixels(&app->fb), app->fb.stride,
+			  app->fb.page, full, &app->pool);
 	fb_present(&app->fb);
+}
+
+void screen_start_threads(struct app *app, const struct config *cfg)
+{
+	int n = cfg->display.threads ? cfg->display.threads : pool_threads_auto(), ret;
+
+	if (app->pool.threads == n)
+		return;
+	pool_free(&app->pool);
+	ret = pool_init(&app->pool, n);
+	if (ret < 0) {
+		log_warn("display.threads: %d threads: %s; one thread steps and draws", n,
+			 strerror(-ret));
+		pool_init(&app->pool, 1);
+	}
+	log_info("threads: %d step and draw", app->pool.threads);
 }
 
 void screen_redraw(struct app *app)

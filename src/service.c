@@ -65,6 +65,8 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 		idle_configure(&app->idle, cfg->rain.idle_after, cfg->screensaver.blank_after);
 	if (*changes & RELOAD_FPS)
 		pace_arm_frames(app, false);	/* wake re-arms it with the new period */
+	if (*changes & RELOAD_THREADS)
+		screen_start_threads(app, cfg);
 	screen_apply_look(app, cfg);
 	if (*changes & (RELOAD_SPLASH | RELOAD_WATER | RELOAD_WALLS))
 		screen_redraw(app);	/* the new look at once, also on paused water */

@@ -190,6 +190,14 @@ void water_step(struct water *w)
 	w->engine->step(w);
 }
 
+void water_step_pool(struct water *w, struct pool *pool)
+{
+	if (pool && w->engine->step_pool)
+		w->engine->step_pool(w, pool);
+	else
+		w->engine->step(w);
+}
+
 static const char *const shape_names[] = { "disc", "crater", "cosine" };
 
 int water_shape_parse(const char *name, enum water_shape *shape)

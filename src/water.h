@@ -96,6 +96,10 @@ void water_clear(struct water *w);
 
 /* One time step of the engine. */
 void water_step(struct water *w);
+/* The same in row bands over pool's threads where the engine can (classic); the heights come
+ * out the same for any thread count. pool may be NULL. */
+struct pool;
+void water_step_pool(struct water *w, struct pool *pool);
 
 /*
  * Walls where mask (width x height, one byte per cell, row after row) is non-zero: every

@@ -2,8 +2,12 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "pool.h"
 #include "water_engine.h"
 #include "water_kernel.h"
+
+/* Fewer rows to step than this are stepped on the caller's thread alone. */
+#define STEP_POOL_ROWS 32
 
 /* The keep mask of a row without walls (every cell -1), and the row kernels of the CPU's path. */
 struct classic {
@@ -79,13 +83,20 @@ static struct water_span span_of(const int16_t *row, int lo, int hi)
 	return (struct water_span){ lo, hi };
 }
 
-static void classic_step(struct water *w)
+/* The rows a step computes: the live ones and a row either side. */
+static void step_rows(const struct water *w, int *y0, int *y1)
+{
+	*y0 = w->rows.lo > 0 ? w->rows.lo - 1 : 0;
+	*y1 = w->rows.hi < w->height ? w->rows.hi + 1 : w->height;
+}
+
+/* Rows [y0, y1) of the next step into prev: each reads cur and writes only its own row of prev,
+ * prev_live and prev_span, so bands of rows may run at once. */
+static void step_band(struct water *w, int y0, int y1)
 {
 	const struct classic *c = w->state;
 	int stride = w->stride, shift = w->tuning.damping_shift;
 	double damping = w->tuning.damping;
-	int y0 = w->rows.lo > 0 ? w->rows.lo - 1 : 0;
-	int y1 = w->rows.hi < w->height ? w->rows.hi + 1 : w->height;
 
 	for (int y = y0; y < y1; y++) {
 		const int16_t *mid, *keep;
@@ -106,6 +117,37 @@ static void classic_step(struct water *w)
 		if (w->prev_live[y])
 			w->prev_span[y] = span_of(next - lo, lo, hi);
 	}
+}
+
+static void classic_step(struct water *w)
+{
+	int y0, y1;
+
+	step_rows(w, &y0, &y1);
+	step_band(w, y0, y1);
+	water_swap_spans(w);
+}
+
+static void step_part(void *ctx, int band, int bands)
+{
+	struct water *w = ctx;
+	int y0, y1, n;
+
+	step_rows(w, &y0, &y1);
+	n = y1 - y0;
+	step_band(w, y0 + n * band / bands, y0 + n * (band + 1) / bands);
+}
+
+static void classic_step_pool(struct water *w, struct pool *pool)
+{
+	int y0, y1;
+
+	step_rows(w, &y0, &y1);
+	/* a few rows are not worth waking anyone */
+	if (y1 - y0 < STEP_POOL_ROWS)
+		step_band(w, y0, y1);
+	else
+		pool_run(pool, step_part, w);
 	water_swap_spans(w);
 }
 
@@ -115,4 +157,5 @@ const struct water_engine water_classic = {
 	.free = classic_free,
 	.clear = classic_clear,
 	.step = classic_step,
+	.step_pool = classic_step_pool,
 };

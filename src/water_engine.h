@@ -6,6 +6,8 @@
 
 #include "water.h"
 
+struct pool;
+
 /*
  * An engine owns the way heights evolve; struct water owns the heights the renderer reads,
  * the live rows, the walls and everything that drops stones. After step, cur and prev are the
@@ -18,6 +20,8 @@ struct water_engine {
 	void (*free)(struct water *w);
 	void (*clear)(struct water *w);		/* state back to 0 (heights are done already) */
 	void (*step)(struct water *w);
+	/* The same step in row bands over pool's threads, with the same result. NULL: step. */
+	void (*step_pool)(struct water *w, struct pool *pool);
 	/* A stone sets cell (x, y) of cur to h: the engine's state follows. NULL: nothing to do. */
 	void (*set)(struct water *w, int x, int y, int16_t h);
 };

@@ -283,6 +283,33 @@ static void test_error_messages(void **state)
 }
 
 /* A bad entry in a list spread over lines is reported at its own line, not the list's. */
+/* display.threads: "auto" (0) by default, 1..4, and a clear line for anything else. */
+static void test_display_threads(void **state)
+{
+	struct config cfg;
+	char path[64], err[MSG_MAX];
+
+	(void)state;
+	config_defaults(&cfg);
+	assert_int_equal(cfg.display.threads, 0);	/* auto */
+	for (int n = 1; n <= 4; n++) {
+		char text[64];
+
+		snprintf(text, sizeof(text), "display = { threads = %d; };\n", n);
+		assert_int_equal(load_text(&cfg, text, path, err, NULL), 0);
+		assert_int_equal(cfg.display.threads, n);
+	}
+	assert_int_equal(load_text(&cfg, "display = { threads = \"auto\"; };\n", path, err, NULL),
+			 0);
+	assert_int_equal(cfg.display.threads, 0);
+	check_error("display", "threads = 0;",
+		    "display.threads: 0 is out of range (expected \"auto\" or an integer from 1 to 4)");
+	check_error("display", "threads = 5;",
+		    "display.threads: 5 is out of range (expected \"auto\" or an integer from 1 to 4)");
+	check_error("display", "threads = \"all\";",
+		    "display.threads: expected \"auto\" or an integer from 1 to 4");
+}
+
 /* water.damping, the fraction of seed 003, and water.damping_shift exclude each other (but
  * for "off"), and the message names both lines. */
 static void test_damping_fraction(void **state)
@@ -907,6 +934,7 @@ int main(void)
 		cmocka_unit_test(test_values_of_each_type),
 		cmocka_unit_test(test_error_messages),
 		cmocka_unit_test(test_damping_fraction),
+		cmocka_unit_test(test_display_threads),
 		cmocka_unit_test(test_spring_viscosity_above_stiffness),
 		cmocka_unit_test(test_input_lists),
 		cmocka_unit_test(test_list_entry_line),

@@ -221,6 +221,11 @@ static void test_reload_changes(void **state)
 	b = a;
 	b.display.double_buffer = FB_BUFFER_OFF;
 	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_RESTART);
+	b = a;
+	b.display.threads = 3;
+	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_THREADS);
+	reload_describe(RELOAD_THREADS, what, sizeof(what));
+	assert_string_equal(what, "threads");
 	/* the same splash path with new contents */
 	tu_write(png, "one");
 	reload_file_id(png, &ia);

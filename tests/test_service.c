@@ -274,6 +274,40 @@ static long proc_status(pid_t pid, const char *key)
 	return v;
 }
 
+/* Context switches of every thread of pid (the pool's too); how many threads in *threads. */
+static long proc_switches(pid_t pid, int *threads)
+{
+	char path[64];
+	struct dirent *e;
+	long n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	assert_non_null(dir);
+	*threads = 0;
+	while ((e = readdir(dir))) {
+		pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
+		char status[64], line[256];
+		FILE *f;
+
+		if (tid <= 0)
+			continue;
+		snprintf(status, sizeof(status), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+		f = fopen(status, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (strncmp(line, "voluntary_ctxt_switches:", 24) == 0 ||
+			    strncmp(line, "nonvoluntary_ctxt_switches:", 27) == 0)
+				n += strtol(strchr(line, ':') + 1, NULL, 10);
+		fclose(f);
+		(*threads)++;
+	}
+	closedir(dir);
+	return n;
+}
+
 /* utime + stime from /proc/PID/stat, in clock ticks. */
 static long proc_cpu(pid_t pid)
 {
@@ -1329,11 +1363,13 @@ static void test_reload_picture_off_the_loop(void **state)
 	stop(d);
 }
 
-/* Calm water and nothing pending: not one wake-up in 10 s, no CPU time. */
-static void assert_calm_no_wakeups(struct daemon *d, const char *conf)
+/* Calm water and nothing pending: not one wake-up in 10 s, no CPU time. Returns the daemon's
+ * threads. */
+static int assert_calm_no_wakeups(struct daemon *d, const char *conf)
 {
 	char reply[CONTROL_REPLY_MAX];
 	long cpu0, cpu1, sw0, sw1;
+	int threads0, threads1;
 
 	write_conf(d, conf);
 	start(d, NULL);
@@ -1347,17 +1383,53 @@ static void assert_calm_no_wakeups(struct daemon *d, const char *conf)
 	assert_non_null(strstr(reply, "moving=no"));
 	sleep_ms(200);
 	cpu0 = proc_cpu(d->pid);
-	sw0 = proc_status(d->pid, "voluntary_ctxt_switches:") +
-	      proc_status(d->pid, "nonvoluntary_ctxt_switches:");
+	sw0 = proc_switches(d->pid, &threads0);
 	sleep_ms(10000);
 	cpu1 = proc_cpu(d->pid);
-	sw1 = proc_status(d->pid, "voluntary_ctxt_switches:") +
-	      proc_status(d->pid, "nonvoluntary_ctxt_switches:");
-	printf("# calm for 10 s: %ld clock ticks of CPU, %ld context switches\n", cpu1 - cpu0,
-	       sw1 - sw0);
+	sw1 = proc_switches(d->pid, &threads1);
+	printf("# calm for 10 s: %ld clock ticks of CPU, %ld context switches in %d threads\n",
+	       cpu1 - cpu0, sw1 - sw0, threads1);
+	assert_int_equal(threads0, threads1);
 	assert_int_equal(sw1 - sw0, 0);
 	assert_int_equal(cpu1 - cpu0, 0);
 	stop(d);
+	return threads1;
+}
+
+/* display.threads on reload: a new pool of that many threads, the old one gone, the water
+ * still moving on it. */
+static void test_reload_threads(void **state)
+{
+	struct daemon *d = *state;
+	char reply[CONTROL_REPLY_MAX];
+	int before, after, again;
+
+	write_conf(d, "display = { threads = 1; };");
+	start(d, NULL);
+	proc_switches(d->pid, &before);
+	write_conf(d, "display = { threads = 4; };");
+	drain_notify(d);
+	kill(d->pid, SIGHUP);
+	expect_notify(d, "READY=1", 5000, NULL, 0);
+	proc_switches(d->pid, &after);
+	assert_int_equal(after, before + 3);
+	expect_ok(d, "drop 160 120");
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "moving=yes"));
+	write_conf(d, "display = { threads = 2; };");
+	drain_notify(d);
+	kill(d->pid, SIGHUP);
+	expect_notify(d, "READY=1", 5000, NULL, 0);
+	proc_switches(d->pid, &again);
+	assert_int_equal(again, before + 1);
+	stop(d);
+}
+
+/* The pool's threads sleep too: four of them, whatever the CPUs. */
+static void test_threads_calm_no_wakeups(void **state)
+{
+	/* the loop's thread and three of the pool's, at least */
+	assert_true(assert_calm_no_wakeups(*state, "display = { threads = 4; };") >= 4);
 }
 
 static void test_calm_no_wakeups(void **state)
@@ -1444,6 +1516,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_idle_rain_and_blank, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_calm_no_wakeups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hooke_calm_no_wakeups, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threads_calm_no_wakeups, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_instance_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_screenshot_never_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_screenshot_flood, setup, teardown),
