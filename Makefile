@@ -88,6 +88,7 @@ $(B)/tests/rss_peak.so: tests/rss_peak.c
 $(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/tests/look.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 $(B)/tests/bench_render: $(B)/tests/bench_render.o $(B)/src/libfbripple.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 $(B)/tests/bench_threads: $(B)/tests/bench_threads.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 # The bench runs both as whole processes: fbripple, and seed 000's program loop.
