@@ -26,34 +26,39 @@ extern const struct render_kernels render_kernels_sse2;	/* x86-64 only */
 extern const struct render_kernels render_kernels_avx2;	/* x86-64 only */
 extern const struct render_kernels render_kernels_neon;	/* arm64 only */
 
-/* A vector path's kernels from its direct(..., bytes) and slope(..., bytes, light). */
-#define RENDER_ROW_KERNELS(kernels)                                                            \
-	static void direct_16(uint8_t *restrict dst, const struct render *r, int y,           \
+/* A kernel the per-format wrappers below must take in whole. */
+#define RENDER_INLINE static inline __attribute__((always_inline))
+
+/* A vector path's kernels from its direct(..., bytes) and slope(..., bytes, light), each
+ * compiled for the path's target (ATTR) so that bytes is a constant in it: a kernel a wrapper
+ * cannot inline copies every pixel byte by byte. */
+#define RENDER_ROW_KERNELS(kernels, ATTR)                                                            \
+	ATTR static void direct_16(uint8_t *restrict dst, const struct render *r, int y,           \
 			      const int16_t *h, int stride, int x0, int x1)                    \
 	{                                                                                      \
 		direct(dst, r, y, h, stride, x0, x1, 2);                                       \
 	}                                                                                      \
-	static void direct_32(uint8_t *restrict dst, const struct render *r, int y,           \
+	ATTR static void direct_32(uint8_t *restrict dst, const struct render *r, int y,           \
 			      const int16_t *h, int stride, int x0, int x1)                    \
 	{                                                                                      \
 		direct(dst, r, y, h, stride, x0, x1, 4);                                       \
 	}                                                                                      \
-	static void slope_16(uint8_t *restrict dst, const struct render *r, int y,            \
+	ATTR static void slope_16(uint8_t *restrict dst, const struct render *r, int y,            \
 			     const int16_t *h, int stride, int x0, int x1)                     \
 	{                                                                                      \
 		slope(dst, r, y, h, stride, x0, x1, 2, false);                                 \
 	}                                                                                      \
-	static void slope_32(uint8_t *restrict dst, const struct render *r, int y,            \
+	ATTR static void slope_32(uint8_t *restrict dst, const struct render *r, int y,            \
 			     const int16_t *h, int stride, int x0, int x1)                     \
 	{                                                                                      \
 		slope(dst, r, y, h, stride, x0, x1, 4, false);                                 \
 	}                                                                                      \
-	static void lit_16(uint8_t *restrict dst, const struct render *r, int y,              \
+	ATTR static void lit_16(uint8_t *restrict dst, const struct render *r, int y,              \
 			   const int16_t *h, int stride, int x0, int x1)                       \
 	{                                                                                      \
 		slope(dst, r, y, h, stride, x0, x1, 2, true);                                  \
 	}                                                                                      \
-	static void lit_32(uint8_t *restrict dst, const struct render *r, int y,              \
+	ATTR static void lit_32(uint8_t *restrict dst, const struct render *r, int y,              \
 			   const int16_t *h, int stride, int x0, int x1)                       \
 	{                                                                                      \
 		slope(dst, r, y, h, stride, x0, x1, 4, true);                                  \

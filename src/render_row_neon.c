@@ -25,7 +25,7 @@ static inline void fetch(uint8_t *restrict out, const uint8_t *restrict in, cons
  * clamped positions: a sum that saturates lies beyond the picture on the same side as the
  * true one, and clamps to the same edge (the picture is at most 32767 pixels a side).
  */
-static inline void direct(uint8_t *restrict dst, const struct render *r, int y,
+RENDER_INLINE void direct(uint8_t *restrict dst, const struct render *r, int y,
 			  const int16_t *h, int stride, int x0, int x1, int bytes)
 {
 	static const int16_t lanes[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
@@ -107,7 +107,7 @@ static inline void put4(uint8_t *out, uint32x4_t v, int bytes)
 		vst1_u16((uint16_t *)out, vmovn_u32(v));
 }
 
-static inline void slope(uint8_t *restrict dst, const struct render *r, int y,
+RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
 			 const int16_t *h, int stride, int x0, int x1, int bytes, bool light)
 {
 	static const int32_t lanes[4] = { 0, 1, 2, 3 };
@@ -162,5 +162,5 @@ static inline void slope(uint8_t *restrict dst, const struct render *r, int y,
 			dst, r, y, h, stride, x, x1);
 }
 
-RENDER_ROW_KERNELS(render_kernels_neon)
+RENDER_ROW_KERNELS(render_kernels_neon, )
 #endif

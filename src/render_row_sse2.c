@@ -57,7 +57,7 @@ static inline void fetch(uint8_t *restrict out, const uint8_t *restrict in, cons
  * clamped positions: a sum that saturates lies beyond the picture on the same side as the
  * true one, and clamps to the same edge (the picture is at most 32767 pixels a side).
  */
-static inline void direct(uint8_t *restrict dst, const struct render *r, int y,
+RENDER_INLINE void direct(uint8_t *restrict dst, const struct render *r, int y,
 			  const int16_t *h, int stride, int x0, int x1, int bytes)
 {
 	const int width = r->width;
@@ -144,7 +144,7 @@ static inline void put4(uint8_t *out, __m128i v, int bytes)
 	}
 }
 
-static inline void slope(uint8_t *restrict dst, const struct render *r, int y,
+RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
 			 const int16_t *h, int stride, int x0, int x1, int bytes, bool light)
 {
 	const int width = r->width;
@@ -194,5 +194,5 @@ static inline void slope(uint8_t *restrict dst, const struct render *r, int y,
 			dst, r, y, h, stride, x, x1);
 }
 
-RENDER_ROW_KERNELS(render_kernels_sse2)
+RENDER_ROW_KERNELS(render_kernels_sse2, )
 #endif
