@@ -15,6 +15,21 @@
  * 2- or 3-byte pixel): it is allocated this much longer. */
 #define RENDER_SPLASH_SLACK 16
 
+/*
+ * The splash row this many rows below the one being drawn is fetched ahead: a pixel moves a few
+ * rows in busy water, so the first touch of each splash line is a scattered miss the hardware
+ * does not foresee (at 1080p32 cell 1 prefetching halved the direct kernel: 2.6 -> 1.7 ms).
+ */
+#define RENDER_PREFETCH_ROWS 24
+
+/* Where row y's prefetch reads: the splash row RENDER_PREFETCH_ROWS below, or the last. */
+static inline const uint8_t *render_prefetch_row(const struct render *r, int y)
+{
+	int ahead = y + RENDER_PREFETCH_ROWS < r->height ? y + RENDER_PREFETCH_ROWS : r->height - 1;
+
+	return r->splash + (size_t)ahead * r->width * r->bytes;
+}
+
 /* A path's kernels per bytes per pixel - 2: cell 1 without light (the seeds' offsets straight
  * from the heights), slopes without light, slopes with light. NULL: the scalar one. */
 struct render_kernels {

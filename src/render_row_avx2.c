@@ -65,6 +65,7 @@ AVX2 RENDER_INLINE void direct(uint8_t *restrict dst, const struct render *r, in
 	const __m256i zero = _mm256_setzero_si256(), xmax = _mm256_set1_epi32(width - 1);
 	const __m256i ymax = _mm256_set1_epi32(r->height - 1), vy = _mm256_set1_epi32(y);
 	const __m256i vw = _mm256_set1_epi32(width), eight = _mm256_set1_epi32(8);
+	const uint8_t *ahead = render_prefetch_row(r, y);
 	__m256i vx = _mm256_add_epi32(_mm256_set1_epi32(x0),
 				      _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 	int x = x0;
@@ -76,6 +77,7 @@ AVX2 RENDER_INLINE void direct(uint8_t *restrict dst, const struct render *r, in
 		__m256i sy = clamp8(_mm256_add_epi32(vy, dy), zero, ymax);
 		__m256i idx = _mm256_add_epi32(_mm256_mullo_epi32(sy, vw), sx);
 
+		__builtin_prefetch(ahead + (size_t)x * bytes);
 		put(dst + (size_t)x * bytes, load8(r->splash, idx, bytes), bytes);
 	}
 	if (x < x1)

@@ -37,6 +37,7 @@ RENDER_INLINE void direct(uint8_t *restrict dst, const struct render *r, int y,
 		const int16x8_t ymax = vdupq_n_s16((int16_t)(r->height - 1));
 		const int16x8_t vy = vdupq_n_s16((int16_t)y);
 		const uint16_t w16 = (uint16_t)width;
+		const uint8_t *ahead = render_prefetch_row(r, y);
 		int16x8_t vx = vaddq_s16(vdupq_n_s16((int16_t)x0), vld1q_s16(lanes));
 
 		for (; x + 8 <= x1; x += 8, vx = vaddq_s16(vx, vdupq_n_s16(8))) {
@@ -51,6 +52,7 @@ RENDER_INLINE void direct(uint8_t *restrict dst, const struct render *r, int y,
 
 			vst1q_u32(idx, vmlal_n_u16(vmovl_u16(vget_low_u16(sx)), vget_low_u16(sy), w16));
 			vst1q_u32(idx + 4, vmlal_high_n_u16(vmovl_high_u16(sx), sy, w16));
+			__builtin_prefetch(ahead + (size_t)x * bytes);
 			fetch(dst + (size_t)x * bytes, r->splash, idx, 8, bytes);
 		}
 	}

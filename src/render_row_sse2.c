@@ -67,6 +67,7 @@ RENDER_INLINE void direct(uint8_t *restrict dst, const struct render *r, int y,
 		const __m128i zero = _mm_setzero_si128(), xmax = _mm_set1_epi16((short)(width - 1));
 		const __m128i ymax = _mm_set1_epi16((short)(r->height - 1));
 		const __m128i vy = _mm_set1_epi16((short)y), vw = _mm_set1_epi16((short)width);
+		const uint8_t *ahead = render_prefetch_row(r, y);
 		__m128i vx = _mm_add_epi16(_mm_set1_epi16((short)x0),
 					   _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7));
 
@@ -85,6 +86,7 @@ RENDER_INLINE void direct(uint8_t *restrict dst, const struct render *r, int y,
 						_mm_unpacklo_epi16(sx, zero)));
 			_mm_storeu_si128((__m128i *)(idx + 4), _mm_add_epi32(
 						_mm_unpackhi_epi16(lo, hi), _mm_unpackhi_epi16(sx, zero)));
+			__builtin_prefetch(ahead + (size_t)x * bytes);
 			fetch(dst + (size_t)x * bytes, r->splash, idx, 8, bytes);
 		}
 	}
