@@ -82,6 +82,27 @@ static void axis_free(struct render_axis *a)
 	free(a->w);
 }
 
+/* from_cell[k]: the first logical column whose cell is k or past it; from_mix[k]: the same
+ * counting the cell a pixel mixes in beside its own (render_cols). Past the last: width. */
+static int columns_init(struct render *r)
+{
+	int g = r->grid_width;
+
+	r->from_cell = calloc((size_t)g + 1, sizeof(*r->from_cell));
+	r->from_mix = calloc((size_t)g + 1, sizeof(*r->from_mix));
+	if (!r->from_cell || !r->from_mix)
+		return -ENOMEM;
+	for (int k = 0, x = 0, m = 0; k <= g; k++) {
+		while (x < r->width && r->ax.c[x] < k)
+			x++;
+		while (m < r->width && r->ax.c[m] + (r->ax.w[m] != 0) < k)
+			m++;
+		r->from_cell[k] = x;
+		r->from_mix[k] = m;
+	}
+	return 0;
+}
+
 int render_init(struct render *r, int fb_width, int fb_height, int rotate, int cell,
 		const struct pixfmt *fmt)
 {
@@ -115,12 +136,13 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 	r->shade = calloc(2 * RENDER_SHADES + 1, sizeof(*r->shade));
 	r->splash = calloc((size_t)fb_width * fb_height * fmt->bytes + RENDER_SPLASH_SLACK, 1);
 	r->runs = calloc(r->height, sizeof(*r->runs));
+	r->cols = calloc(r->height, sizeof(*r->cols));
 	for (int i = 0; i < RENDER_PAGES; i++)
-		r->shown[i] = calloc(r->height, 1);
-	if (!r->slope_x || !r->slope_y || !r->shade || !r->splash || !r->runs ||
+		r->shown[i] = calloc(r->height, sizeof(*r->shown[i]));
+	if (!r->slope_x || !r->slope_y || !r->shade || !r->splash || !r->runs || !r->cols ||
 	    !r->shown[0] || !r->shown[1] ||
 	    axis_init(&r->ax, r->width, cell, r->grid_width) < 0 ||
-	    axis_init(&r->ay, r->height, cell, r->grid_height) < 0) {
+	    axis_init(&r->ay, r->height, cell, r->grid_height) < 0 || columns_init(r) < 0) {
 		render_free(r);
 		return -ENOMEM;
 	}
@@ -197,6 +219,9 @@ void render_free(struct render *r)
 	free(r->splash);
 	free(r->tint);
 	free(r->runs);
+	free(r->cols);
+	free(r->from_cell);
+	free(r->from_mix);
 	free(r->band);
 	for (int i = 0; i < RENDER_PAGES; i++)
 		free(r->shown[i]);
@@ -286,33 +311,93 @@ int render_take_splash(struct render *r, struct image *img)
 	return 0;
 }
 
-/* Whether logical row y shows water: a cell row it mixes, or a neighbour of one, may be wet. */
-static bool row_wet(const struct render *r, const struct water *w, int y)
+static inline int min_int(int a, int b)
 {
-	int a = r->ay.c[y], b = a + (r->ay.w[y] != 0);
-
-	return w->live[a - 1] | w->live[a] | w->live[b] | w->live[b + 1];
+	return a < b ? a : b;
 }
 
-/* Groups the logical rows that need writing into runs; returns how many rows. */
+static inline int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* [a.lo, a.hi) and [b.lo, b.hi) and what lies between; an empty one (lo >= hi) adds nothing. */
+static struct water_span span_join(struct water_span a, struct water_span b)
+{
+	if (a.lo >= a.hi)
+		return b;
+	if (b.lo >= b.hi)
+		return a;
+	return (struct water_span){ min_int(a.lo, b.lo), max_int(a.hi, b.hi) };
+}
+
+/*
+ * The logical columns of row y that may show water: a pixel mixes the slopes of cells c and
+ * c + 1 of cell rows a and a + 1 (c + 1 and a + 1 only with a weight), and each slope reads the
+ * cells beside it, so one row and one column of cells around those. The tint reads the step
+ * before too. Empty (lo >= hi) where all of those cells are 0.
+ */
+static struct water_span row_wet(const struct render *r, const struct water *w, int y)
+{
+	int a = r->ay.c[y], b = a + (r->ay.w[y] != 0), g = r->grid_width;
+	struct water_span cells = { 0, 0 };
+
+	for (int cy = a - 1; cy <= b + 1; cy++) {
+		if (w->live[cy])
+			cells = span_join(cells, w->span[cy]);
+		if (r->tint && w->prev_live[cy])
+			cells = span_join(cells, w->prev_span[cy]);
+	}
+	if (cells.lo >= cells.hi)
+		return cells;
+	/* pixels whose cells (c - 1 ... c + 1 + mixed) meet [lo, hi): c + 1 + mixed >= lo and
+	 * c - 1 < hi */
+	a = cells.lo - 1;
+	b = cells.hi + 1;
+	return (struct water_span){ a <= 0 ? 0 : a >= g ? r->width : r->from_mix[a],
+				    b >= g ? r->width : r->from_cell[b] };
+}
+
+/* The logical rows that may show water: those whose cell rows (a - 1 ... b + 1, row_wet)
+ * meet the water's live rows. */
+static struct water_span rows_wet(const struct render *r, const struct water *w)
+{
+	int lo = (w->rows.lo - 2) * r->cell, hi = (w->rows.hi + 2) * r->cell;
+
+	if (w->rows.lo >= w->rows.hi)
+		return (struct water_span){ 0, 0 };
+	return (struct water_span){ max_int(lo, 0), min_int(hi, r->height) };
+}
+
+/* Each logical row's columns to draw: where it may be wet, and where this page showed water
+ * last time and must show the plain splash again; rows with any in runs. Returns how many.
+ * Rows outside the water's and the page's row ranges have none: a stone on a tall screen
+ * costs its own height here too. */
 static int plan(struct render *r, const struct water *w, int page, bool full, int *nruns)
 {
-	uint8_t *shown = r->shown[page];
+	struct water_span *shown = r->shown[page], whole = { 0, r->width };
+	struct water_span scan = span_join(rows_wet(r, w), r->shown_rows[page]), now = { 0, 0 };
 	int rows = 0, n = 0;
 
-	for (int y = 0; y < r->height; y++) {
-		bool wet = row_wet(r, w, y);
-		bool restore = !wet && (full || shown[y]);
+	if (full)
+		scan = (struct water_span){ 0, r->height };
+	for (int y = scan.lo; y < scan.hi; y++) {
+		struct water_span wet = row_wet(r, w, y);
+		struct water_span draw = span_join(wet, full ? whole : shown[y]);
 
 		shown[y] = wet;
-		if (!wet && !restore)
+		if (wet.lo < wet.hi)
+			now = span_join(now, (struct water_span){ y, y + 1 });
+		if (draw.lo >= draw.hi)
 			continue;
+		r->cols[y] = (struct render_cols){ draw.lo, draw.hi, wet.lo, wet.hi };
 		rows++;
-		if (n && r->runs[n - 1].hi == y && r->runs[n - 1].wet == wet)
+		if (n && r->runs[n - 1].hi == y)
 			r->runs[n - 1].hi++;
 		else
-			r->runs[n++] = (struct render_run){ y, y + 1, wet };
+			r->runs[n++] = (struct render_run){ y, y + 1 };
 	}
+	r->shown_rows[page] = now;
 	*nruns = n;
 	return rows;
 }
@@ -350,18 +435,20 @@ static int strip_width(const struct render *r)
 	return r->cell == 1 ? r->width : r->shift_max * STRIP_PER_SHIFT;
 }
 
-/* Logical row y, pixels [x0, x1), into out (where the row's pixel 0 goes): the refracted
- * splash where the water is wet, the splash itself where it has calmed. */
-static void draw_span(const struct render *r, const struct water *w, uint8_t *out, int y,
-		      int x0, int x1, bool wet)
+/* Pixels [x0, x1) of logical row y, plain, into out (where the row's pixel 0 goes). */
+static void draw_plain(const struct render *r, uint8_t *out, int y, int x0, int x1)
 {
 	size_t at = (size_t)x0 * r->bytes;
 
-	if (!wet) {
+	if (x0 < x1)
 		memcpy(out + at, r->splash + (size_t)y * r->width * r->bytes + at,
 		       (size_t)(x1 - x0) * r->bytes);
-		return;
-	}
+}
+
+/* The same refracted, for pixels where the water may be wet. */
+static void draw_wet(const struct render *r, const struct water *w, uint8_t *out, int y,
+		     int x0, int x1)
+{
 	if (!r->direct)
 		slopes_of_row(r, w, y, r->ax.c[x0], r->ax.c[x1 - 1] + 2);
 	if (!r->tint) {
@@ -370,10 +457,28 @@ static void draw_span(const struct render *r, const struct water *w, uint8_t *ou
 	}
 	/* drawn aside and tinted there: framebuffer memory is never read */
 	uint8_t *aside = r->aside ? r->aside : render_tint_row(r);
+	size_t at = (size_t)x0 * r->bytes;
 
 	r->row(aside, r, y, water_row(w, y), w->stride, x0, x1);
 	render_tint(aside, r, w, y, x0, x1);
 	memcpy(out + at, aside + at, (size_t)(x1 - x0) * r->bytes);
+}
+
+/* Logical row y, pixels [x0, x1), into out: the refracted splash within the row's wet columns,
+ * the splash itself around them. */
+static void draw_span(const struct render *r, const struct water *w, uint8_t *out, int y,
+		      int x0, int x1)
+{
+	const struct render_cols *c = &r->cols[y];
+	int a = max_int(x0, c->wet0), b = min_int(x1, c->wet1);
+
+	if (a >= b) {
+		draw_plain(r, out, y, x0, x1);
+		return;
+	}
+	draw_plain(r, out, y, x0, a);
+	draw_wet(r, w, out, y, a, b);
+	draw_plain(r, out, y, b, x1);
 }
 
 typedef uint32_t vec4x32 __attribute__((vector_size(16)));
@@ -419,14 +524,17 @@ static void draw_rows(struct render *r, const struct water *w, uint8_t *dst, siz
 		for (int k = run->lo; k < run->hi; k++) {
 			int y = flip ? run->hi - 1 - (k - run->lo) : k;
 			uint8_t *out = dst + (size_t)(flip ? r->height - 1 - y : y) * dst_stride;
+			int a = max_int(x0, r->cols[y].x0), b = min_int(x1, r->cols[y].x1);
 
+			if (a >= b)
+				continue;
 			if (!flip) {
-				draw_span(r, w, out, y, x0, x1, run->wet);
+				draw_span(r, w, out, y, a, b);
 				continue;
 			}
-			draw_span(r, w, r->band, y, x0, x1, run->wet);
-			mirror(out + (size_t)(r->width - x1) * r->bytes,
-			       r->band + (size_t)x0 * r->bytes, x1 - x0, r->bytes);
+			draw_span(r, w, r->band, y, a, b);
+			mirror(out + (size_t)(r->width - b) * r->bytes,
+			       r->band + (size_t)a * r->bytes, b - a, r->bytes);
 		}
 	}
 }
@@ -519,7 +627,8 @@ static void turn(uint8_t *dst, size_t dst_stride, const uint8_t *band, int width
 /*
  * rotate 90 and 270: a logical row is a physical column. Logical rows are drawn as rows, which
  * reads the splash and the water in their own order, band_rows at a time, then turned:
- * logical row y is physical column fb_width - 1 - y (90) or y (270).
+ * logical row y is physical column fb_width - 1 - y (90) or y (270). A band draws and turns
+ * the columns any of its rows must draw, within [x0, x1).
  */
 static void draw_columns(struct render *r, const struct water *w, uint8_t *dst,
 			 size_t dst_stride, const struct render_run *runs, int nruns, int x0, int x1)
@@ -533,11 +642,19 @@ static void draw_columns(struct render *r, const struct water *w, uint8_t *dst,
 
 		for (int lo = run->lo; lo < run->hi; lo += rows) {
 			int n = run->hi - lo < rows ? run->hi - lo : rows;
-			int first = cw ? r->fb_width - lo - n : lo;
+			int first = cw ? r->fb_width - lo - n : lo, a = x1, b = x0;
 
+			for (int k = 0; k < n; k++) {
+				a = min_int(a, r->cols[lo + k].x0);
+				b = max_int(b, r->cols[lo + k].x1);
+			}
+			a = max_int(a, x0);
+			b = min_int(b, x1);
+			if (a >= b)
+				continue;
 			for (int k = 0; k < n; k++)
-				draw_span(r, w, r->band + k * row_bytes, lo + k, x0, x1, run->wet);
-			turn(dst, dst_stride, r->band, r->width, n, first, cw, x0, x1, r->bytes);
+				draw_span(r, w, r->band + k * row_bytes, lo + k, a, b);
+			turn(dst, dst_stride, r->band, r->width, n, first, cw, a, b, r->bytes);
 		}
 	}
 }
@@ -578,7 +695,7 @@ static int clip_runs(const struct render_run *runs, int nruns, int lo, int hi,
 		int b = hi - at < len ? hi - at : len;
 
 		if (a < b)
-			out[n++] = (struct render_run){ runs[i].lo + a, runs[i].lo + b, runs[i].wet };
+			out[n++] = (struct render_run){ runs[i].lo + a, runs[i].lo + b };
 		at += len;
 	}
 	return n;

@@ -37,9 +37,15 @@ typedef void render_row_fn(uint8_t *restrict dst, const struct render *r, int y,
 /* The kernels a renderer may run: the scalar reference, or vectors the CPU offers. */
 enum render_path { RENDER_SCALAR, RENDER_SSE2, RENDER_AVX2, RENDER_NEON, RENDER_PATHS };
 
+/* Logical rows [lo, hi), each with something to draw (its render_cols). */
 struct render_run {
-	int lo, hi;		/* logical rows [lo, hi) that are all wet or all to restore */
-	bool wet;
+	int lo, hi;
+};
+
+/* What a logical row draws in a frame: pixels [x0, x1), of which [wet0, wet1) may show the
+ * water (refracted, tinted) and the rest is the plain splash put back. */
+struct render_cols {
+	int x0, x1, wet0, wet1;
 };
 
 /* What drawing writes besides the frame: one set per band drawn at once. */
@@ -79,7 +85,12 @@ struct render {
 	uint32_t *shade;		/* [RENDER_SHADES + s]: what shade s adds (s > 0) or takes */
 	uint32_t field[3];		/* the channel masks the shades saturate in */
 	uint8_t *splash;		/* logical layout, in fmt, width * bytes per row */
-	uint8_t *shown[RENDER_PAGES];	/* per page: logical rows showing more than the plain splash */
+	/* per page and logical row: the pixels that may show more than the plain splash */
+	struct water_span *shown[RENDER_PAGES];
+	struct water_span shown_rows[RENDER_PAGES];	/* and the rows that have any */
+	int32_t *from_cell, *from_mix;	/* the first logical column at or past cell k, alone or
+					 * mixed with the next one: [grid_width + 1] */
+	struct render_cols *cols;	/* per logical row: this frame's */
 	struct render_run *runs;
 	struct render_tint *tint;	/* water.tint, or NULL */
 	enum render_path path;
@@ -130,9 +141,9 @@ int render_take_splash(struct render *r, struct image *img);
 
 /*
  * Writes the frame for w into dst (physical rows dst_stride bytes apart), never reading dst:
- * in row order, or rotated 90 and 270 in bands of columns that stay in cache. Rows of page
- * that are calm and already show the plain splash are skipped unless full is set. Returns how
- * many logical rows were written.
+ * in row order, or rotated 90 and 270 in bands of columns that stay in cache. Only the columns
+ * of each logical row where the water may be wet (its live spans) or that page showed wet
+ * water last time are written, unless full is set. Returns how many logical rows were written.
  */
 int render_frame(struct render *r, const struct water *w, uint8_t *dst, size_t dst_stride,
 		 int page, bool full);

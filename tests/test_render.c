@@ -87,7 +87,7 @@ static uint32_t splash_at(const struct scene *s, int x, int y)
 static void set_height(struct water *w, int x, int y, int16_t v)
 {
 	water_row(w, y)[x] = v;
-	w->live[y] = 1;
+	water_mark_live(w, y);
 }
 
 static void assert_padding_untouched(const struct scene *s)
@@ -427,7 +427,7 @@ static void test_cells_interpolate(void **state)
 	/* cells 5 and 7 of row 2 make the slope of cell 6 -64: 4 pixels at cell 4, scale 16 */
 	water_row(&w, 2)[5] = -32;
 	water_row(&w, 2)[7] = 32;
-	w.live[2] = 1;
+	water_mark_live(&w, 2);
 	render_frame(&r, &w, (uint8_t *)fb, 64 * 4, 0, true);
 	/* row 10 is the centre of cell row 2 (pixel 10 sits at (10.5 / 4 - 0.5) = 2.125 cells:
 	 * rows 2 and 3 mixed 7:1); x = 26 is the centre of cell 6 (26.5 / 4 - 0.5 = 6.125) */

@@ -64,7 +64,7 @@ static void water_of(struct water *w, int width, int height, int cell, enum wave
 
 			water_row(w, y)[x] = waves == SMALL ? v % 24 * w->scale : v;
 		}
-		w->live[y] = 1;
+		water_mark_live(w, y);
 	}
 }
 

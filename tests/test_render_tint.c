@@ -57,7 +57,7 @@ static void plateau(struct scene *s, int16_t h)
 	for (int y = c - b; y <= c + b; y++) {
 		for (int x = c - b; x <= c + b; x++)
 			water_row(&s->water, y)[x] = (int16_t)(h * s->water.scale);
-		s->water.live[y] = 1;
+		water_mark_live(&s->water, y);
 	}
 }
 
