@@ -5,23 +5,36 @@
 #include "water_kernel.h"
 
 /*
- * saturate(((up + down + left + right) >> 1) - out) for 8 cells: pmaddwd adds interleaved
- * pairs into 32 bits without overflow, and floor((s - 2 out) / 2) = (s >> 1) - out exactly.
+ * saturate(((up + down + left + right) >> 1) - out) for 8 cells. While every input lies in
+ * -8192..8191 (calm and busy water alike) the sum fits int16 and no result saturates: 16-bit
+ * adds are exact. Else pmaddwd adds interleaved pairs into 32 bits without overflow, and
+ * floor((s - 2 out) / 2) = (s >> 1) - out exactly.
  */
+#define SMALL_BIAS 0x2000	/* x + SMALL_BIAS lies in 0..0x3fff for x in -8192..8191 */
+#define SMALL_OUT (-0x4000)	/* 0xc000: the bits set when it does not */
+
 static inline __m128i sse2_wave(const int16_t *up, const int16_t *mid, const int16_t *down,
 				const int16_t *out)
 {
 	const __m128i one = _mm_set1_epi16(1), minus = _mm_set1_epi16(-1);
+	const __m128i bias = _mm_set1_epi16(SMALL_BIAS);
 	__m128i u = _mm_loadu_si128((const __m128i *)up);
 	__m128i d = _mm_loadu_si128((const __m128i *)down);
 	__m128i l = _mm_loadu_si128((const __m128i *)(mid - 1));
 	__m128i r = _mm_loadu_si128((const __m128i *)(mid + 1));
 	__m128i o = _mm_loadu_si128((const __m128i *)out);
-	__m128i lo = _mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(u, d), one),
-				   _mm_madd_epi16(_mm_unpacklo_epi16(l, r), one));
-	__m128i hi = _mm_add_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(u, d), one),
-				   _mm_madd_epi16(_mm_unpackhi_epi16(l, r), one));
+	__m128i big = _mm_or_si128(_mm_or_si128(_mm_add_epi16(u, bias), _mm_add_epi16(d, bias)),
+				   _mm_or_si128(_mm_add_epi16(l, bias), _mm_add_epi16(r, bias)));
+	__m128i lo, hi;
 
+	big = _mm_and_si128(_mm_or_si128(big, _mm_add_epi16(o, bias)), _mm_set1_epi16(SMALL_OUT));
+	if (_mm_movemask_epi8(_mm_cmpeq_epi16(big, _mm_setzero_si128())) == 0xffff)
+		return _mm_sub_epi16(
+			_mm_srai_epi16(_mm_add_epi16(_mm_add_epi16(u, d), _mm_add_epi16(l, r)), 1), o);
+	lo = _mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(u, d), one),
+			   _mm_madd_epi16(_mm_unpacklo_epi16(l, r), one));
+	hi = _mm_add_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(u, d), one),
+			   _mm_madd_epi16(_mm_unpackhi_epi16(l, r), one));
 	lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(o, o), minus));
 	hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(o, o), minus));
 	lo = _mm_packs_epi32(_mm_srai_epi32(lo, 1), _mm_srai_epi32(hi, 1));
@@ -102,16 +115,26 @@ AVX2 static inline __m256i avx2_wave(const int16_t *up, const int16_t *mid, cons
 				     const int16_t *out)
 {
 	const __m256i one = _mm256_set1_epi16(1), minus = _mm256_set1_epi16(-1);
+	const __m256i bias = _mm256_set1_epi16(SMALL_BIAS);
 	__m256i u = _mm256_loadu_si256((const __m256i *)up);
 	__m256i d = _mm256_loadu_si256((const __m256i *)down);
 	__m256i l = _mm256_loadu_si256((const __m256i *)(mid - 1));
 	__m256i r = _mm256_loadu_si256((const __m256i *)(mid + 1));
 	__m256i o = _mm256_loadu_si256((const __m256i *)out);
-	__m256i lo = _mm256_add_epi32(_mm256_madd_epi16(_mm256_unpacklo_epi16(u, d), one),
-				      _mm256_madd_epi16(_mm256_unpacklo_epi16(l, r), one));
-	__m256i hi = _mm256_add_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(u, d), one),
-				      _mm256_madd_epi16(_mm256_unpackhi_epi16(l, r), one));
+	__m256i big = _mm256_or_si256(
+		_mm256_or_si256(_mm256_add_epi16(u, bias), _mm256_add_epi16(d, bias)),
+		_mm256_or_si256(_mm256_add_epi16(l, bias), _mm256_add_epi16(r, bias)));
+	__m256i lo, hi;
 
+	big = _mm256_or_si256(big, _mm256_add_epi16(o, bias));
+	if (_mm256_testz_si256(big, _mm256_set1_epi16(SMALL_OUT)))
+		return _mm256_sub_epi16(
+			_mm256_srai_epi16(_mm256_add_epi16(_mm256_add_epi16(u, d),
+							   _mm256_add_epi16(l, r)), 1), o);
+	lo = _mm256_add_epi32(_mm256_madd_epi16(_mm256_unpacklo_epi16(u, d), one),
+			      _mm256_madd_epi16(_mm256_unpacklo_epi16(l, r), one));
+	hi = _mm256_add_epi32(_mm256_madd_epi16(_mm256_unpackhi_epi16(u, d), one),
+			      _mm256_madd_epi16(_mm256_unpackhi_epi16(l, r), one));
 	lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(o, o), minus));
 	hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(o, o), minus));
 	lo = _mm256_packs_epi32(_mm256_srai_epi32(lo, 1), _mm256_srai_epi32(hi, 1));
