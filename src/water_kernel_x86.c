@@ -66,9 +66,15 @@ static inline int sse2_any(__m128i any)
 	return _mm_movemask_epi8(_mm_cmpeq_epi16(any, _mm_setzero_si128())) != 0xffff;
 }
 
-uint8_t water_row_shift_sse2(const int16_t *restrict up, const int16_t *restrict mid,
-			     const int16_t *restrict down, int16_t *restrict out,
-			     const int16_t *restrict keep, int width, int shift)
+/* v, or v on water only */
+static inline __m128i sse2_keep(__m128i v, const int16_t *keep)
+{
+	return keep ? _mm_and_si128(v, _mm_loadu_si128((const __m128i *)keep)) : v;
+}
+
+WATER_INLINE uint8_t sse2_shift(const int16_t *restrict up, const int16_t *restrict mid,
+				const int16_t *restrict down, int16_t *restrict out,
+				const int16_t *restrict keep, int width, int shift)
 {
 	__m128i any = _mm_setzero_si128(), count = _mm_cvtsi32_si128(shift);
 	int x = 0;
@@ -76,18 +82,26 @@ uint8_t water_row_shift_sse2(const int16_t *restrict up, const int16_t *restrict
 	for (; x + 8 <= width; x += 8) {
 		__m128i v = sse2_wave(up + x, mid + x, down + x, out + x);
 
-		v = _mm_and_si128(_mm_sub_epi16(v, _mm_sra_epi16(v, count)),
-				  _mm_loadu_si128((const __m128i *)(keep + x)));
+		v = sse2_keep(_mm_sub_epi16(v, _mm_sra_epi16(v, count)), keep ? keep + x : NULL);
 		_mm_storeu_si128((__m128i *)(out + x), v);
 		any = _mm_or_si128(any, v);
 	}
 	return (uint8_t)(sse2_any(any) | water_row_shift_scalar(up + x, mid + x, down + x, out + x,
-								  keep + x, width - x, shift));
+								  keep ? keep + x : NULL, width - x,
+								  shift));
 }
 
-uint8_t water_row_fraction_sse2(const int16_t *restrict up, const int16_t *restrict mid,
-				const int16_t *restrict down, int16_t *restrict out,
-				const int16_t *restrict keep, int width, double damping)
+uint8_t water_row_shift_sse2(const int16_t *restrict up, const int16_t *restrict mid,
+			     const int16_t *restrict down, int16_t *restrict out,
+			     const int16_t *restrict keep, int width, int shift)
+{
+	return keep ? sse2_shift(up, mid, down, out, keep, width, shift)
+		    : sse2_shift(up, mid, down, out, NULL, width, shift);
+}
+
+WATER_INLINE uint8_t sse2_fraction_row(const int16_t *restrict up, const int16_t *restrict mid,
+				       const int16_t *restrict down, int16_t *restrict out,
+				       const int16_t *restrict keep, int width, double damping)
 {
 	__m128i any = _mm_setzero_si128();
 	__m128d d = _mm_set1_pd(damping);
@@ -96,15 +110,23 @@ uint8_t water_row_fraction_sse2(const int16_t *restrict up, const int16_t *restr
 	if (!(damping >= -1 && damping <= 1))
 		return water_row_fraction_scalar(up, mid, down, out, keep, width, damping);
 	for (; x + 8 <= width; x += 8) {
-		__m128i v = sse2_fraction(sse2_wave(up + x, mid + x, down + x, out + x), d);
+		__m128i v = sse2_keep(sse2_fraction(sse2_wave(up + x, mid + x, down + x, out + x), d),
+				      keep ? keep + x : NULL);
 
-		v = _mm_and_si128(v, _mm_loadu_si128((const __m128i *)(keep + x)));
 		_mm_storeu_si128((__m128i *)(out + x), v);
 		any = _mm_or_si128(any, v);
 	}
 	return (uint8_t)(sse2_any(any) |
-			 water_row_fraction_scalar(up + x, mid + x, down + x, out + x, keep + x,
-						   width - x, damping));
+			 water_row_fraction_scalar(up + x, mid + x, down + x, out + x,
+						   keep ? keep + x : NULL, width - x, damping));
+}
+
+uint8_t water_row_fraction_sse2(const int16_t *restrict up, const int16_t *restrict mid,
+				const int16_t *restrict down, int16_t *restrict out,
+				const int16_t *restrict keep, int width, double damping)
+{
+	return keep ? sse2_fraction_row(up, mid, down, out, keep, width, damping)
+		    : sse2_fraction_row(up, mid, down, out, NULL, width, damping);
 }
 
 /* The same 16 cells at a time: unpack and pack both work within 128-bit lanes, so the cells
@@ -157,9 +179,14 @@ AVX2 static inline __m256i avx2_fraction(__m256i v, __m256d damping)
 	return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 }
 
-AVX2 uint8_t water_row_shift_avx2(const int16_t *restrict up, const int16_t *restrict mid,
-				  const int16_t *restrict down, int16_t *restrict out,
-				  const int16_t *restrict keep, int width, int shift)
+AVX2 static inline __m256i avx2_keep(__m256i v, const int16_t *keep)
+{
+	return keep ? _mm256_and_si256(v, _mm256_loadu_si256((const __m256i *)keep)) : v;
+}
+
+AVX2 WATER_INLINE uint8_t avx2_shift(const int16_t *restrict up, const int16_t *restrict mid,
+				     const int16_t *restrict down, int16_t *restrict out,
+				     const int16_t *restrict keep, int width, int shift)
 {
 	__m256i any = _mm256_setzero_si256();
 	__m128i count = _mm_cvtsi32_si128(shift);
@@ -168,19 +195,28 @@ AVX2 uint8_t water_row_shift_avx2(const int16_t *restrict up, const int16_t *res
 	for (; x + 16 <= width; x += 16) {
 		__m256i v = avx2_wave(up + x, mid + x, down + x, out + x);
 
-		v = _mm256_and_si256(_mm256_sub_epi16(v, _mm256_sra_epi16(v, count)),
-				     _mm256_loadu_si256((const __m256i *)(keep + x)));
+		v = avx2_keep(_mm256_sub_epi16(v, _mm256_sra_epi16(v, count)),
+			      keep ? keep + x : NULL);
 		_mm256_storeu_si256((__m256i *)(out + x), v);
 		any = _mm256_or_si256(any, v);
 	}
 	return (uint8_t)((_mm256_testz_si256(any, any) == 0) |
-			 water_row_shift_sse2(up + x, mid + x, down + x, out + x, keep + x,
-					      width - x, shift));
+			 water_row_shift_sse2(up + x, mid + x, down + x, out + x,
+					      keep ? keep + x : NULL, width - x, shift));
 }
 
-AVX2 uint8_t water_row_fraction_avx2(const int16_t *restrict up, const int16_t *restrict mid,
-				     const int16_t *restrict down, int16_t *restrict out,
-				     const int16_t *restrict keep, int width, double damping)
+AVX2 uint8_t water_row_shift_avx2(const int16_t *restrict up, const int16_t *restrict mid,
+				  const int16_t *restrict down, int16_t *restrict out,
+				  const int16_t *restrict keep, int width, int shift)
+{
+	return keep ? avx2_shift(up, mid, down, out, keep, width, shift)
+		    : avx2_shift(up, mid, down, out, NULL, width, shift);
+}
+
+AVX2 WATER_INLINE uint8_t avx2_fraction_row(const int16_t *restrict up,
+					    const int16_t *restrict mid,
+					    const int16_t *restrict down, int16_t *restrict out,
+					    const int16_t *restrict keep, int width, double damping)
 {
 	__m256i any = _mm256_setzero_si256();
 	__m256d d = _mm256_set1_pd(damping);
@@ -189,14 +225,22 @@ AVX2 uint8_t water_row_fraction_avx2(const int16_t *restrict up, const int16_t *
 	if (!(damping >= -1 && damping <= 1))
 		return water_row_fraction_scalar(up, mid, down, out, keep, width, damping);
 	for (; x + 16 <= width; x += 16) {
-		__m256i v = avx2_fraction(avx2_wave(up + x, mid + x, down + x, out + x), d);
+		__m256i v = avx2_keep(avx2_fraction(avx2_wave(up + x, mid + x, down + x, out + x), d),
+				      keep ? keep + x : NULL);
 
-		v = _mm256_and_si256(v, _mm256_loadu_si256((const __m256i *)(keep + x)));
 		_mm256_storeu_si256((__m256i *)(out + x), v);
 		any = _mm256_or_si256(any, v);
 	}
 	return (uint8_t)((_mm256_testz_si256(any, any) == 0) |
-			 water_row_fraction_sse2(up + x, mid + x, down + x, out + x, keep + x,
-						 width - x, damping));
+			 water_row_fraction_sse2(up + x, mid + x, down + x, out + x,
+						 keep ? keep + x : NULL, width - x, damping));
+}
+
+AVX2 uint8_t water_row_fraction_avx2(const int16_t *restrict up, const int16_t *restrict mid,
+				     const int16_t *restrict down, int16_t *restrict out,
+				     const int16_t *restrict keep, int width, double damping)
+{
+	return keep ? avx2_fraction_row(up, mid, down, out, keep, width, damping)
+		    : avx2_fraction_row(up, mid, down, out, NULL, width, damping);
 }
 #endif
