@@ -89,6 +89,8 @@ $(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/tests/look.o $(
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 $(B)/tests/bench_render: $(B)/tests/bench_render.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(B)/tests/bench_step: $(B)/tests/bench_step.o $(B)/src/libfbripple.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 $(B)/tests/bench_threads: $(B)/tests/bench_threads.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 # The bench runs both as whole processes: fbripple, and seed 000's program loop.
@@ -254,7 +256,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/fbripple $(DESTDIR)$(UNITDIR)/fbripple.service
 
 clean:
-	rm -rf build fbripple src/*.o src/*.d src/*.a tests/*.o tests/*.d $(TESTS) tests/bench tests/bench_render tests/bench_threads \
+	rm -rf build fbripple src/*.o src/*.d src/*.a tests/*.o tests/*.d $(TESTS) tests/bench tests/bench_render tests/bench_step tests/bench_threads \
 		tests/vm/*.o tests/vm/*.d $(VM_HELPERS) tests/strip
 
 help:

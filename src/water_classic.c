@@ -9,9 +9,8 @@
 /* Fewer rows to step than this are stepped on the caller's thread alone. */
 #define STEP_POOL_ROWS 32
 
-/* The keep mask of a row without walls (every cell -1), and the row kernels of the CPU's path. */
+/* The row kernels of the CPU's path. */
 struct classic {
-	int16_t *open;
 	struct water_kernels kernels;
 };
 
@@ -20,12 +19,8 @@ static int classic_init(struct water *w)
 	struct classic *c = calloc(1, sizeof(*c));
 	enum cpu_simd simd;
 
-	if (!c || !(c->open = malloc(w->width * sizeof(int16_t)))) {
-		free(c);
+	if (!c)
 		return -ENOMEM;
-	}
-	for (int x = 0; x < w->width; x++)
-		c->open[x] = -1;
 	/* an unknown or unavailable FBRIPPLE_SIMD leaves the best path; the daemon warns */
 	cpu_simd_choose(&simd);
 	if (water_kernels_for(simd, &c->kernels) < 0)
@@ -36,11 +31,7 @@ static int classic_init(struct water *w)
 
 static void classic_free(struct water *w)
 {
-	struct classic *c = w->state;
-
-	if (c)
-		free(c->open);
-	free(c);
+	free(w->state);
 	w->state = NULL;
 }
 
@@ -109,7 +100,7 @@ static void step_band(struct water *w, int y0, int y1)
 		}
 		next = w->prev + y * stride + lo;
 		mid = w->cur + y * stride + lo;
-		keep = (w->walls ? w->walls + y * stride : c->open) + lo;
+		keep = w->walls ? w->walls + y * stride + lo : NULL;
 		w->prev_live[y] = damping ? c->kernels.fraction(mid - stride, mid, mid + stride, next,
 								keep, hi - lo, damping)
 				       : c->kernels.shift(mid - stride, mid, mid + stride, next, keep,

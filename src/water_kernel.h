@@ -2,14 +2,19 @@
 #ifndef FBRIPPLE_WATER_KERNEL_H
 #define FBRIPPLE_WATER_KERNEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cpu.h"
 
+/* A kernel body the exported kernel inlines twice, once with keep NULL: no test in its loop. */
+#define WATER_INLINE static inline __attribute__((always_inline))
+
 /*
  * Writes width cells of the next step over out (the step before): out[x] becomes
  * saturate(((up[x] + down[x] + mid[x - 1] + mid[x + 1]) >> 1) - out[x]), damped, and with
- * keep[x] (0 on a wall, -1 on water). Returns whether any cell it wrote is non-zero.
+ * keep[x] (0 on a wall, -1 on water; keep NULL: no walls, one load and one and less a block).
+ * Returns whether any cell it wrote is non-zero.
  * The shift kernel damps by next -= next >> shift; the fraction kernel by seed 003's
  * next = (int)(next * damping), a double product truncated toward 0.
  */

@@ -39,9 +39,15 @@ static inline int16x8_t neon_fraction(int16x8_t v, float64x2_t damping)
 	return vcombine_s16(vmovn_s32(lo), vmovn_s32(hi));
 }
 
-uint8_t water_row_shift_neon(const int16_t *restrict up, const int16_t *restrict mid,
-			     const int16_t *restrict down, int16_t *restrict out,
-			     const int16_t *restrict keep, int width, int shift)
+/* v, or v on water only */
+static inline int16x8_t neon_keep(int16x8_t v, const int16_t *keep)
+{
+	return keep ? vandq_s16(v, vld1q_s16(keep)) : v;
+}
+
+WATER_INLINE uint8_t neon_shift(const int16_t *restrict up, const int16_t *restrict mid,
+				const int16_t *restrict down, int16_t *restrict out,
+				const int16_t *restrict keep, int width, int shift)
 {
 	int16x8_t any = vdupq_n_s16(0), count = vdupq_n_s16((int16_t)-shift);
 	int x = 0;
@@ -49,18 +55,26 @@ uint8_t water_row_shift_neon(const int16_t *restrict up, const int16_t *restrict
 	for (; x + 8 <= width; x += 8) {
 		int16x8_t v = neon_wave(up + x, mid + x, down + x, out + x);
 
-		v = vandq_s16(vsubq_s16(v, vshlq_s16(v, count)), vld1q_s16(keep + x));
+		v = neon_keep(vsubq_s16(v, vshlq_s16(v, count)), keep ? keep + x : NULL);
 		vst1q_s16(out + x, v);
 		any = vorrq_s16(any, v);
 	}
 	return (uint8_t)((vmaxvq_u16(vreinterpretq_u16_s16(any)) != 0) |
-			 water_row_shift_scalar(up + x, mid + x, down + x, out + x, keep + x,
-						width - x, shift));
+			 water_row_shift_scalar(up + x, mid + x, down + x, out + x,
+						keep ? keep + x : NULL, width - x, shift));
 }
 
-uint8_t water_row_fraction_neon(const int16_t *restrict up, const int16_t *restrict mid,
-				const int16_t *restrict down, int16_t *restrict out,
-				const int16_t *restrict keep, int width, double damping)
+uint8_t water_row_shift_neon(const int16_t *restrict up, const int16_t *restrict mid,
+			     const int16_t *restrict down, int16_t *restrict out,
+			     const int16_t *restrict keep, int width, int shift)
+{
+	return keep ? neon_shift(up, mid, down, out, keep, width, shift)
+		    : neon_shift(up, mid, down, out, NULL, width, shift);
+}
+
+WATER_INLINE uint8_t neon_fraction_row(const int16_t *restrict up, const int16_t *restrict mid,
+				       const int16_t *restrict down, int16_t *restrict out,
+				       const int16_t *restrict keep, int width, double damping)
 {
 	int16x8_t any = vdupq_n_s16(0);
 	float64x2_t d = vdupq_n_f64(damping);
@@ -69,14 +83,22 @@ uint8_t water_row_fraction_neon(const int16_t *restrict up, const int16_t *restr
 	if (!(damping >= -1 && damping <= 1))
 		return water_row_fraction_scalar(up, mid, down, out, keep, width, damping);
 	for (; x + 8 <= width; x += 8) {
-		int16x8_t v = neon_fraction(neon_wave(up + x, mid + x, down + x, out + x), d);
+		int16x8_t v = neon_keep(neon_fraction(neon_wave(up + x, mid + x, down + x, out + x), d),
+					keep ? keep + x : NULL);
 
-		v = vandq_s16(v, vld1q_s16(keep + x));
 		vst1q_s16(out + x, v);
 		any = vorrq_s16(any, v);
 	}
 	return (uint8_t)((vmaxvq_u16(vreinterpretq_u16_s16(any)) != 0) |
-			 water_row_fraction_scalar(up + x, mid + x, down + x, out + x, keep + x,
-						   width - x, damping));
+			 water_row_fraction_scalar(up + x, mid + x, down + x, out + x,
+						   keep ? keep + x : NULL, width - x, damping));
+}
+
+uint8_t water_row_fraction_neon(const int16_t *restrict up, const int16_t *restrict mid,
+				const int16_t *restrict down, int16_t *restrict out,
+				const int16_t *restrict keep, int width, double damping)
+{
+	return keep ? neon_fraction_row(up, mid, down, out, keep, width, damping)
+		    : neon_fraction_row(up, mid, down, out, NULL, width, damping);
 }
 #endif

@@ -35,6 +35,23 @@ static int16_t random_height(void)
 	return r % 3 ? special[r % 9] : (int16_t)(next_random() & 0xffff);
 }
 
+/* Heights about the bounds of the kernels' 16-bit arithmetic (-8192..8191), all of one sign
+ * per row: mostly the bound itself, some within, and some past it by up to as much again or
+ * at the extremes, so that blocks of cells take the 16-bit path, the 32-bit one, and switch
+ * between them; four neighbours past the bound overflow 16 bits. */
+static int16_t near_bound_height(bool negative)
+{
+	uint32_t r = next_random() % 20, past = next_random() % 8192;
+
+	if (r < 12)
+		return negative ? -8192 : 8191;
+	if (r < 16)
+		return (int16_t)(next_random() % 16384 - 8192);
+	if (r < 19)
+		return (int16_t)(negative ? -8193 - (int)past : 8192 + (int)past);
+	return negative ? INT16_MIN : INT16_MAX;
+}
+
 /* The vector paths this build and CPU can run (scalar excluded). */
 static int vector_paths(enum cpu_simd *paths)
 {
@@ -46,27 +63,32 @@ static int vector_paths(enum cpu_simd *paths)
 	return n;
 }
 
+enum heights { ANY, SPARSE, NEAR_BOUND };
+
 /* One row through a path's kernel and the scalar one, from the same start: out and the
- * returned flag must be the same. */
+ * returned flag must be the same. Half the rows have walls, half none (keep NULL). */
 static void compare_row(enum cpu_simd simd, bool fraction, int width, int shift, double damping,
-			bool sparse)
+			enum heights heights)
 {
 	enum { PAD = 4 };
 	int16_t *rows = malloc((size_t)(width + 2 * PAD) * 6 * sizeof(int16_t));
 	int16_t *up = rows + PAD, *mid = up + width + 2 * PAD, *down = mid + width + 2 * PAD;
-	int16_t *keep = down + width + 2 * PAD, *out = keep + width + 2 * PAD;
+	int16_t *walls = down + width + 2 * PAD, *out = walls + width + 2 * PAD;
 	int16_t *want = out + width + 2 * PAD;
 	struct water_kernels k, ref;
 	uint8_t got_any, want_any;
+	bool negative = next_random() % 2;
+	const int16_t *keep = next_random() % 2 ? walls : NULL;
 
 	assert_int_equal(water_kernels_for(simd, &k), 0);
 	assert_int_equal(water_kernels_for(CPU_SCALAR, &ref), 0);
 	for (int i = 0; i < (width + 2 * PAD) * 6; i++)
-		rows[i] = sparse ? 0 : random_height();
-	if (sparse)	/* one cell somewhere: the flag must see it in any lane and in the tail */
+		rows[i] = heights == SPARSE ? 0 : heights == NEAR_BOUND ? near_bound_height(negative)
+								  : random_height();
+	if (heights == SPARSE)	/* one cell somewhere: the flag must see it in any lane and in the tail */
 		mid[next_random() % width] = (int16_t)(next_random() % 64 + 64);
 	for (int x = 0; x < width; x++) {
-		keep[x] = next_random() % 5 ? -1 : 0;
+		walls[x] = next_random() % 5 ? -1 : 0;
 		want[x] = out[x];
 	}
 	if (fraction) {
@@ -87,6 +109,9 @@ static void compare_row(enum cpu_simd simd, bool fraction, int width, int shift,
 	free(rows);
 }
 
+/* Six rounds of a row: three of any heights, one sparse, two about the 16-bit bounds. */
+#define ROUND_HEIGHTS(round) ((round) < 3 ? ANY : (round) == 3 ? SPARSE : NEAR_BOUND)
+
 static const int widths[] = { 1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 1921 };
 #define NWIDTHS (int)(sizeof(widths) / sizeof(widths[0]))
 
@@ -104,14 +129,15 @@ static void test_kernels_equal_scalar(void **state)
 	for (int p = 0; p < n; p++)
 		for (int i = 0; i < NWIDTHS; i++) {
 			for (int shift = 1; shift <= 12; shift++)
-				for (int round = 0; round < 4; round++)
-					compare_row(paths[p], false, widths[i], shift, 0, round == 3);
+				for (int round = 0; round < 6; round++)
+					compare_row(paths[p], false, widths[i], shift, 0,
+						    ROUND_HEIGHTS(round));
 			for (size_t j = 0; j < sizeof(fractions) / sizeof(fractions[0]); j++)
-				for (int round = 0; round < 4; round++)
+				for (int round = 0; round < 6; round++)
 					compare_row(paths[p], true, widths[i], 0, fractions[j],
-						    round == 3);
+						    ROUND_HEIGHTS(round));
 			for (int j = 0; j <= 500; j += 7)
-				compare_row(paths[p], true, widths[i], 0, 0.5 + j * 0.001, false);
+				compare_row(paths[p], true, widths[i], 0, 0.5 + j * 0.001, ANY);
 		}
 }
 
