@@ -15,6 +15,19 @@ int water_cell_auto(int screen_width, int screen_height)
 	return cell < 1 ? 1 : cell > 16 ? 16 : cell;
 }
 
+/*
+ * Writes into every page of p now, not when the first wave reaches it: a page fault in a frame
+ * is an allocation the frame pays for. Byte by byte, since GCC knows calloc's memory is zero
+ * and drops a memset of it (and turns malloc + memset into calloc).
+ */
+static void touch_pages(void *p, size_t bytes)
+{
+	volatile uint8_t *b = p;
+
+	for (size_t at = 0; at < bytes; at += 4096)
+		b[at] = 0;
+}
+
 int water_open(struct water *w, const struct water_engine *engine, int screen_width,
 	       int screen_height, int cell, const struct water_tuning *tuning)
 {
@@ -43,6 +56,7 @@ int water_open(struct water *w, const struct water_engine *engine, int screen_wi
 			water_free(w);
 			return -ENOMEM;
 		}
+		touch_pages(w->mem[i], cells * sizeof(int16_t));
 	}
 	w->cur = w->mem[0] + w->stride + 1;
 	w->prev = w->mem[1] + w->stride + 1;

@@ -15,15 +15,6 @@
 #include "image.h"
 #include "testutil.h"
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#endif
-
 /* The issue's bound (kB as /proc counts them): today's splash, water and renderer fit it with
  * room; the splash twice over (24.7 MB before) does not. */
 #define ANON_MAX_KB 17000

@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "seed_port.h"
+#include "testutil.h"
 #include "water.h"
 #include "water_engine.h"
 #include "water_kernel.h"
@@ -510,6 +512,32 @@ static void test_spans_follow_one_stone(void **state)
 	water_free(&w);
 }
 
+/* The water's memory is the process's from water_open on: a wave reaching new rows does not
+ * fault their pages in during a frame (it did, one page at a time, before). Under an emulator
+ * or valgrind the counts are theirs, not the daemon's. */
+static void test_steps_do_not_fault(void **state)
+{
+	struct water w;
+	struct rusage before, after;
+
+	(void)state;
+#ifdef UNDER_ASAN
+	skip();	/* its shadow memory faults in too */
+#endif
+	if (getenv("FBRIPPLE_RUNNER") || getenv("FBRIPPLE_VALGRIND"))
+		skip();
+	assert_int_equal(water_init(&w, 1920, 1080, 1, 5), 0);
+	water_drop(&w, 960, 540, 6, 128);
+	water_step(&w);
+	getrusage(RUSAGE_SELF, &before);
+	for (int step = 0; step < 120; step++)
+		water_step(&w);
+	getrusage(RUSAGE_SELF, &after);
+	assert_true(w.rows.lo <= 480 && w.rows.hi >= 600);	/* the wave crossed ~100 new rows */
+	assert_in_range(after.ru_minflt - before.ru_minflt, 0, 16);
+	water_free(&w);
+}
+
 /* The heaviest stone the config allows, with the least damping: heights saturate instead of
  * wrapping round into noise, and the water still comes to rest. */
 static void test_heavy_stones_saturate_and_calm(void **state)
@@ -663,6 +691,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cosine_stone_makes_round_rings),
 		cmocka_unit_test(test_grid_in_cells),
+		cmocka_unit_test(test_steps_do_not_fault),
 		cmocka_unit_test(test_crater_profile),
 		cmocka_unit_test(test_equals_seed_port),
 		cmocka_unit_test(test_equals_plain_kernel_at_edges),

@@ -2,6 +2,16 @@
 #ifndef FBRIPPLE_TESTUTIL_H
 #define FBRIPPLE_TESTUTIL_H
 
+/* Built with AddressSanitizer (gcc or clang): its shadow memory counts as the process's. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 
