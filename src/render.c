@@ -14,8 +14,11 @@
 #define BAND_BYTES 512
 /* Strips of columns (render_frame) are this many times the farthest move wide. */
 #define STRIP_PER_SHIFT 4
-/* Frames with fewer rows to write than this are drawn on the caller's thread alone. */
+/* Frames with fewer rows to write than this are drawn on the caller's thread alone; the chunks
+ * of a frame shared among threads have a multiple of this many. */
 #define POOL_ROWS 16
+/* Chunks a frame is cut into per thread that draws it. */
+#define POOL_CHUNKS 6
 
 /* The kernel of the renderer's path for its format and look. */
 static void pick_row(struct render *r, bool light)
@@ -584,24 +587,24 @@ static int clip_runs(const struct render_run *runs, int nruns, int lo, int hi,
 	return n;
 }
 
-/* Where band b's share starts: rotated, on whole bands of turned rows, so that two threads
- * seldom write the same cache line of a physical row. */
-static int band_start(const struct frame *f, int b, int bands)
+/* Where chunk c's share starts: on a multiple of POOL_ROWS rows, so that rotated, two threads
+ * seldom write the same cache line of a physical row (at 32 bpp, none). */
+static int chunk_start(const struct frame *f, int c, int chunks)
 {
-	int at = (int)((long)f->rows * b / bands), unit = sideways(f->r->rotate) ? band_rows(f->r) : 1;
+	int at = (int)((long)f->rows * c / chunks);
 
-	return b == bands ? f->rows : at - at % unit;
+	return c == chunks ? f->rows : at - at % POOL_ROWS;
 }
 
-static void frame_part(void *ctx, int b, int bands)
+static void frame_part(void *ctx, int c, int chunks, int thread)
 {
 	const struct frame *f = ctx;
-	const struct render_scratch *s = &f->r->scratch[b];
+	const struct render_scratch *s = &f->r->scratch[thread];
 	struct render mine = *f->r;	/* the kernels read their scratch through the renderer */
-	int n = clip_runs(f->r->runs, f->nruns, band_start(f, b, bands),
-			  band_start(f, b + 1, bands), s->runs);
+	int n = clip_runs(f->r->runs, f->nruns, chunk_start(f, c, chunks),
+			  chunk_start(f, c + 1, chunks), s->runs);
 
-	if (b) {
+	if (thread) {
 		mine.slope_x = s->slope_x;
 		mine.slope_y = s->slope_y;
 		mine.band = s->band;
@@ -613,13 +616,17 @@ static void frame_part(void *ctx, int b, int bands)
 int render_frame_pool(struct render *r, const struct water *w, uint8_t *dst,
 		      size_t dst_stride, int page, bool full, struct pool *pool)
 {
-	int nruns, rows = plan(r, w, page, full, &nruns);
+	int nruns, rows = plan(r, w, page, full, &nruns), chunks;
 
 	if (!pool || pool->threads <= 1 || r->bands < pool->threads || rows < POOL_ROWS) {
 		draw_strips(r, w, dst, dst_stride, r->runs, nruns);
 		return rows;
 	}
-	pool_run(pool, frame_part, &(struct frame){ r, w, dst, dst_stride, nruns, rows });
+	/* more chunks than threads, so that a thread the machine slows does not hold the frame */
+	chunks = pool->threads * POOL_CHUNKS;
+	if (chunks > rows / POOL_ROWS)
+		chunks = rows / POOL_ROWS;
+	pool_run(pool, frame_part, &(struct frame){ r, w, dst, dst_stride, nruns, rows }, chunks);
 	return rows;
 }
 

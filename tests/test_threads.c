@@ -89,6 +89,10 @@ static uint8_t *frames_of(const struct look *l, int threads, size_t *size)
 				  threads > 1 ? &p : NULL);
 		if (threads > 1)	/* the frame was shared indeed */
 			assert_int_equal(p.call, calls + 1);
+		/* in more chunks than threads, so that none waits for a slow one */
+		if (threads > 1 && f == 0 && p.chunks <= threads)
+			fail_msg("%s rotate %d, %d threads: %d chunks", l->format, l->rotate,
+				 threads, p.chunks);
 	}
 	pool_free(&p);
 	render_free(&r);
@@ -181,6 +185,7 @@ static void compare_steps(int cell, double damping)
 		struct water one, many;
 		struct pool p;
 		uint64_t seed = 12345;
+		int most_chunks = 0;
 
 		assert_int_equal(water_init(&one, 640, 480, cell, 4), 0);
 		assert_int_equal(water_init(&many, 640, 480, cell, 4), 0);
@@ -195,9 +200,11 @@ static void compare_steps(int cell, double damping)
 			}
 			water_step(&one);
 			water_step_pool(&many, &p);
+			most_chunks = p.chunks > most_chunks ? p.chunks : most_chunks;
 			assert_same_water(&one, &many, step, threads);
 		}
 		assert_true(p.call > 2);	/* the pool stepped some of them */
+		assert_true(most_chunks > threads);
 		pool_free(&p);
 		water_free(&one);
 		water_free(&many);
