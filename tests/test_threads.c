@@ -87,10 +87,12 @@ static uint8_t *frames_of(const struct look *l, int threads, size_t *size)
 				water_step(&w);
 		render_frame_pool(&r, &w, fb + f * stride * ph, stride, 0, f == 0,
 				  threads > 1 ? &p : NULL);
-		if (threads > 1)	/* the frame was shared indeed */
+		/* the frame was shared indeed, in more chunks than threads, so that none waits
+		 * for a slow one (rotated, the chunks are whole turned bands: here only one or
+		 * two) */
+		if (threads > 1 && l->rotate % 180 == 0)
 			assert_int_equal(p.call, calls + 1);
-		/* in more chunks than threads, so that none waits for a slow one */
-		if (threads > 1 && f == 0 && p.chunks <= threads)
+		if (threads > 1 && l->rotate % 180 == 0 && f == 0 && p.chunks <= threads)
 			fail_msg("%s rotate %d, %d threads: %d chunks", l->format, l->rotate,
 				 threads, p.chunks);
 	}
