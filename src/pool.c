@@ -1,4 +1,4 @@
-/* pool.c - a few threads that share one job per call in bands, and sleep between calls. */
+/* pool.c - a few threads that share one job per call in chunks, and sleep between calls. */
 #include "pool.h"
 
 #include <errno.h>
@@ -6,15 +6,17 @@
 #include <string.h>
 #include <unistd.h>
 
-struct start {
-	struct pool *pool;
-	int band;
-};
+/* The chunks still to take, one after the other, on this thread. */
+static void take_chunks(struct pool *p, pool_fn *fn, void *ctx, int chunks, int thread)
+{
+	for (int c; (c = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed)) < chunks;)
+		fn(ctx, c, chunks, thread);
+}
 
 static void *pool_main(void *arg)
 {
-	struct pool *p = ((struct start *)arg)->pool;
-	int band = ((struct start *)arg)->band;
+	struct pool *p = arg;
+	int thread = atomic_fetch_add(&p->ids, 1) + 1;
 	unsigned seen = 0;
 
 	pthread_setname_np(pthread_self(), POOL_THREAD_NAME);
@@ -25,8 +27,11 @@ static void *pool_main(void *arg)
 		if (p->stop)
 			break;
 		seen = p->call;
+		if (!p->open)	/* woke after its caller had taken the last chunk */
+			continue;
+		p->busy++;
 		pthread_mutex_unlock(&p->lock);
-		p->fn(p->ctx, band, p->threads);
+		take_chunks(p, p->fn, p->ctx, p->chunks, thread);
 		pthread_mutex_lock(&p->lock);
 		if (--p->busy == 0)
 			pthread_cond_signal(&p->done);
@@ -44,7 +49,6 @@ int pool_threads_auto(void)
 
 int pool_init(struct pool *p, int threads)
 {
-	struct start starts[POOL_MAX];
 	sigset_t all, old;
 	int ret = 0;
 
@@ -59,14 +63,11 @@ int pool_init(struct pool *p, int threads)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (int i = 1; i < threads && ret == 0; i++) {
-		starts[i] = (struct start){ p, i };
-		ret = -pthread_create(&p->thread[i - 1], NULL, pool_main, &starts[i]);
+		ret = -pthread_create(&p->thread[i - 1], NULL, pool_main, p);
 		if (ret == 0)
 			p->threads++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	/* each thread has read its start before the first call can complete: wait for one */
-	pool_run(p, NULL, NULL);
 	if (ret < 0)
 		pool_free(p);
 	return ret;
@@ -78,8 +79,8 @@ void pool_free(struct pool *p)
 		return;
 	pthread_mutex_lock(&p->lock);
 	p->stop = true;
-	pthread_cond_broadcast(&p->go);
 	pthread_mutex_unlock(&p->lock);
+	pthread_cond_broadcast(&p->go);
 	for (int i = 0; i < p->threads - 1; i++)
 		pthread_join(p->thread[i], NULL);
 	pthread_cond_destroy(&p->go);
@@ -88,28 +89,26 @@ void pool_free(struct pool *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static void nothing(void *ctx, int band, int bands)
+void pool_run(struct pool *p, pool_fn *fn, void *ctx, int chunks)
 {
-	(void)ctx, (void)band, (void)bands;
-}
-
-void pool_run(struct pool *p, pool_fn *fn, void *ctx)
-{
-	if (!fn)
-		fn = nothing;
-	if (p->threads <= 1) {
-		fn(ctx, 0, 1);
+	if (p->threads <= 1 || chunks <= 1) {
+		for (int c = 0; c < chunks; c++)
+			fn(ctx, c, chunks, 0);
 		return;
 	}
 	pthread_mutex_lock(&p->lock);
 	p->fn = fn;
 	p->ctx = ctx;
-	p->busy = p->threads - 1;
+	p->chunks = chunks;
+	atomic_store_explicit(&p->next, 0, memory_order_relaxed);
+	p->open = true;
 	p->call++;
-	pthread_cond_broadcast(&p->go);
 	pthread_mutex_unlock(&p->lock);
-	fn(ctx, 0, p->threads);
+	pthread_cond_broadcast(&p->go);
+	take_chunks(p, fn, ctx, chunks, 0);
+	/* every chunk is taken: wait only for the threads still in one */
 	pthread_mutex_lock(&p->lock);
+	p->open = false;
 	while (p->busy)
 		pthread_cond_wait(&p->done, &p->lock);
 	pthread_mutex_unlock(&p->lock);

@@ -14,8 +14,11 @@
 #define BAND_BYTES 512
 /* Strips of columns (render_frame) are this many times the farthest move wide. */
 #define STRIP_PER_SHIFT 4
-/* Frames with fewer rows to write than this are drawn on the caller's thread alone. */
+/* Frames with fewer rows to write than this are drawn on the caller's thread alone; unrotated,
+ * the chunks of a frame shared among threads are cut in units of this many. */
 #define POOL_ROWS 16
+/* Chunks a frame is cut into per thread that draws it. */
+#define POOL_CHUNKS 6
 
 /* The kernel of the renderer's path for its format and look. */
 static void pick_row(struct render *r, bool light)
@@ -675,50 +678,59 @@ static void draw_strips(struct render *r, const struct water *w, uint8_t *dst,
 	}
 }
 
-/* One frame shared among bands: plan()'s runs and how many rows they hold. */
+/* One frame shared among threads: plan()'s runs, cut into units of unit rows. */
 struct frame {
 	const struct render *r;
 	const struct water *w;
 	uint8_t *dst;
 	size_t dst_stride;
-	int nruns, rows;
+	int nruns, unit, units;
 };
 
-/* The runs' rows from the lo-th to before the hi-th (counted through the runs) into out. */
-static int clip_runs(const struct render_run *runs, int nruns, int lo, int hi,
+/* A chunk's rows come in units of this many from the start of a run: rotated, whole turned
+ * bands, the same as one thread turns, so that a frame comes out the same for any split. */
+static int chunk_unit(const struct render *r)
+{
+	return sideways(r->rotate) ? band_rows(r) : POOL_ROWS;
+}
+
+/* The units of unit rows in a run (its last one may be shorter). */
+static int run_units(const struct render_run *run, int unit)
+{
+	return (run->hi - run->lo + unit - 1) / unit;
+}
+
+/* The runs' units from the lo-th to before the hi-th (counted through the runs) into out. */
+static int clip_runs(const struct render_run *runs, int nruns, int unit, int lo, int hi,
 		     struct render_run *out)
 {
 	int n = 0, at = 0;
 
 	for (int i = 0; i < nruns && at < hi; i++) {
-		int len = runs[i].hi - runs[i].lo, a = lo > at ? lo - at : 0;
+		int len = run_units(&runs[i], unit), a = lo > at ? lo - at : 0;
 		int b = hi - at < len ? hi - at : len;
 
-		if (a < b)
-			out[n++] = (struct render_run){ runs[i].lo + a, runs[i].lo + b };
+		if (a < b) {
+			out[n] = runs[i];
+			out[n].lo = runs[i].lo + a * unit;
+			out[n].hi = runs[i].lo + b * unit < runs[i].hi ? runs[i].lo + b * unit
+								       : runs[i].hi;
+			n++;
+		}
 		at += len;
 	}
 	return n;
 }
 
-/* Where band b's share starts: rotated, on whole bands of turned rows, so that two threads
- * seldom write the same cache line of a physical row. */
-static int band_start(const struct frame *f, int b, int bands)
-{
-	int at = (int)((long)f->rows * b / bands), unit = sideways(f->r->rotate) ? band_rows(f->r) : 1;
-
-	return b == bands ? f->rows : at - at % unit;
-}
-
-static void frame_part(void *ctx, int b, int bands)
+static void frame_part(void *ctx, int c, int chunks, int thread)
 {
 	const struct frame *f = ctx;
-	const struct render_scratch *s = &f->r->scratch[b];
+	const struct render_scratch *s = &f->r->scratch[thread];
 	struct render mine = *f->r;	/* the kernels read their scratch through the renderer */
-	int n = clip_runs(f->r->runs, f->nruns, band_start(f, b, bands),
-			  band_start(f, b + 1, bands), s->runs);
+	int n = clip_runs(f->r->runs, f->nruns, f->unit, (int)((long)f->units * c / chunks),
+			  (int)((long)f->units * (c + 1) / chunks), s->runs);
 
-	if (b) {
+	if (thread) {
 		mine.slope_x = s->slope_x;
 		mine.slope_y = s->slope_y;
 		mine.band = s->band;
@@ -730,13 +742,20 @@ static void frame_part(void *ctx, int b, int bands)
 int render_frame_pool(struct render *r, const struct water *w, uint8_t *dst,
 		      size_t dst_stride, int page, bool full, struct pool *pool)
 {
-	int nruns, rows = plan(r, w, page, full, &nruns);
+	int nruns, rows = plan(r, w, page, full, &nruns), unit = chunk_unit(r), units = 0, chunks;
 
-	if (!pool || pool->threads <= 1 || r->bands < pool->threads || rows < POOL_ROWS) {
+	for (int i = 0; i < nruns; i++)
+		units += run_units(&r->runs[i], unit);
+	/* more chunks than threads, so that a thread the machine slows does not hold the frame */
+	chunks = pool ? pool->threads * POOL_CHUNKS : 1;
+	chunks = chunks < units ? chunks : units;
+	if (!pool || pool->threads <= 1 || r->bands < pool->threads || rows < POOL_ROWS ||
+	    chunks < 2) {
 		draw_strips(r, w, dst, dst_stride, r->runs, nruns);
 		return rows;
 	}
-	pool_run(pool, frame_part, &(struct frame){ r, w, dst, dst_stride, nruns, rows });
+	pool_run(pool, frame_part, &(struct frame){ r, w, dst, dst_stride, nruns, unit, units },
+		 chunks);
 	return rows;
 }
 

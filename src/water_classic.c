@@ -6,8 +6,10 @@
 #include "water_engine.h"
 #include "water_kernel.h"
 
-/* Fewer rows to step than this are stepped on the caller's thread alone. */
+/* A chunk of a step shared among threads has at least this many rows. */
 #define STEP_POOL_ROWS 32
+/* Chunks a step is cut into per thread. */
+#define STEP_POOL_CHUNKS 6
 
 /* The row kernels of the CPU's path. */
 struct classic {
@@ -119,26 +121,31 @@ static void classic_step(struct water *w)
 	water_swap_spans(w);
 }
 
-static void step_part(void *ctx, int band, int bands)
+static void step_part(void *ctx, int chunk, int chunks, int thread)
 {
 	struct water *w = ctx;
 	int y0, y1, n;
 
+	(void)thread;
 	step_rows(w, &y0, &y1);
 	n = y1 - y0;
-	step_band(w, y0 + n * band / bands, y0 + n * (band + 1) / bands);
+	step_band(w, y0 + n * chunk / chunks, y0 + n * (chunk + 1) / chunks);
 }
 
 static void classic_step_pool(struct water *w, struct pool *pool)
 {
-	int y0, y1;
+	int y0, y1, chunks;
 
 	step_rows(w, &y0, &y1);
-	/* a few rows are not worth waking anyone */
-	if (y1 - y0 < STEP_POOL_ROWS)
+	/* a few rows are not worth waking anyone; more chunks than threads, so that a thread the
+	 * machine slows does not hold the step */
+	chunks = pool->threads * STEP_POOL_CHUNKS;
+	if (chunks > (y1 - y0) / STEP_POOL_ROWS)
+		chunks = (y1 - y0) / STEP_POOL_ROWS;
+	if (chunks < 2)
 		step_band(w, y0, y1);
 	else
-		pool_run(pool, step_part, w);
+		pool_run(pool, step_part, w, chunks);
 	water_swap_spans(w);
 }
 

@@ -13,6 +13,7 @@
 #include "image.h"
 #include "look.h"
 #include "pixfmt.h"
+#include "pool.h"
 #include "render.h"
 #include "seed_port.h"
 #include "water.h"
@@ -21,23 +22,27 @@
  * The rows. Each is a configuration (the text of an fbripple.conf on top of the defaults) timed
  * in process: water_step + render_frame, with the stones the configuration gives. A new engine,
  * look or thread count is one more line here; every size, format and scene gets its row.
- * Threads: when display.threads exists, "display: { threads = 0; };" (all) on a row beside the
- * one-thread rows below, which then say threads = 1.
+ * Threads: a row says display.threads; with more than one, frames are stepped and drawn over a
+ * pool of that many (water_step_pool, render_frame_pool) and timed by the wall clock.
  */
 #define CLASSIC_C1 "water: { engine = \"classic\"; cell = 1; light = 0.0; specular = 0.0; };\n" \
 		   "stone: { size = 6; weight = 128; shape = \"disc\"; };\n"
+#define ONE_THREAD "display: { threads = 1; };\n"
+#define ALL_THREADS "display: { threads = \"auto\"; };\n"
 
 static const struct variant {
 	const char *name;
 	const char *conf;
 } variants[] = {
-	{ "classic c1", CLASSIC_C1 },
-	{ "classic c1 rot 90", CLASSIC_C1 "display: { rotate = 90; };\n" },
-	{ "classic c1 rot 180", CLASSIC_C1 "display: { rotate = 180; };\n" },
-	{ "classic c1 rot 270", CLASSIC_C1 "display: { rotate = 270; };\n" },
-	{ "default look", "" },
-	{ "hooke", "water: { engine = \"hooke\"; };\n" },
-	{ "spring", "water: { engine = \"spring\"; };\n" },
+	{ "classic c1", CLASSIC_C1 ONE_THREAD },
+	{ "classic c1 all thr", CLASSIC_C1 ALL_THREADS },
+	{ "classic c1 rot 90", CLASSIC_C1 "display: { rotate = 90; threads = 1; };\n" },
+	{ "classic c1 rot 180", CLASSIC_C1 "display: { rotate = 180; threads = 1; };\n" },
+	{ "classic c1 rot 270", CLASSIC_C1 "display: { rotate = 270; threads = 1; };\n" },
+	{ "default look", ONE_THREAD },
+	{ "default look all thr", ALL_THREADS },
+	{ "hooke", "water: { engine = \"hooke\"; };\n" ONE_THREAD },
+	{ "spring", "water: { engine = \"spring\"; };\n" ONE_THREAD },
 };
 
 #define NVARIANTS (sizeof(variants) / sizeof(variants[0]))
@@ -102,26 +107,31 @@ struct pictures {
 	struct image wide, tall, seed;
 };
 
-/* One thing to time, frame after frame: frame(ctx, i) draws frame i. */
+/* One thing to time, frame after frame: frame(ctx, i) draws frame i; by the wall clock, or by
+ * the process's CPU time (row_clock). */
 struct runner {
 	void (*frame)(void *ctx, int i);
 	void *ctx;
+	bool wall;
 };
 
-/* ms per frame: the median of CHUNKS parts for steady scenes, the mean over a stone's life. */
-static double time_frames(const struct runner *run, bool whole_life)
+/* ms per frame: the median of CHUNKS parts for steady scenes, the mean over a stone's life;
+ * the process's CPU ms per frame over the same frames into cpu_ms. */
+static double time_frames(const struct runner *run, bool whole_life, double *cpu_ms)
 {
 	double stamp[MAX_FRAMES + 1];
-	double parts[CHUNKS], t0 = row_clock();
+	double (*clock)(void) = run->wall ? now : row_clock;
+	double parts[CHUNKS], t0 = clock(), cpu0 = row_clock();
 	int n = 0;
 
 	stamp[0] = 0;
 	while (n < MAX_FRAMES) {
 		run->frame(run->ctx, n);
-		stamp[++n] = row_clock() - t0;
+		stamp[++n] = clock() - t0;
 		if (whole_life ? n == ONE_STONE_FRAMES : n >= MIN_FRAMES && stamp[n] >= BUDGET_S)
 			break;
 	}
+	*cpu_ms = (row_clock() - cpu0) / n * 1e3;
 	if (whole_life)
 		return stamp[n] / n * 1e3;
 	n -= n % CHUNKS;
@@ -152,6 +162,7 @@ struct ours {
 	struct render r;
 	uint8_t *fb;
 	size_t stride;
+	struct pool *pool;	/* NULL: one thread */
 };
 
 static void drop_ours(void *ctx, int x, int y)
@@ -167,8 +178,8 @@ static void frame_ours(void *ctx, int i)
 
 	if (o->scene == BUSY && i % RESTONE_FRAMES == RESTONE_FRAMES - 1)
 		drop_stones(o->r.width, o->r.height, BUSY, drop_ours, o);
-	water_step(&o->w);
-	render_frame(&o->r, &o->w, o->fb, o->stride, 0, false);
+	water_step_pool(&o->w, o->pool);
+	render_frame_pool(&o->r, &o->w, o->fb, o->stride, 0, false, o->pool);
 }
 
 static int cell_of(const struct config *cfg, int width, int height)
@@ -176,17 +187,25 @@ static int cell_of(const struct config *cfg, int width, int height)
 	return cfg->water.cell ? cfg->water.cell : water_cell_auto(width, height);
 }
 
-/* fb is width x height at stride bytes a row, or height x width turned. */
+static int threads_of(const struct config *cfg)
+{
+	return cfg->display.threads ? cfg->display.threads : pool_threads_auto();
+}
+
+/* fb is width x height at stride bytes a row, or height x width turned. ms per frame; the CPU
+ * ms per frame into cpu_ms. */
 static double time_ours(const struct config *cfg, int width, int height, const char *format,
-			enum scene scene, const struct pictures *pic, uint8_t *fb, size_t stride)
+			enum scene scene, const struct pictures *pic, uint8_t *fb, size_t stride,
+			double *cpu_ms)
 {
 	struct ours o = { cfg, scene, .fb = fb, .stride = stride };
 	struct water_tuning tuning = config_water_tuning(cfg);
 	struct render_light light = { cfg->water.light, cfg->water.light_direction,
 				      cfg->water.specular };
-	struct runner run = { frame_ours, &o };
+	struct runner run = { frame_ours, &o, threads_of(cfg) > 1 };
 	int cell = cell_of(cfg, width, height);
 	struct pixfmt fmt;
+	struct pool pool;
 	double ms;
 
 	pixfmt_by_name(&fmt, format);
@@ -195,6 +214,14 @@ static double time_ours(const struct config *cfg, int width, int height, const c
 		fprintf(stderr, "bench: out of memory at %dx%d\n", width, height);
 		exit(1);
 	}
+	if (run.wall) {
+		if (pool_init(&pool, threads_of(cfg)) < 0 ||
+		    render_set_bands(&o.r, pool.threads) < 0) {
+			fprintf(stderr, "bench: no pool of %d threads\n", threads_of(cfg));
+			exit(1);
+		}
+		o.pool = &pool;
+	}
 	render_set_light(&o.r, &light);
 	o.w.shape = cfg->stone.shape;
 	render_set_splash(&o.r, o.r.width == width ? &pic->wide : &pic->tall);
@@ -202,7 +229,9 @@ static double time_ours(const struct config *cfg, int width, int height, const c
 	drop_stones(o.r.width, o.r.height, scene, drop_ours, &o);
 	for (int i = 0; scene == BUSY && i < WARM_UP_STEPS; i++)
 		water_step(&o.w);
-	ms = time_frames(&run, scene == ONE_STONE);
+	ms = time_frames(&run, scene == ONE_STONE, cpu_ms);
+	if (o.pool)
+		pool_free(o.pool);
 	render_free(&o.r);
 	water_free(&o.w);
 	return ms;
@@ -240,10 +269,10 @@ static double time_seed(int width, int height, const char *format, enum scene sc
 {
 	struct seed_run s = { .scene = scene, .width = width, .height = height, .fb = fb,
 			      .stride = stride };
-	struct runner run = { frame_seed, &s };
+	struct runner run = { frame_seed, &s, false };
 	struct pixfmt fmt;
 	uint8_t *converted = malloc(stride * (height + 2));
-	double ms;
+	double ms, cpu_ms;
 
 	pixfmt_by_name(&fmt, format);
 	s.bytes = fmt.bytes;
@@ -256,7 +285,7 @@ static double time_seed(int width, int height, const char *format, enum scene sc
 	drop_stones(width, height, scene, drop_seed, &s);
 	for (int i = 0; scene == BUSY && i < WARM_UP_STEPS; i++)
 		seed_ripplespread(&s.sd);
-	ms = time_frames(&run, false);
+	ms = time_frames(&run, false, &cpu_ms);
 	seed_free(&s.sd);
 	free(converted);
 	return ms;
@@ -321,11 +350,16 @@ static void load_variant(const struct variant *v, struct config *cfg)
 	unlink(path);
 }
 
+/* A row timed by the wall clock also says the CPU time it took and what share of a CPU the
+ * machine gave it. */
 static void print_row(const char *size, const char *format, const char *scene, const char *name,
-		      double ms, double seed_ms, double floor_ms)
+		      double ms, double seed_ms, double floor_ms, double cpu_ms, bool wall)
 {
-	printf("%-10s %-8s %-10s %-19s %9.3f %8.2fx %8.1fx\n", size, format, scene, name, ms,
+	printf("%-10s %-8s %-10s %-20s %9.3f %8.2fx %8.1fx", size, format, scene, name, ms,
 	       seed_ms / ms, ms / floor_ms);
+	if (wall)
+		printf("  (CPU %.3f, %.0f%% of a CPU)", cpu_ms, cpu_ms / ms * 100);
+	printf("\n");
 }
 
 static void bench_size(int width, int height, const struct config *cfgs)
@@ -349,22 +383,22 @@ static void bench_size(int width, int height, const struct config *cfgs)
 
 		pixfmt_by_name(&fmt, formats[f]);
 		bw = copy_bandwidth(bytes_per_frame(width, height, fmt.bytes, 1));
-		printf("%-10s %-8s %-10s %-19s %9.3f  (a plain copy: %.1f GB/s)\n", size,
+		printf("%-10s %-8s %-10s %-20s %9.3f  (a plain copy: %.1f GB/s)\n", size,
 		       formats[f], "", "floor, cell 1",
 		       bytes_per_frame(width, height, fmt.bytes, 1) / bw * 1e3, bw / 1e9);
 		for (int sc = BUSY; sc <= CALM; sc++) {
 			double seed = time_seed(width, height, formats[f], sc, &pic, fb, stride);
 
 			print_row(size, formats[f], scene_names[sc], "seed port", seed, seed,
-				  bytes_per_frame(width, height, fmt.bytes, 1) / bw * 1e3);
+				  bytes_per_frame(width, height, fmt.bytes, 1) / bw * 1e3, seed, false);
 			for (size_t v = 0; v < NVARIANTS; v++) {
 				int cell = cell_of(&cfgs[v], width, height);
-				double ms = time_ours(&cfgs[v], width, height, formats[f], sc, &pic,
-						      fb, stride);
+				double cpu, ms = time_ours(&cfgs[v], width, height, formats[f], sc,
+							   &pic, fb, stride, &cpu);
 
 				print_row(size, formats[f], scene_names[sc], variants[v].name, ms,
 					  seed, bytes_per_frame(width, height, fmt.bytes, cell) /
-					  bw * 1e3);
+					  bw * 1e3, cpu, threads_of(&cfgs[v]) > 1);
 			}
 			fflush(stdout);
 		}
@@ -595,15 +629,16 @@ int main(int argc, char **argv)
 	for (size_t v = 0; v < NVARIANTS; v++)
 		load_variant(&variants[v], &cfgs[v]);
 	print_cpu();
-	printf("CPU ms per frame (water_step + render_frame, in process, one thread) beside a plain\n"
+	printf("CPU ms per frame (water_step + render_frame, in process, one thread; the rows 'all\n"
+	       "thr': wall ms on %d threads, display.threads = \"auto\") beside a plain\n"
 	       "port of seed 000 (tests/seed_port.c, the same compiler and flags, the same run),\n"
 	       "and over the floor: the bytes a frame must move / a plain copy's bandwidth.\n"
 	       "busy = stones every 90 px, again every %d frames: every row always wet;\n"
 	       "one stone = its first %d frames; calm = no stones (fbripple then also stops\n"
 	       "its frame timer: no frames at all). classic c1 = the seed's engine and stones\n"
 	       "at cell 1, no light; default look = fbripple's defaults (cell auto, light).\n\n",
-	       RESTONE_FRAMES, ONE_STONE_FRAMES);
-	printf("%-10s %-8s %-10s %-19s %9s %9s %9s\n", "size", "format", "scene", "row",
+	       pool_threads_auto(), RESTONE_FRAMES, ONE_STONE_FRAMES);
+	printf("%-10s %-8s %-10s %-20s %9s %9s %9s\n", "size", "format", "scene", "row",
 	       "ms/frame", "vs seed", "vs floor");
 	wall0 = now();
 	cpu0 = row_clock();

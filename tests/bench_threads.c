@@ -13,11 +13,11 @@
 #include "water.h"
 #include "water_engine.h"
 
-static double now(void)
+static double now(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -30,7 +30,8 @@ static int cmp_double(const void *a, const void *b)
 
 /* Stones every 90 px, stepped until every row is wet; then frames of one step and one render
  * each, new stones now and then so that the water stays busy. */
-static double time_case(int width, int height, bool look, int threads, int repeats)
+static double time_case(int width, int height, bool look, int threads, int repeats,
+			double *cpu)
 {
 	struct config cfg;
 	struct pixfmt fmt;
@@ -38,7 +39,7 @@ static double time_case(int width, int height, bool look, int threads, int repea
 	struct water w;
 	struct image splash;
 	struct pool p;
-	double t[64];
+	double t[64], c[64];
 	int cell = look ? water_cell_auto(width, height) : 1, frames = 20;
 	size_t stride = (size_t)width * 4;
 	uint8_t *fb = malloc(stride * height);
@@ -61,7 +62,7 @@ static double time_case(int width, int height, bool look, int threads, int repea
 	pool_init(&p, threads);
 	render_set_bands(&r, threads);
 	for (int i = 0; i < repeats; i++) {
-		double t0;
+		double t0, c0;
 
 		for (int y = 40; y < r.height - 40; y += 90)
 			for (int x = 40; x < r.width - 40; x += 90)
@@ -69,14 +70,18 @@ static double time_case(int width, int height, bool look, int threads, int repea
 					   look ? cfg.stone.weight : 128);
 		for (int s = 0; s < 30; s++)
 			water_step(&w);
-		t0 = now();
+		t0 = now(CLOCK_MONOTONIC);
+		c0 = now(CLOCK_PROCESS_CPUTIME_ID);
 		for (int f = 0; f < frames; f++) {
 			water_step_pool(&w, &p);
 			render_frame_pool(&r, &w, fb, stride, 0, false, &p);
 		}
-		t[i] = (now() - t0) / frames * 1e3;
+		t[i] = (now(CLOCK_MONOTONIC) - t0) / frames * 1e3;
+		c[i] = (now(CLOCK_PROCESS_CPUTIME_ID) - c0) / frames * 1e3;
 	}
 	qsort(t, repeats, sizeof(t[0]), cmp_double);
+	qsort(c, repeats, sizeof(c[0]), cmp_double);
+	*cpu = c[repeats / 2];
 	pool_free(&p);
 	image_free(&splash);
 	water_free(&w);
@@ -95,8 +100,12 @@ int main(int argc, char **argv)
 	       repeats);
 	for (int look = 0; look <= 1; look++)
 		for (int threads = 1; threads <= pool_threads_auto(); threads++)
-			printf("%-12s %d thread%s %7.2f\n", look ? "default look" : "cell 1", threads,
-			       threads > 1 ? "s" : " ", time_case(width, height, look, threads,
-								   repeats));
+		{
+			double cpu, wall = time_case(width, height, look, threads, repeats, &cpu);
+
+			printf("%-12s %d thread%s %7.2f wall %7.2f cpu\n",
+			       look ? "default look" : "cell 1", threads, threads > 1 ? "s" : " ",
+			       wall, cpu);
+		}
 	return 0;
 }

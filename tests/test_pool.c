@@ -1,7 +1,9 @@
-/* test_pool.c - the band pool: every band of every call runs once, and idle threads sleep. */
+/* test_pool.c - the chunk pool: every chunk of every call runs once, a slow thread holds up no
+ * other chunk, and idle threads sleep. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,40 +17,102 @@
 #include "pool.h"
 
 #define CALLS 2000
+#define MOST_CHUNKS 37
 
 struct tally {
-	int runs[CALLS][POOL_MAX];
-	int bands_seen[POOL_MAX];
+	int runs[CALLS][MOST_CHUNKS];
+	int chunks_seen[MOST_CHUNKS];
+	atomic_int on_thread[POOL_MAX];
+	atomic_int bad_thread;
 	int call;
 };
 
-static void count_band(void *ctx, int band, int bands)
+static void count_chunk(void *ctx, int chunk, int chunks, int thread)
 {
 	struct tally *t = ctx;
 
-	t->runs[t->call][band]++;
-	t->bands_seen[band] = bands;
+	t->runs[t->call][chunk]++;
+	t->chunks_seen[chunk] = chunks;
+	if (thread < 0 || thread >= POOL_MAX)
+		atomic_fetch_add(&t->bad_thread, 1);
+	else
+		atomic_fetch_add(&t->on_thread[thread], 1);
 }
 
-static void test_every_band_runs_once_per_call(void **state)
+static void test_every_chunk_runs_once_per_call(void **state)
+{
+	static const int chunk_counts[] = { 0, 1, 2, 3, 4, 5, 16, MOST_CHUNKS };
+
+	(void)state;
+	for (int threads = 1; threads <= POOL_MAX; threads++)
+		for (size_t k = 0; k < sizeof(chunk_counts) / sizeof(chunk_counts[0]); k++) {
+			struct tally *t = calloc(1, sizeof(*t));
+			int chunks = chunk_counts[k], runs = 0;
+			struct pool p;
+
+			assert_non_null(t);
+			assert_int_equal(pool_init(&p, threads), 0);
+			assert_int_equal(p.threads, threads);
+			for (t->call = 0; t->call < CALLS; t->call++)
+				pool_run(&p, count_chunk, t, chunks);
+			for (int c = 0; c < CALLS; c++)
+				for (int b = 0; b < MOST_CHUNKS; b++)
+					assert_int_equal(t->runs[c][b], b < chunks);
+			for (int b = 0; b < chunks; b++)
+				assert_int_equal(t->chunks_seen[b], chunks);
+			assert_int_equal(atomic_load(&t->bad_thread), 0);
+			for (int i = 0; i < POOL_MAX; i++) {
+				if (i >= threads)
+					assert_int_equal(atomic_load(&t->on_thread[i]), 0);
+				runs += atomic_load(&t->on_thread[i]);
+			}
+			assert_int_equal(runs, CALLS * chunks);
+			pool_free(&p);
+			free(t);
+		}
+}
+
+/* Each of the pool's threads stops in the first chunk it takes of a call until every other
+ * chunk is done (or 10 s pass): only the caller's thread can then do them. */
+struct stall {
+	atomic_int done, stalled, timed_out;
+};
+
+static void stall_chunk(void *ctx, int chunk, int chunks, int thread)
+{
+	struct stall *s = ctx;
+
+	(void)chunk;
+	if (thread) {
+		struct timespec ms = { 0, 1000000 };
+		int waits = 0;
+
+		atomic_fetch_add(&s->stalled, 1);
+		/* the chunks done and those held by stalled threads: all of them */
+		while (atomic_load(&s->done) + atomic_load(&s->stalled) < chunks && ++waits < 10000)
+			nanosleep(&ms, NULL);
+		if (waits == 10000)
+			atomic_fetch_add(&s->timed_out, 1);
+	}
+	atomic_fetch_add(&s->done, 1);
+}
+
+/* A thread the machine slows (here: one that stalls) does not hold the call's other chunks. */
+static void test_slow_thread_does_not_hold_the_rest(void **state)
 {
 	(void)state;
-	for (int threads = 1; threads <= POOL_MAX; threads++) {
-		struct tally *t = calloc(1, sizeof(*t));
+	for (int threads = 2; threads <= POOL_MAX; threads++) {
 		struct pool p;
 
-		assert_non_null(t);
 		assert_int_equal(pool_init(&p, threads), 0);
-		assert_int_equal(p.threads, threads);
-		for (t->call = 0; t->call < CALLS; t->call++)
-			pool_run(&p, count_band, t);
-		for (int c = 0; c < CALLS; c++)
-			for (int b = 0; b < POOL_MAX; b++)
-				assert_int_equal(t->runs[c][b], b < threads);
-		for (int b = 0; b < threads; b++)
-			assert_int_equal(t->bands_seen[b], threads);
+		for (int call = 0; call < 20; call++) {
+			struct stall s = { 0 };
+
+			pool_run(&p, stall_chunk, &s, 4 * threads);
+			assert_int_equal(atomic_load(&s.done), 4 * threads);
+			assert_int_equal(atomic_load(&s.timed_out), 0);
+		}
 		pool_free(&p);
-		free(t);
 	}
 }
 
@@ -100,7 +164,7 @@ static void test_idle_threads_sleep(void **state)
 
 	(void)state;
 	assert_int_equal(pool_init(&p, POOL_MAX), 0);
-	pool_run(&p, count_band, t);
+	pool_run(&p, count_chunk, t, 2 * POOL_MAX);
 	/* a worker may still be on its way back to sleep after the call: give it time */
 	nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
 	for (int i = 0; i < 20; i++) {
@@ -119,7 +183,8 @@ static void test_idle_threads_sleep(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_band_runs_once_per_call),
+		cmocka_unit_test(test_every_chunk_runs_once_per_call),
+		cmocka_unit_test(test_slow_thread_does_not_hold_the_rest),
 		cmocka_unit_test(test_bad_thread_counts),
 		cmocka_unit_test(test_idle_threads_sleep),
 	};
