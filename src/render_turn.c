@@ -94,21 +94,25 @@ static inline void transpose_8x16(vec8x16 v[8])
 	vec4x32 s[8], u[8];
 	vec2x64 a[8];
 
+#pragma GCC unroll 8
 	for (int i = 0; i < 8; i += 2) {
 		s[i] = (vec4x32)__builtin_shufflevector(v[i], v[i + 1], 0, 8, 1, 9, 2, 10, 3, 11);
 		s[i + 1] = (vec4x32)__builtin_shufflevector(v[i], v[i + 1], 4, 12, 5, 13, 6, 14, 7,
 							    15);
 	}
+#pragma GCC unroll 8
 	for (int i = 0; i < 8; i += 4) {
 		u[i] = __builtin_shufflevector(s[i], s[i + 2], 0, 4, 1, 5);
 		u[i + 1] = __builtin_shufflevector(s[i], s[i + 2], 2, 6, 3, 7);
 		u[i + 2] = __builtin_shufflevector(s[i + 1], s[i + 3], 0, 4, 1, 5);
 		u[i + 3] = __builtin_shufflevector(s[i + 1], s[i + 3], 2, 6, 3, 7);
 	}
+#pragma GCC unroll 8
 	for (int i = 0; i < 4; i++) {
 		a[2 * i] = __builtin_shufflevector((vec2x64)u[i], (vec2x64)u[i + 4], 0, 2);
 		a[2 * i + 1] = __builtin_shufflevector((vec2x64)u[i], (vec2x64)u[i + 4], 1, 3);
 	}
+#pragma GCC unroll 8
 	for (int i = 0; i < 8; i++)
 		v[i] = (vec8x16)a[i];
 }
