@@ -262,6 +262,8 @@ void render_turn(enum render_path path, uint8_t *dst, size_t dst_stride, const u
 	if (path == RENDER_AVX2)
 		x = turn_avx2(&t, x0, x1);
 	else
+#else
+	(void)path;	/* elsewhere the generic tiles are the vectors there are (NEON on arm64) */
 #endif
 	if (bytes == 4)
 		x = turn_tiles(&t, tile_4x32, 4, 4, x0, x1);
