@@ -38,10 +38,13 @@ void render_mirror(uint8_t *restrict dst, const uint8_t *restrict src, int n, in
 		}
 	} else if (bytes == 2) {
 		for (; i + 8 <= n; i += 8) {
-			vec8x16 v;
+			vec4x32 v;
 
+			/* the pixels of each pair swapped, then the pairs reversed: as an eight-lane
+			 * shuffle GCC moved each pixel through a general register */
 			memcpy(&v, src - 2 * (i + 8), 16);
-			v = __builtin_shufflevector(v, v, 7, 6, 5, 4, 3, 2, 1, 0);
+			v = v << 16 | v >> 16;
+			v = __builtin_shufflevector(v, v, 3, 2, 1, 0);
 			memcpy(dst + 2 * i, &v, 16);
 		}
 	}
