@@ -8,10 +8,8 @@
 
 #include "pool.h"
 #include "render_row.h"
+#include "render_turn.h"
 
-/* Rotated 90 or 270, frames draw logical rows until they make this many bytes of each
- * physical row, then turn them onto the screen: a band of physical columns. */
-#define BAND_BYTES 512
 /* Strips of columns (render_frame) are this many times the farthest move wide. */
 #define STRIP_PER_SHIFT 4
 /* Frames with fewer rows to write than this are drawn on the caller's thread alone; unrotated,
@@ -57,7 +55,7 @@ static bool sideways(int rotate)
 
 static int band_rows(const struct render *r)
 {
-	return BAND_BYTES / r->bytes;
+	return render_turn_rows(r->bytes);
 }
 
 /* Pixel p of n along an axis sits at (p + 0.5) / cell - 0.5 cells, between cells c and c + 1
@@ -484,37 +482,6 @@ static void draw_span(const struct render *r, const struct water *w, uint8_t *ou
 	draw_plain(r, out, y, b, x1);
 }
 
-typedef uint32_t vec4x32 __attribute__((vector_size(16)));
-typedef uint16_t vec8x16 __attribute__((vector_size(16)));
-typedef uint64_t vec2x64 __attribute__((vector_size(16)));
-
-/* Pixels reversed, the last of src first: 16 bytes at a time where the pixels divide them. */
-static void mirror(uint8_t *restrict dst, const uint8_t *restrict src, int n, int bytes)
-{
-	int i = 0;
-
-	src += (size_t)n * bytes;
-	if (bytes == 4) {
-		for (; i + 4 <= n; i += 4) {
-			vec4x32 v;
-
-			memcpy(&v, src - 4 * (i + 4), 16);
-			v = __builtin_shufflevector(v, v, 3, 2, 1, 0);
-			memcpy(dst + 4 * i, &v, 16);
-		}
-	} else if (bytes == 2) {
-		for (; i + 8 <= n; i += 8) {
-			vec8x16 v;
-
-			memcpy(&v, src - 2 * (i + 8), 16);
-			v = __builtin_shufflevector(v, v, 7, 6, 5, 4, 3, 2, 1, 0);
-			memcpy(dst + 2 * i, &v, 16);
-		}
-	}
-	for (; i < n; i++)
-		memcpy(dst + (size_t)i * bytes, src - (size_t)(i + 1) * bytes, bytes);
-}
-
 /* rotate 0 and 180: a logical row is a physical row, upside down and mirrored for 180. */
 static void draw_rows(struct render *r, const struct water *w, uint8_t *dst, size_t dst_stride,
 		      const struct render_run *runs, int nruns, int x0, int x1)
@@ -536,95 +503,10 @@ static void draw_rows(struct render *r, const struct water *w, uint8_t *dst, siz
 				continue;
 			}
 			draw_span(r, w, r->band, y, a, b);
-			mirror(out + (size_t)(r->width - b) * r->bytes,
-			       r->band + (size_t)a * r->bytes, b - a, r->bytes);
+			render_mirror(out + (size_t)(r->width - b) * r->bytes,
+				      r->band + (size_t)a * r->bytes, b - a, r->bytes);
 		}
 	}
-}
-
-/*
- * Turning n logical rows (band, width pixels each, [x0, x1) of them drawn) onto physical
- * columns: logical pixel x of band row k goes to physical row x (90) or width - 1 - x (270),
- * column first + n - 1 - k (90) or first + k (270). Each physical row takes n pixels in a
- * line. Here pixels [x0, x1) of band rows [k0, k1), one by one.
- */
-static void turn_pixels(uint8_t *dst, size_t dst_stride, const uint8_t *band, int width, int n,
-			int first, bool cw, int x0, int x1, int k0, int k1, int bytes)
-{
-	for (int x = x0; x < x1; x++) {
-		uint8_t *out = dst + (size_t)(cw ? x : width - 1 - x) * dst_stride;
-
-		for (int k = k0; k < k1; k++)
-			memcpy(out + (size_t)(first + (cw ? n - 1 - k : k)) * bytes,
-			       band + ((size_t)k * width + x) * bytes, bytes);
-	}
-}
-
-/* v[i] becomes lane i of each of v[0..3]. */
-static inline void transpose_4x32(vec4x32 v[4])
-{
-	vec4x32 t0 = __builtin_shufflevector(v[0], v[1], 0, 4, 1, 5);
-	vec4x32 t1 = __builtin_shufflevector(v[0], v[1], 2, 6, 3, 7);
-	vec4x32 t2 = __builtin_shufflevector(v[2], v[3], 0, 4, 1, 5);
-	vec4x32 t3 = __builtin_shufflevector(v[2], v[3], 2, 6, 3, 7);
-
-	v[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
-	v[1] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
-	v[2] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
-	v[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
-}
-
-/* v[i] becomes lane i of each of v[0..7]: interleaved by 16, 32 and 64 bits. */
-static inline void transpose_8x16(vec8x16 v[8])
-{
-	vec4x32 s[8], u[8];
-	vec2x64 a[8];
-
-	for (int i = 0; i < 8; i += 2) {
-		s[i] = (vec4x32)__builtin_shufflevector(v[i], v[i + 1], 0, 8, 1, 9, 2, 10, 3, 11);
-		s[i + 1] = (vec4x32)__builtin_shufflevector(v[i], v[i + 1], 4, 12, 5, 13, 6, 14, 7,
-							    15);
-	}
-	for (int i = 0; i < 8; i += 4) {
-		u[i] = __builtin_shufflevector(s[i], s[i + 2], 0, 4, 1, 5);
-		u[i + 1] = __builtin_shufflevector(s[i], s[i + 2], 2, 6, 3, 7);
-		u[i + 2] = __builtin_shufflevector(s[i + 1], s[i + 3], 0, 4, 1, 5);
-		u[i + 3] = __builtin_shufflevector(s[i + 1], s[i + 3], 2, 6, 3, 7);
-	}
-	for (int i = 0; i < 4; i++) {
-		a[2 * i] = __builtin_shufflevector((vec2x64)u[i], (vec2x64)u[i + 4], 0, 2);
-		a[2 * i + 1] = __builtin_shufflevector((vec2x64)u[i], (vec2x64)u[i + 4], 1, 3);
-	}
-	for (int i = 0; i < 8; i++)
-		v[i] = (vec8x16)a[i];
-}
-
-/* Blocks of 4 x 4 pixels at 32 bpp, 8 x 8 at 16, turned in vectors; the edges one by one. */
-static void turn(uint8_t *dst, size_t dst_stride, const uint8_t *band, int width, int n,
-		 int first, bool cw, int x0, int x1, int bytes)
-{
-	int b = bytes == 4 ? 4 : bytes == 2 ? 8 : 1, nb = n - n % b, x = x0;
-
-	for (; b > 1 && x + b <= x1; x += b) {
-		for (int k = 0; k < nb; k += b) {
-			union { vec4x32 v32[8]; vec8x16 v16[8]; } v;
-			size_t at = (size_t)(first + (cw ? n - b - k : k)) * bytes;
-
-			/* the vector that lands on column c holds band row k + (c's lane) */
-			for (int j = 0; j < b; j++)
-				memcpy(&v.v16[j], band + ((size_t)(cw ? k + b - 1 - j : k + j) * width +
-							  x) * bytes, 16);
-			if (b == 4)
-				transpose_4x32(v.v32);
-			else
-				transpose_8x16(v.v16);
-			for (int i = 0; i < b; i++)
-				memcpy(dst + (size_t)(cw ? x + i : width - 1 - x - i) * dst_stride + at,
-				       &v.v16[i], 16);
-		}
-		turn_pixels(dst, dst_stride, band, width, n, first, cw, x, x + b, nb, n, bytes);
-	}
-	turn_pixels(dst, dst_stride, band, width, n, first, cw, x, x1, 0, n, bytes);
 }
 
 /*
@@ -657,7 +539,8 @@ static void draw_columns(struct render *r, const struct water *w, uint8_t *dst,
 				continue;
 			for (int k = 0; k < n; k++)
 				draw_span(r, w, r->band + k * row_bytes, lo + k, a, b);
-			turn(dst, dst_stride, r->band, r->width, n, first, cw, a, b, r->bytes);
+			render_turn(r->path, dst, dst_stride, r->band, r->width, n, first, cw, a, b,
+				    r->bytes);
 		}
 	}
 }

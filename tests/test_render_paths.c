@@ -19,8 +19,9 @@ enum { SENTINEL = 0x5A };
 static const char *const formats[] = { "RGB565", "BGR565", "RGB888", "BGR888",
 				       "XRGB8888", "XBGR8888", "RGBX8888", "BGRX8888" };
 
-/* Logical sizes: odd widths around the vectors' 4, 8 and 16 pixels, one wider than 1080p. */
-static const int sizes[][2] = { { 1, 3 }, { 7, 5 }, { 33, 19 }, { 1921, 6 } };
+/* Logical sizes: odd widths around the vectors' 4, 8 and 16 pixels, one wider than 1080p,
+ * one taller than the bands rotated frames are turned in (256 rows at 16 bpp). */
+static const int sizes[][2] = { { 1, 3 }, { 7, 5 }, { 33, 19 }, { 1921, 6 }, { 37, 301 } };
 
 enum waves { STONES, SMALL, HUGE };
 
