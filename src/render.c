@@ -110,8 +110,8 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 	r->field[1] = (uint32_t)((1ull << fmt->green.length) - 1) << fmt->green.offset;
 	r->field[2] = (uint32_t)((1ull << fmt->blue.length) - 1) << fmt->blue.offset;
 	longest = r->grid_width > r->grid_height ? r->grid_width : r->grid_height;
-	r->slope_x = calloc((size_t)longest + 1, sizeof(*r->slope_x));
-	r->slope_y = calloc((size_t)longest + 1, sizeof(*r->slope_y));
+	r->slope_x = calloc((size_t)longest + 1 + RENDER_SLOPE_SLACK, sizeof(*r->slope_x));
+	r->slope_y = calloc((size_t)longest + 1 + RENDER_SLOPE_SLACK, sizeof(*r->slope_y));
 	r->shade = calloc(2 * RENDER_SHADES + 1, sizeof(*r->shade));
 	r->splash = calloc((size_t)fb_width * fb_height * fmt->bytes + RENDER_SPLASH_SLACK, 1);
 	r->runs = calloc(r->height, sizeof(*r->runs));
@@ -161,8 +161,8 @@ static int scratch_init(struct render_scratch *s, const struct render *r, bool f
 		return -ENOMEM;
 	if (first)
 		return 0;
-	s->slope_x = calloc((size_t)longest + 1, sizeof(*s->slope_x));
-	s->slope_y = calloc((size_t)longest + 1, sizeof(*s->slope_y));
+	s->slope_x = calloc((size_t)longest + 1 + RENDER_SLOPE_SLACK, sizeof(*s->slope_x));
+	s->slope_y = calloc((size_t)longest + 1 + RENDER_SLOPE_SLACK, sizeof(*s->slope_y));
 	s->aside = malloc(row);
 	if (r->rotate)
 		s->band = malloc(row * (r->rotate == 180 ? 1 : band_rows(r)));

@@ -15,6 +15,10 @@
  * 2- or 3-byte pixel): it is allocated this much longer. */
 #define RENDER_SPLASH_SLACK 16
 
+/* A row's slopes are read 8 cells at a time from any cell up to the last one's neighbour: the
+ * slope arrays hold this many cells past the grid's width + 1 (never picked, only read). */
+#define RENDER_SLOPE_SLACK 8
+
 /* A path's kernels per bytes per pixel - 2: cell 1 without light (the seeds' offsets straight
  * from the heights), slopes without light, slopes with light. NULL: the scalar one. */
 struct render_kernels {
