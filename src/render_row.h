@@ -19,8 +19,9 @@
  * slope arrays hold this many cells past the grid's width + 1 (never picked, only read). */
 #define RENDER_SLOPE_SLACK 8
 
-/* A path's kernels per bytes per pixel - 2: cell 1 without light (the seeds' offsets straight
- * from the heights), slopes without light, slopes with light. NULL: the scalar one. */
+/* A path's kernels per bytes per pixel - 2 (16, 24, 32 bpp): cell 1 without light (the seeds'
+ * offsets straight from the heights), slopes without light, slopes with light. NULL: the
+ * scalar one. */
 struct render_kernels {
 	render_row_fn *direct[3], *slope[3], *lit[3];
 };
@@ -42,6 +43,11 @@ extern const struct render_kernels render_kernels_neon;	/* arm64 only */
 	{                                                                                      \
 		direct(dst, r, y, h, stride, x0, x1, 2);                                       \
 	}                                                                                      \
+	ATTR static void direct_24(uint8_t *restrict dst, const struct render *r, int y,           \
+			      const int16_t *h, int stride, int x0, int x1)                    \
+	{                                                                                      \
+		direct(dst, r, y, h, stride, x0, x1, 3);                                       \
+	}                                                                                      \
 	ATTR static void direct_32(uint8_t *restrict dst, const struct render *r, int y,           \
 			      const int16_t *h, int stride, int x0, int x1)                    \
 	{                                                                                      \
@@ -51,6 +57,11 @@ extern const struct render_kernels render_kernels_neon;	/* arm64 only */
 			     const int16_t *h, int stride, int x0, int x1)                     \
 	{                                                                                      \
 		slope(dst, r, y, h, stride, x0, x1, 2, false);                                 \
+	}                                                                                      \
+	ATTR static void slope_24(uint8_t *restrict dst, const struct render *r, int y,            \
+			     const int16_t *h, int stride, int x0, int x1)                     \
+	{                                                                                      \
+		slope(dst, r, y, h, stride, x0, x1, 3, false);                                 \
 	}                                                                                      \
 	ATTR static void slope_32(uint8_t *restrict dst, const struct render *r, int y,            \
 			     const int16_t *h, int stride, int x0, int x1)                     \
@@ -62,15 +73,20 @@ extern const struct render_kernels render_kernels_neon;	/* arm64 only */
 	{                                                                                      \
 		slope(dst, r, y, h, stride, x0, x1, 2, true);                                  \
 	}                                                                                      \
+	ATTR static void lit_24(uint8_t *restrict dst, const struct render *r, int y,              \
+			   const int16_t *h, int stride, int x0, int x1)                       \
+	{                                                                                      \
+		slope(dst, r, y, h, stride, x0, x1, 3, true);                                  \
+	}                                                                                      \
 	ATTR static void lit_32(uint8_t *restrict dst, const struct render *r, int y,              \
 			   const int16_t *h, int stride, int x0, int x1)                       \
 	{                                                                                      \
 		slope(dst, r, y, h, stride, x0, x1, 4, true);                                  \
 	}                                                                                      \
 	const struct render_kernels kernels = {                                                \
-		{ direct_16, NULL, direct_32 },                                                \
-		{ slope_16, NULL, slope_32 },                                                  \
-		{ lit_16, NULL, lit_32 },                                                      \
+		{ direct_16, direct_24, direct_32 },                                           \
+		{ slope_16, slope_24, slope_32 },                                              \
+		{ lit_16, lit_24, lit_32 },                                                    \
 	};
 
 #endif

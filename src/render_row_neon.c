@@ -117,10 +117,17 @@ static inline uint32x4_t load4(const uint8_t *in, uint32x4_t idx, int bytes)
 
 static inline void put4(uint8_t *out, uint32x4_t v, int bytes)
 {
-	if (bytes == 4)
+	if (bytes == 4) {
 		vst1q_u32((uint32_t *)out, v);
-	else
+	} else if (bytes == 2) {
 		vst1_u16((uint16_t *)out, vmovn_u32(v));
+	} else {	/* 24-bit: 3 bytes of each lane */
+		uint32_t p[4] = { vgetq_lane_u32(v, 0), vgetq_lane_u32(v, 1), vgetq_lane_u32(v, 2),
+				  vgetq_lane_u32(v, 3) };
+
+		for (int i = 0; i < 4; i++)
+			memcpy(out + 3 * i, &p[i], 3);
+	}
 }
 
 RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,

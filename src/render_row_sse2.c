@@ -145,9 +145,17 @@ static inline void put4(uint8_t *out, __m128i v, int bytes)
 {
 	if (bytes == 4) {
 		_mm_storeu_si128((__m128i *)out, v);
-	} else {	/* 16-bit values, sign-extended so that the signed pack keeps them */
+	} else if (bytes == 2) {	/* 16-bit values, sign-extended so that the signed pack keeps them */
 		v = _mm_srai_epi32(_mm_slli_epi32(v, 16), 16);
 		_mm_storel_epi64((__m128i *)out, _mm_packs_epi32(v, v));
+	} else {	/* 24-bit: 3 bytes of each lane, taken from the register two lanes at a time */
+		uint64_t lo = (uint64_t)_mm_cvtsi128_si64(v);
+		uint64_t hi = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v));
+		uint32_t p[4] = { (uint32_t)lo, (uint32_t)(lo >> 32), (uint32_t)hi,
+				  (uint32_t)(hi >> 32) };
+
+		for (int i = 0; i < 4; i++)
+			memcpy(out + 3 * i, &p[i], 3);
 	}
 }
 

@@ -20,8 +20,10 @@ static const char *const formats[] = { "RGB565", "BGR565", "RGB888", "BGR888",
 				       "XRGB8888", "XBGR8888", "RGBX8888", "BGRX8888" };
 
 /* Logical sizes: odd widths around the vectors' 4, 8 and 16 pixels, some cells of 8 with a part
- * one at the end, one wider than 1080p (two strips at cell 8). */
-static const int sizes[][2] = { { 1, 3 }, { 7, 5 }, { 33, 19 }, { 61, 11 }, { 1921, 6 } };
+ * one at the end, rows that end on a whole vector (a byte written past it lands on the
+ * padding), one wider than 1080p (two strips at cell 8). */
+static const int sizes[][2] = { { 1, 3 }, { 7, 5 }, { 33, 19 }, { 61, 11 }, { 64, 7 },
+				{ 1921, 6 } };
 
 enum waves { STONES, SMALL, HUGE };
 
