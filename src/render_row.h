@@ -19,6 +19,19 @@
  * slope arrays hold this many cells past the grid's width + 1 (never picked, only read). */
 #define RENDER_SLOPE_SLACK 8
 
+/*
+ * The splash row the slope kernels fetch ahead for row y, 32 cells below: above cell 1 the
+ * farthest a pixel moves (shift_max), so a later row's first touch of a splash line was
+ * fetched in time (bench_render, 1080p32 default look, AVX2: about 12.5 -> 8 ms); the last row at
+ * the bottom.
+ */
+static inline const uint8_t *render_slope_ahead(const struct render *r, int y)
+{
+	long ahead = (long)y + 32 * r->cell < r->height ? (long)y + 32 * r->cell : r->height - 1;
+
+	return r->splash + (size_t)ahead * r->width * r->bytes;
+}
+
 /* A path's kernels per bytes per pixel - 2 (16, 24, 32 bpp): cell 1 without light (the seeds'
  * offsets straight from the heights), slopes without light, slopes with light. NULL: the
  * scalar one. */

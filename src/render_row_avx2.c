@@ -149,6 +149,7 @@ AVX2 RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int
 			       _mm256_set1_epi32((int)r->field[2]) };
 	const __m256i colour = _mm256_or_si256(_mm256_or_si256(f[0], f[1]), f[2]);
 	const uint32_t *shades = r->shade;	/* [RENDER_SHADES + s] */
+	const uint8_t *ahead = render_slope_ahead(r, y);
 	__m256i vx = _mm256_add_epi32(_mm256_set1_epi32(x0),
 				      _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 	int x = x0;
@@ -162,6 +163,8 @@ AVX2 RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int
 		__m256i sx = clamp8(_mm256_add_epi32(vx, move(gx, mul, dmax, ndmax)), zero, xmax);
 		__m256i sy = clamp8(_mm256_add_epi32(vy, move(gy, mul, dmax, ndmax)), zero, ymax);
 		__m256i v = load8(r->splash, _mm256_add_epi32(_mm256_mullo_epi32(sy, vw), sx), bytes);
+
+		__builtin_prefetch(ahead + (size_t)x * bytes);
 
 		if (light) {
 			__m256i sh = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(gx, lx),
