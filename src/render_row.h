@@ -15,6 +15,12 @@
  * 2- or 3-byte pixel): it is allocated this much longer. */
 #define RENDER_SPLASH_SLACK 16
 
+/* A path's kernels per bytes per pixel - 2: cell 1 without light (the seeds' offsets straight
+ * from the heights), slopes without light, slopes with light. NULL: the scalar one. */
+struct render_kernels {
+	render_row_fn *direct[3], *slope[3], *lit[3];
+};
+
 /* A row's slopes are read 8 cells at a time from any cell up to the last one's neighbour: the
  * slope arrays hold this many cells past the grid's width + 1 (never picked, only read). */
 #define RENDER_SLOPE_SLACK 8
@@ -31,13 +37,6 @@ static inline const uint8_t *render_slope_ahead(const struct render *r, int y)
 
 	return r->splash + (size_t)ahead * r->width * r->bytes;
 }
-
-/* A path's kernels per bytes per pixel - 2 (16, 24, 32 bpp): cell 1 without light (the seeds'
- * offsets straight from the heights), slopes without light, slopes with light. NULL: the
- * scalar one. */
-struct render_kernels {
-	render_row_fn *direct[3], *slope[3], *lit[3];
-};
 
 extern const struct render_kernels render_kernels_scalar;
 extern const struct render_kernels render_kernels_sse2;	/* x86-64 only */
