@@ -132,8 +132,8 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 	r->field[1] = (uint32_t)((1ull << fmt->green.length) - 1) << fmt->green.offset;
 	r->field[2] = (uint32_t)((1ull << fmt->blue.length) - 1) << fmt->blue.offset;
 	longest = r->grid_width > r->grid_height ? r->grid_width : r->grid_height;
-	r->slope_x = calloc((size_t)longest + 1, sizeof(*r->slope_x));
-	r->slope_y = calloc((size_t)longest + 1, sizeof(*r->slope_y));
+	r->slope_x = calloc((size_t)longest + 1 + RENDER_SLOPE_SLACK, sizeof(*r->slope_x));
+	r->slope_y = calloc((size_t)longest + 1 + RENDER_SLOPE_SLACK, sizeof(*r->slope_y));
 	r->shade = calloc(2 * RENDER_SHADES + 1, sizeof(*r->shade));
 	r->splash = calloc((size_t)fb_width * fb_height * fmt->bytes + RENDER_SPLASH_SLACK, 1);
 	r->runs = calloc(r->height, sizeof(*r->runs));
@@ -184,8 +184,8 @@ static int scratch_init(struct render_scratch *s, const struct render *r, bool f
 		return -ENOMEM;
 	if (first)
 		return 0;
-	s->slope_x = calloc((size_t)longest + 1, sizeof(*s->slope_x));
-	s->slope_y = calloc((size_t)longest + 1, sizeof(*s->slope_y));
+	s->slope_x = calloc((size_t)longest + 1 + RENDER_SLOPE_SLACK, sizeof(*s->slope_x));
+	s->slope_y = calloc((size_t)longest + 1 + RENDER_SLOPE_SLACK, sizeof(*s->slope_y));
 	s->aside = malloc(row);
 	if (r->rotate)
 		s->band = malloc(row * (r->rotate == 180 ? 1 : band_rows(r)));
@@ -408,16 +408,49 @@ static inline int32_t slope_clamp(int32_t v)
 	return v < -SLOPE_MAX ? -SLOPE_MAX : v > SLOPE_MAX ? SLOPE_MAX : v;
 }
 
+typedef int16_t vec4x16s __attribute__((vector_size(8)));
+typedef int32_t vec4x32s __attribute__((vector_size(16)));
+
+/* p[i - d] - p[i + d] of 4 cells from i, widened. */
+static inline vec4x32s diff4(const int16_t *p, ptrdiff_t d)
+{
+	vec4x16s a, b;
+
+	memcpy(&a, p - d, sizeof(a));
+	memcpy(&b, p + d, sizeof(b));
+	return __builtin_convertvector(a, vec4x32s) - __builtin_convertvector(b, vec4x32s);
+}
+
+static inline vec4x32s slope_clamp4(vec4x32s v)
+{
+	vec4x32s hi = v > SLOPE_MAX, lo = v < -SLOPE_MAX;
+
+	return (v & ~(hi | lo)) | (hi & SLOPE_MAX) | (lo & -SLOPE_MAX);
+}
+
 /* The slopes along logical row y of cells [lo, hi): cell rows a and a + 1 mixed by the row's
- * weight. */
+ * weight. The vector paths take 4 cells at a time in portable vectors (SSE2, NEON), and a
+ * row on a cell row mixes one; the scalar path keeps the reference they are tested against. */
 static void slopes_of_row(const struct render *r, const struct water *w, int y, int lo, int hi)
 {
-	int wb = r->ay.w[y], wa = RENDER_WEIGHT - wb, stride = w->stride;
+	int wb = r->ay.w[y], wa = RENDER_WEIGHT - wb, stride = w->stride, i = lo;
 	const int16_t *p = water_row(w, r->ay.c[y]), *q = p + (wb ? stride : 0);
 	int32_t *restrict gx = r->slope_x, *restrict gy = r->slope_y;
 
 	hi = hi < r->grid_width ? hi : r->grid_width;
-	for (int i = lo; i < hi; i++) {
+	for (; r->path != RENDER_SCALAR && i + 4 <= hi; i += 4) {
+		vec4x32s x = diff4(p + i, 1) * wa, v = diff4(p + i, stride) * wa;
+
+		if (wb) {
+			x += diff4(q + i, 1) * wb;
+			v += diff4(q + i, stride) * wb;
+		}
+		x = slope_clamp4(x);
+		v = slope_clamp4(v);
+		memcpy(gx + i, &x, sizeof(x));
+		memcpy(gy + i, &v, sizeof(v));
+	}
+	for (; i < hi; i++) {
 		gx[i] = slope_clamp((p[i - 1] - p[i + 1]) * wa + (q[i - 1] - q[i + 1]) * wb);
 		gy[i] = slope_clamp((p[i - stride] - p[i + stride]) * wa +
 				    (q[i - stride] - q[i + stride]) * wb);

@@ -1,6 +1,6 @@
 /* render_row_neon.c - the row kernels with NEON, which every arm64 has: the positions of the
- * pixels to fetch in vectors, the fetches one by one (NEON has no gather), the light in
- * vectors again. */
+ * pixels to fetch in vectors, the cells' slopes picked by table lookups, the fetches one by
+ * one (NEON has no gather), the light in vectors again. */
 #if defined(__aarch64__)
 #include <arm_neon.h>
 #include <string.h>
@@ -75,14 +75,27 @@ static inline uint32x4_t lit(uint32x4_t p, uint32x4_t a, uint32x4_t neg, const u
 	return vorrq_u32(veorq_u32(out, neg), vbicq_u32(p, colour));
 }
 
-/* The slopes of 4 pixels from cells c and c + 1 of each, mixed by its weight. */
-static inline int32x4_t mix(const int32_t *g, const int32_t *c, int32x4_t wa, int32x4_t wb)
+/*
+ * The slopes of 4 pixels from the cells on both sides of each, mixed by its weight: their
+ * cells lie within 4 of the first one's (a cell is at least a pixel wide), so the 4 cells
+ * from there (and from the next one) are loaded and each pixel picks its own by a table
+ * lookup, d cells on. (a (64 - w) + b w) >> 6 is a + ((b - a) w >> 6) exactly.
+ */
+static inline int32x4_t mix(const int32_t *g, int c0, uint8x16_t pick, int32x4_t wb)
 {
-	const int32_t a[4] = { g[c[0]], g[c[1]], g[c[2]], g[c[3]] };
-	const int32_t b[4] = { g[c[0] + 1], g[c[1] + 1], g[c[2] + 1], g[c[3] + 1] };
+	int32x4_t a = vreinterpretq_s32_u8(vqtbl1q_u8(vld1q_u8((const uint8_t *)(g + c0)), pick));
+	int32x4_t b = vreinterpretq_s32_u8(
+		vqtbl1q_u8(vld1q_u8((const uint8_t *)(g + c0 + 1)), pick));
 
-	return vshrq_n_s32(vaddq_s32(vmulq_s32(vld1q_s32(a), wa), vmulq_s32(vld1q_s32(b), wb)),
-			   RENDER_WEIGHT_BITS);
+	return vaddq_s32(a, vshrq_n_s32(vmulq_s32(vsubq_s32(b, a), wb), RENDER_WEIGHT_BITS));
+}
+
+/* The bytes of lane d of 4 32-bit lanes, for each lane's d in 0..3. */
+static inline uint8x16_t pick_of(const int32_t *c)
+{
+	uint32x4_t d = vreinterpretq_u32_s32(vsubq_s32(vld1q_s32(c), vdupq_n_s32(c[0])));
+
+	return vreinterpretq_u8_u32(vmlaq_n_u32(vdupq_n_u32(0x03020100), d, 0x04040404));
 }
 
 static inline int32x4_t move(int32x4_t g, int32x4_t mul, int32x4_t dmax, int32x4_t ndmax)
@@ -92,21 +105,31 @@ static inline int32x4_t move(int32x4_t g, int32x4_t mul, int32x4_t dmax, int32x4
 	return clamp4(vshrq_n_s32(m, MOVE_SHIFT), ndmax, dmax);
 }
 
-static inline uint32x4_t load4(const uint8_t *in, const uint32_t *idx, int bytes)
+/* 4 pixels (or table entries) of bytes at idx, the indices taken from the register. */
+static inline uint32x4_t load4(const uint8_t *in, uint32x4_t idx, int bytes)
 {
-	uint32_t v[4];
+	uint32_t v[4] = { 0 };
 
-	for (int i = 0; i < 4; i++)
-		v[i] = bytes == 4 ? ((const uint32_t *)in)[idx[i]] : ((const uint16_t *)in)[idx[i]];
+	memcpy(&v[0], in + (size_t)vgetq_lane_u32(idx, 0) * bytes, bytes);
+	memcpy(&v[1], in + (size_t)vgetq_lane_u32(idx, 1) * bytes, bytes);
+	memcpy(&v[2], in + (size_t)vgetq_lane_u32(idx, 2) * bytes, bytes);
+	memcpy(&v[3], in + (size_t)vgetq_lane_u32(idx, 3) * bytes, bytes);
 	return vld1q_u32(v);
 }
 
 static inline void put4(uint8_t *out, uint32x4_t v, int bytes)
 {
-	if (bytes == 4)
+	if (bytes == 4) {
 		vst1q_u32((uint32_t *)out, v);
-	else
+	} else if (bytes == 2) {
 		vst1_u16((uint16_t *)out, vmovn_u32(v));
+	} else {	/* 24-bit: 3 bytes of each lane */
+		uint32_t p[4] = { vgetq_lane_u32(v, 0), vgetq_lane_u32(v, 1), vgetq_lane_u32(v, 2),
+				  vgetq_lane_u32(v, 3) };
+
+		for (int i = 0; i < 4; i++)
+			memcpy(out + 3 * i, &p[i], 3);
+	}
 }
 
 RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
@@ -116,7 +139,7 @@ RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
 	const int width = r->width;
 	const int32x4_t zero = vdupq_n_s32(0), xmax = vdupq_n_s32(width - 1);
 	const int32x4_t ymax = vdupq_n_s32(r->height - 1), vy = vdupq_n_s32(y);
-	const int32x4_t vw = vdupq_n_s32(width), full = vdupq_n_s32(RENDER_WEIGHT);
+	const int32x4_t vw = vdupq_n_s32(width);
 	const int32x4_t mul = vdupq_n_s32(r->shift_mul), dmax = vdupq_n_s32(r->shift_max);
 	const int32x4_t ndmax = vdupq_n_s32(-r->shift_max);
 	const int32x4_t lx = vdupq_n_s32(r->light_x), ly = vdupq_n_s32(r->light_y);
@@ -126,34 +149,27 @@ RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
 	const uint32x4_t f[3] = { vdupq_n_u32(r->field[0]), vdupq_n_u32(r->field[1]),
 				  vdupq_n_u32(r->field[2]) };
 	const uint32x4_t colour = vorrq_u32(vorrq_u32(f[0], f[1]), f[2]);
-	const uint32_t *shades = r->shade + RENDER_SHADES;
+	const uint8_t *shades = (const uint8_t *)r->shade;	/* [RENDER_SHADES + s] */
 	int32x4_t vx = vaddq_s32(vdupq_n_s32(x0), vld1q_s32(lanes));
 	int x = x0;
 
 	for (; x + 4 <= x1; x += 4, vx = vaddq_s32(vx, vdupq_n_s32(4))) {
-		const int32_t *c = r->ax.c + x;
 		const uint8_t *w = r->ax.w + x;
 		const int32_t wl[4] = { w[0], w[1], w[2], w[3] };
-		int32x4_t wb = vld1q_s32(wl), wa = vsubq_s32(full, wb);
-		int32x4_t gx = mix(r->slope_x, c, wa, wb), gy = mix(r->slope_y, c, wa, wb);
+		const int c0 = r->ax.c[x];
+		const uint8x16_t pick = pick_of(r->ax.c + x);
+		int32x4_t wb = vld1q_s32(wl);
+		int32x4_t gx = mix(r->slope_x, c0, pick, wb), gy = mix(r->slope_y, c0, pick, wb);
 		int32x4_t sx = clamp4(vaddq_s32(vx, move(gx, mul, dmax, ndmax)), zero, xmax);
 		int32x4_t sy = clamp4(vaddq_s32(vy, move(gy, mul, dmax, ndmax)), zero, ymax);
-		uint32_t idx[4];
-		uint32x4_t v;
+		uint32x4_t v = load4(r->splash, vreinterpretq_u32_s32(vmlaq_s32(sx, sy, vw)), bytes);
 
-		vst1q_u32(idx, vreinterpretq_u32_s32(vmlaq_s32(sx, sy, vw)));
-		v = load4(r->splash, idx, bytes);
 		if (light) {
 			int32x4_t sh = vaddq_s32(vaddq_s32(vmulq_s32(gx, lx), vmulq_s32(gy, ly)),
 						 shade_half);
-			int32_t s[4];
-			uint32_t a[4];
 
 			sh = clamp4(vshlq_s32(sh, shade_shift), smin, smax);
-			vst1q_s32(s, sh);
-			for (int i = 0; i < 4; i++)
-				a[i] = shades[s[i]];
-			v = lit(v, vld1q_u32(a),
+			v = lit(v, load4(shades, vreinterpretq_u32_s32(vaddq_s32(sh, smax)), 4),
 				vandq_u32(vreinterpretq_u32_s32(vshrq_n_s32(sh, 31)), colour), f,
 				colour);
 		}

@@ -108,13 +108,14 @@ static inline __m128i lit(__m128i p, __m128i a, __m128i neg, const __m128i f[3],
 	return _mm_or_si128(_mm_xor_si128(out, neg), _mm_andnot_si128(colour, p));
 }
 
-/* The slopes of 4 pixels from cells c and c + 1 of each, mixed by its weight. */
-static inline __m128i mix(const int32_t *g, const int32_t *c, __m128i wa, __m128i wb)
+/* The slopes of 4 pixels from cells c and c + 1 of each, mixed by its weight:
+ * (a (64 - w) + b w) >> 6 is a + ((b - a) w >> 6) exactly, one multiply fewer. */
+static inline __m128i mix(const int32_t *g, const int32_t *c, __m128i wb)
 {
 	__m128i a = _mm_setr_epi32(g[c[0]], g[c[1]], g[c[2]], g[c[3]]);
 	__m128i b = _mm_setr_epi32(g[c[0] + 1], g[c[1] + 1], g[c[2] + 1], g[c[3] + 1]);
 
-	return _mm_srai_epi32(_mm_add_epi32(mullo(a, wa), mullo(b, wb)), RENDER_WEIGHT_BITS);
+	return _mm_add_epi32(a, _mm_srai_epi32(mullo(_mm_sub_epi32(b, a), wb), RENDER_WEIGHT_BITS));
 }
 
 static inline __m128i move(__m128i g, __m128i mul, __m128i dmax, __m128i ndmax)
@@ -124,25 +125,39 @@ static inline __m128i move(__m128i g, __m128i mul, __m128i dmax, __m128i ndmax)
 	return clamp4(_mm_srai_epi32(m, MOVE_SHIFT), ndmax, dmax);
 }
 
-static inline __m128i load4(const uint8_t *in, const int32_t *idx, int bytes)
+/* 4 pixels (or table entries) of bytes at idx, the indices taken from the register two at a
+ * time: stored and read back one by one, they would stall store forwarding. */
+static inline __m128i load4(const uint8_t *in, __m128i idx, int bytes)
 {
-	if (bytes == 4) {
-		const uint32_t *p = (const uint32_t *)in;
+	uint64_t lo = (uint64_t)_mm_cvtsi128_si64(idx);
+	uint64_t hi = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(idx, idx));
+	uint32_t v[4] = { 0 };
 
-		return _mm_setr_epi32((int)p[idx[0]], (int)p[idx[1]], (int)p[idx[2]], (int)p[idx[3]]);
-	}
-	const uint16_t *p = (const uint16_t *)in;
-
-	return _mm_setr_epi32(p[idx[0]], p[idx[1]], p[idx[2]], p[idx[3]]);
+	memcpy(&v[0], in + (size_t)(uint32_t)lo * bytes, bytes);
+	memcpy(&v[1], in + (size_t)(lo >> 32) * bytes, bytes);
+	memcpy(&v[2], in + (size_t)(uint32_t)hi * bytes, bytes);
+	memcpy(&v[3], in + (size_t)(hi >> 32) * bytes, bytes);
+	return _mm_unpacklo_epi64(_mm_unpacklo_epi32(_mm_cvtsi32_si128((int)v[0]),
+						     _mm_cvtsi32_si128((int)v[1])),
+				  _mm_unpacklo_epi32(_mm_cvtsi32_si128((int)v[2]),
+						     _mm_cvtsi32_si128((int)v[3])));
 }
 
 static inline void put4(uint8_t *out, __m128i v, int bytes)
 {
 	if (bytes == 4) {
 		_mm_storeu_si128((__m128i *)out, v);
-	} else {	/* 16-bit values, sign-extended so that the signed pack keeps them */
+	} else if (bytes == 2) {	/* 16-bit values, sign-extended so that the signed pack keeps them */
 		v = _mm_srai_epi32(_mm_slli_epi32(v, 16), 16);
 		_mm_storel_epi64((__m128i *)out, _mm_packs_epi32(v, v));
+	} else {	/* 24-bit: 3 bytes of each lane, taken from the register two lanes at a time */
+		uint64_t lo = (uint64_t)_mm_cvtsi128_si64(v);
+		uint64_t hi = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v));
+		uint32_t p[4] = { (uint32_t)lo, (uint32_t)(lo >> 32), (uint32_t)hi,
+				  (uint32_t)(hi >> 32) };
+
+		for (int i = 0; i < 4; i++)
+			memcpy(out + 3 * i, &p[i], 3);
 	}
 }
 
@@ -152,7 +167,7 @@ RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
 	const int width = r->width;
 	const __m128i zero = _mm_setzero_si128(), xmax = _mm_set1_epi32(width - 1);
 	const __m128i ymax = _mm_set1_epi32(r->height - 1), vy = _mm_set1_epi32(y);
-	const __m128i vw = _mm_set1_epi32(width), full = _mm_set1_epi32(RENDER_WEIGHT);
+	const __m128i vw = _mm_set1_epi32(width);
 	const __m128i mul = _mm_set1_epi32(r->shift_mul), dmax = _mm_set1_epi32(r->shift_max);
 	const __m128i ndmax = _mm_set1_epi32(-r->shift_max);
 	const __m128i lx = _mm_set1_epi32(r->light_x), ly = _mm_set1_epi32(r->light_y);
@@ -162,31 +177,28 @@ RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
 	const __m128i f[3] = { _mm_set1_epi32((int)r->field[0]), _mm_set1_epi32((int)r->field[1]),
 			       _mm_set1_epi32((int)r->field[2]) };
 	const __m128i colour = _mm_or_si128(_mm_or_si128(f[0], f[1]), f[2]);
-	const uint32_t *shades = r->shade + RENDER_SHADES;
+	const uint8_t *shades = (const uint8_t *)r->shade;	/* [RENDER_SHADES + s] */
+	const uint8_t *ahead = render_slope_ahead(r, y);
 	__m128i vx = _mm_add_epi32(_mm_set1_epi32(x0), _mm_setr_epi32(0, 1, 2, 3));
 	int x = x0;
 
 	for (; x + 4 <= x1; x += 4, vx = _mm_add_epi32(vx, _mm_set1_epi32(4))) {
 		const int32_t *c = r->ax.c + x;
 		const uint8_t *w = r->ax.w + x;
-		__m128i wb = _mm_setr_epi32(w[0], w[1], w[2], w[3]), wa = _mm_sub_epi32(full, wb);
-		__m128i gx = mix(r->slope_x, c, wa, wb), gy = mix(r->slope_y, c, wa, wb);
+		__m128i wb = _mm_setr_epi32(w[0], w[1], w[2], w[3]);
+		__m128i gx = mix(r->slope_x, c, wb), gy = mix(r->slope_y, c, wb);
 		__m128i sx = clamp4(_mm_add_epi32(vx, move(gx, mul, dmax, ndmax)), zero, xmax);
 		__m128i sy = clamp4(_mm_add_epi32(vy, move(gy, mul, dmax, ndmax)), zero, ymax);
-		int32_t idx[4];
-		__m128i v;
+		__m128i v = load4(r->splash, _mm_add_epi32(mullo(sy, vw), sx), bytes);
 
-		_mm_storeu_si128((__m128i *)idx, _mm_add_epi32(mullo(sy, vw), sx));
-		v = load4(r->splash, idx, bytes);
+		__builtin_prefetch(ahead + (size_t)x * bytes);
+
 		if (light) {
 			__m128i sh = _mm_add_epi32(_mm_add_epi32(mullo(gx, lx), mullo(gy, ly)),
 						   shade_half);
-			int32_t s[4];
 
 			sh = clamp4(_mm_sra_epi32(sh, shade_shift), smin, smax);
-			_mm_storeu_si128((__m128i *)s, sh);
-			v = lit(v, _mm_setr_epi32((int)shades[s[0]], (int)shades[s[1]],
-						  (int)shades[s[2]], (int)shades[s[3]]),
+			v = lit(v, load4(shades, _mm_add_epi32(sh, smax), 4),
 				_mm_and_si128(_mm_srai_epi32(sh, 31), colour), f, colour);
 		}
 		put4(dst + (size_t)x * bytes, v, bytes);

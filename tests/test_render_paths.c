@@ -19,9 +19,12 @@ enum { SENTINEL = 0x5A };
 static const char *const formats[] = { "RGB565", "BGR565", "RGB888", "BGR888",
 				       "XRGB8888", "XBGR8888", "RGBX8888", "BGRX8888" };
 
-/* Logical sizes: odd widths around the vectors' 4, 8 and 16 pixels, one wider than 1080p,
- * one taller than the bands rotated frames are turned in (256 rows at 16 bpp). */
-static const int sizes[][2] = { { 1, 3 }, { 7, 5 }, { 33, 19 }, { 1921, 6 }, { 37, 301 } };
+/* Logical sizes: odd widths around the vectors' 4, 8 and 16 pixels, some cells of 8 with a part
+ * one at the end, rows that end on a whole vector (a byte written past it lands on the
+ * padding), one wider than 1080p (two strips at cell 8), one taller than the bands rotated
+ * frames are turned in (256 rows at 16 bpp). */
+static const int sizes[][2] = { { 1, 3 }, { 7, 5 }, { 33, 19 }, { 61, 11 }, { 64, 7 },
+				{ 1921, 6 }, { 37, 301 } };
 
 enum waves { STONES, SMALL, HUGE };
 
@@ -192,14 +195,18 @@ static void test_cell_1_with_strong_light(void **state)
 static void test_cells_without_light(void **state)
 {
 	(void)state;
-	check_all(3, &(struct render_light){ 0, 0, 0 });
+	for (int cell = 2; cell <= 8; cell++)
+		check_all(cell, &(struct render_light){ 0, 0, 0 });
 }
 
 static void test_cells_with_light(void **state)
 {
 	(void)state;
+	check_all(2, &(struct render_light){ 1.0, 45, 0.3 });
 	check_all(4, &(struct render_light){ 1.5, 300, 0.5 });
 	check_all(3, &(struct render_light){ 4.0, 135, 1.0 });
+	check_all(5, &(struct render_light){ 2.0, 200, 0.8 });
+	check_all(8, &(struct render_light){ 1.0, 315, 0.5 });
 }
 
 /* FBRIPPLE_SIMD names a path; a name this CPU cannot run leaves the fastest it can. */
