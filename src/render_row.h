@@ -16,16 +16,18 @@
 #define RENDER_SPLASH_SLACK 16
 
 /*
- * The splash row this many rows below the one being drawn is fetched ahead: a pixel moves a few
- * rows in busy water, so the first touch of each splash line is a scattered miss the hardware
- * does not foresee (at 1080p32 cell 1 prefetching halved the direct kernel: 2.6 -> 1.7 ms).
+ * The row kernels fetch the splash ahead, a row this far below the one they draw: in busy
+ * water the first touch of each splash line is a scattered miss the hardware does not foresee.
+ * Cell 1 moves a pixel a few rows (24 rows ahead: the direct kernel at 1080p32, 2.6 -> 1.7 ms);
+ * above it a pixel may move shift_max, 32 cells (the lit kernel at 1080p32, 12.5 -> 8 ms).
  */
 #define RENDER_PREFETCH_ROWS 24
 
-/* Where row y's prefetch reads: the splash row RENDER_PREFETCH_ROWS below, or the last. */
+/* The splash row the kernels prefetch while drawing row y: the last at the bottom. */
 static inline const uint8_t *render_prefetch_row(const struct render *r, int y)
 {
-	int ahead = y + RENDER_PREFETCH_ROWS < r->height ? y + RENDER_PREFETCH_ROWS : r->height - 1;
+	long rows = r->cell > 1 ? r->shift_max : RENDER_PREFETCH_ROWS;
+	long ahead = y + rows < r->height ? y + rows : r->height - 1;
 
 	return r->splash + (size_t)ahead * r->width * r->bytes;
 }
@@ -39,19 +41,6 @@ struct render_kernels {
 /* A row's slopes are read 8 cells at a time from any cell up to the last one's neighbour: the
  * slope arrays hold this many cells past the grid's width + 1 (never picked, only read). */
 #define RENDER_SLOPE_SLACK 8
-
-/*
- * The splash row the slope kernels fetch ahead for row y, 32 cells below: above cell 1 the
- * farthest a pixel moves (shift_max), so a later row's first touch of a splash line was
- * fetched in time (bench_render, 1080p32 default look, AVX2: about 12.5 -> 8 ms); the last row at
- * the bottom.
- */
-static inline const uint8_t *render_slope_ahead(const struct render *r, int y)
-{
-	long ahead = (long)y + 32 * r->cell < r->height ? (long)y + 32 * r->cell : r->height - 1;
-
-	return r->splash + (size_t)ahead * r->width * r->bytes;
-}
 
 extern const struct render_kernels render_kernels_scalar;
 extern const struct render_kernels render_kernels_sse2;	/* x86-64 only */

@@ -151,7 +151,7 @@ AVX2 RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int
 			       _mm256_set1_epi32((int)r->field[2]) };
 	const __m256i colour = _mm256_or_si256(_mm256_or_si256(f[0], f[1]), f[2]);
 	const uint32_t *shades = r->shade;	/* [RENDER_SHADES + s] */
-	const uint8_t *ahead = render_slope_ahead(r, y);
+	const uint8_t *ahead = render_prefetch_row(r, y);
 	__m256i vx = _mm256_add_epi32(_mm256_set1_epi32(x0),
 				      _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 	int x = x0;

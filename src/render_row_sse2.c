@@ -178,7 +178,7 @@ RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
 			       _mm_set1_epi32((int)r->field[2]) };
 	const __m128i colour = _mm_or_si128(_mm_or_si128(f[0], f[1]), f[2]);
 	const uint8_t *shades = (const uint8_t *)r->shade;	/* [RENDER_SHADES + s] */
-	const uint8_t *ahead = render_slope_ahead(r, y);
+	const uint8_t *ahead = render_prefetch_row(r, y);
 	__m128i vx = _mm_add_epi32(_mm_set1_epi32(x0), _mm_setr_epi32(0, 1, 2, 3));
 	int x = x0;
 
