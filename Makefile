@@ -85,13 +85,13 @@ $(B)/tests/rss_peak.so: tests/rss_peak.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) -shared -fPIC -o $@ $<
 
-$(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/seed_port.o $(B)/tests/look.o $(B)/src/libfbripple.a
+$(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/bench_util.o $(B)/tests/seed_port.o $(B)/tests/look.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
-$(B)/tests/bench_render: $(B)/tests/bench_render.o $(B)/src/libfbripple.a
+$(B)/tests/bench_render: $(B)/tests/bench_render.o $(B)/tests/bench_util.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
-$(B)/tests/bench_step: $(B)/tests/bench_step.o $(B)/src/libfbripple.a
+$(B)/tests/bench_step: $(B)/tests/bench_step.o $(B)/tests/bench_util.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
-$(B)/tests/bench_threads: $(B)/tests/bench_threads.o $(B)/src/libfbripple.a
+$(B)/tests/bench_threads: $(B)/tests/bench_threads.o $(B)/tests/bench_util.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 # The bench runs both as whole processes: fbripple, and seed 000's program loop.
 $(B)/tests/bench: | $(B)/fbripple $(B)/tests/seed_prog

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "config.h"
 #include "image.h"
 #include "look.h"
@@ -68,10 +69,7 @@ static const char *const scene_names[] = { "busy", "one stone", "calm" };
 
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return bench_seconds(CLOCK_MONOTONIC);
 }
 
 /*
@@ -82,23 +80,7 @@ static double now(void)
  */
 static double row_clock(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return bench_seconds(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 /* The pictures of one size, made once: the logical picture either way round, and the seed's,
@@ -137,7 +119,7 @@ static double time_frames(const struct runner *run, bool whole_life, double *cpu
 	n -= n % CHUNKS;
 	for (int c = 0; c < CHUNKS; c++)
 		parts[c] = (stamp[(c + 1) * n / CHUNKS] - stamp[c * n / CHUNKS]) / (n / CHUNKS);
-	return median(parts, CHUNKS) * 1e3;
+	return bench_median(parts, CHUNKS) * 1e3;
 }
 
 /* The same stones for every row: a grid over the whole screen, or one in the middle. */
@@ -329,7 +311,7 @@ static double copy_bandwidth(double total)
 	}
 	free(a);
 	free(b);
-	return 2.0 * half / median(t, 7);
+	return 2.0 * half / bench_median(t, 7);
 }
 
 /* ---- the table ------------------------------------------------------------------------------ */
@@ -509,8 +491,8 @@ static void time_pair(char *const a[], char *const b[], struct process_time *ta,
 
 		aw[i] = x.wall, ac[i] = x.cpu, bw[i] = y.wall, bc[i] = y.cpu;
 	}
-	*ta = (struct process_time){ median(aw, PROCESS_RUNS), median(ac, PROCESS_RUNS) };
-	*tb = (struct process_time){ median(bw, PROCESS_RUNS), median(bc, PROCESS_RUNS) };
+	*ta = (struct process_time){ bench_median(aw, PROCESS_RUNS), bench_median(ac, PROCESS_RUNS) };
+	*tb = (struct process_time){ bench_median(bw, PROCESS_RUNS), bench_median(bc, PROCESS_RUNS) };
 }
 
 /*

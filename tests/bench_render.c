@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "config.h"
 #include "image.h"
 #include "pixfmt.h"
@@ -19,21 +20,6 @@ struct case_ {
 	int rotate;
 	bool look;		/* the default look (auto cell, light); else cell 1, no light */
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* Stones every 90 px over the whole screen, stepped until every row is wet, then frozen. */
 static double time_case(const struct case_ *k, const struct config *cfg, int repeats)
@@ -66,26 +52,23 @@ static double time_case(const struct case_ *k, const struct config *cfg, int rep
 		water_init(&w, r.width, r.height, cell, 5);
 	}
 	/* bench.c's busy scene: the seeds' stones, or the look's */
-	for (int y = 40; y < r.height - 40; y += 90)
-		for (int x = 40; x < r.width - 40; x += 90)
-			water_drop(&w, x, y, k->look ? cfg->stone.size : 6,
-				   k->look ? cfg->stone.weight : 128);
+	bench_drop_busy(&w, r.width, r.height, k->look ? cfg->stone.size : 6,
+			k->look ? cfg->stone.weight : 128);
 	for (int i = 0; i < 60; i++)
 		water_step(&w);
 	render_frame(&r, &w, fb, stride, 0, true);
 	for (int i = 0; i < repeats; i++) {
-		double t0 = now();
+		double t0 = bench_seconds(CLOCK_THREAD_CPUTIME_ID);
 
 		for (int f = 0; f < frames; f++)
 			render_frame(&r, &w, fb, stride, 0, false);
-		t[i] = (now() - t0) / frames * 1e3;
+		t[i] = (bench_seconds(CLOCK_THREAD_CPUTIME_ID) - t0) / frames * 1e3;
 	}
-	qsort(t, repeats, sizeof(t[0]), cmp_double);
 	image_free(&splash);
 	water_free(&w);
 	render_free(&r);
 	free(fb);
-	return t[repeats / 2];
+	return bench_median(t, repeats);
 }
 
 int main(int argc, char **argv)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "config.h"
 #include "cpu.h"
 #include "image.h"
@@ -28,28 +29,11 @@ struct case_ {
 /* steps per timed batch */
 #define BATCH 10
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* bench.c's busy scene: stones every 90 px over the whole screen, the seeds' or the look's */
 static void stones(struct water *w, const struct case_ *k, const struct config *cfg)
 {
-	for (int y = 40; y < w->screen_height - 40; y += 90)
-		for (int x = 40; x < w->screen_width - 40; x += 90)
-			water_drop(w, x, y, k->look ? cfg->stone.size : 6,
-				   k->look ? cfg->stone.weight : 128);
+	bench_drop_busy(w, w->screen_width, w->screen_height, k->look ? cfg->stone.size : 6,
+			k->look ? cfg->stone.weight : 128);
 }
 
 static int wet_rows(const struct water *w)
@@ -103,15 +87,14 @@ static double time_steps(struct water *w, const struct case_ *k, const struct co
 
 			if (f)
 				render_frame(&f->r, w, f->fb, f->stride, 0, true);
-			t0 = now();
+			t0 = bench_seconds(CLOCK_THREAD_CPUTIME_ID);
 			water_step(w);
-			t[i] += now() - t0;
+			t[i] += bench_seconds(CLOCK_THREAD_CPUTIME_ID) - t0;
 		}
 		t[i] = t[i] / BATCH * 1e3;
 		*wet = wet_rows(w) < *wet ? wet_rows(w) : *wet;
 	}
-	qsort(t, repeats, sizeof(t[0]), cmp_double);
-	return t[repeats / 2];
+	return bench_median(t, repeats);
 }
 
 static int time_case(const struct case_ *k, struct config *cfg, int repeats, double ms[2],

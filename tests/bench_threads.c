@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "config.h"
 #include "image.h"
 #include "pixfmt.h"
@@ -12,21 +13,6 @@
 #include "render.h"
 #include "water.h"
 #include "water_engine.h"
-
-static double now(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* Stones every 90 px, stepped until every row is wet; then frames of one step and one render
  * each, new stones now and then so that the water stays busy. */
@@ -64,30 +50,26 @@ static double time_case(int width, int height, bool look, int threads, int repea
 	for (int i = 0; i < repeats; i++) {
 		double t0, c0;
 
-		for (int y = 40; y < r.height - 40; y += 90)
-			for (int x = 40; x < r.width - 40; x += 90)
-				water_drop(&w, x, y, look ? cfg.stone.size : 6,
-					   look ? cfg.stone.weight : 128);
+		bench_drop_busy(&w, r.width, r.height, look ? cfg.stone.size : 6,
+				look ? cfg.stone.weight : 128);
 		for (int s = 0; s < 30; s++)
 			water_step(&w);
-		t0 = now(CLOCK_MONOTONIC);
-		c0 = now(CLOCK_PROCESS_CPUTIME_ID);
+		t0 = bench_seconds(CLOCK_MONOTONIC);
+		c0 = bench_seconds(CLOCK_PROCESS_CPUTIME_ID);
 		for (int f = 0; f < frames; f++) {
 			water_step_pool(&w, &p);
 			render_frame_pool(&r, &w, fb, stride, 0, false, &p);
 		}
-		t[i] = (now(CLOCK_MONOTONIC) - t0) / frames * 1e3;
-		c[i] = (now(CLOCK_PROCESS_CPUTIME_ID) - c0) / frames * 1e3;
+		t[i] = (bench_seconds(CLOCK_MONOTONIC) - t0) / frames * 1e3;
+		c[i] = (bench_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0) / frames * 1e3;
 	}
-	qsort(t, repeats, sizeof(t[0]), cmp_double);
-	qsort(c, repeats, sizeof(c[0]), cmp_double);
-	*cpu = c[repeats / 2];
+	*cpu = bench_median(c, repeats);
 	pool_free(&p);
 	image_free(&splash);
 	water_free(&w);
 	render_free(&r);
 	free(fb);
-	return t[repeats / 2];
+	return bench_median(t, repeats);
 }
 
 int main(int argc, char **argv)
