@@ -143,7 +143,8 @@ int render_take_splash(struct render *r, struct image *img);
  * Writes the frame for w into dst (physical rows dst_stride bytes apart), never reading dst:
  * in row order, or rotated 90 and 270 in bands of columns that stay in cache. Only the columns
  * of each logical row where the water may be wet (its live spans) or that page showed wet
- * water last time are written, unless full is set. Returns how many logical rows were written.
+ * water last time are written (rotated 90 and 270: their union over each band of rows), unless
+ * full is set. Returns how many logical rows were written.
  */
 int render_frame(struct render *r, const struct water *w, uint8_t *dst, size_t dst_stride,
 		 int page, bool full);

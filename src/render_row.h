@@ -53,56 +53,56 @@ extern const struct render_kernels render_kernels_neon;	/* arm64 only */
 /* A vector path's kernels from its direct(..., bytes) and slope(..., bytes, light), each
  * compiled for the path's target (ATTR) so that bytes is a constant in it: a kernel a wrapper
  * cannot inline copies every pixel byte by byte. */
-#define RENDER_ROW_KERNELS(kernels, ATTR)                                                            \
-	ATTR static void direct_16(uint8_t *restrict dst, const struct render *r, int y,           \
-			      const int16_t *h, int stride, int x0, int x1)                    \
-	{                                                                                      \
-		direct(dst, r, y, h, stride, x0, x1, 2);                                       \
-	}                                                                                      \
-	ATTR static void direct_24(uint8_t *restrict dst, const struct render *r, int y,           \
-			      const int16_t *h, int stride, int x0, int x1)                    \
-	{                                                                                      \
-		direct(dst, r, y, h, stride, x0, x1, 3);                                       \
-	}                                                                                      \
-	ATTR static void direct_32(uint8_t *restrict dst, const struct render *r, int y,           \
-			      const int16_t *h, int stride, int x0, int x1)                    \
-	{                                                                                      \
-		direct(dst, r, y, h, stride, x0, x1, 4);                                       \
-	}                                                                                      \
-	ATTR static void slope_16(uint8_t *restrict dst, const struct render *r, int y,            \
-			     const int16_t *h, int stride, int x0, int x1)                     \
-	{                                                                                      \
-		slope(dst, r, y, h, stride, x0, x1, 2, false);                                 \
-	}                                                                                      \
-	ATTR static void slope_24(uint8_t *restrict dst, const struct render *r, int y,            \
-			     const int16_t *h, int stride, int x0, int x1)                     \
-	{                                                                                      \
-		slope(dst, r, y, h, stride, x0, x1, 3, false);                                 \
-	}                                                                                      \
-	ATTR static void slope_32(uint8_t *restrict dst, const struct render *r, int y,            \
-			     const int16_t *h, int stride, int x0, int x1)                     \
-	{                                                                                      \
-		slope(dst, r, y, h, stride, x0, x1, 4, false);                                 \
-	}                                                                                      \
-	ATTR static void lit_16(uint8_t *restrict dst, const struct render *r, int y,              \
-			   const int16_t *h, int stride, int x0, int x1)                       \
-	{                                                                                      \
-		slope(dst, r, y, h, stride, x0, x1, 2, true);                                  \
-	}                                                                                      \
-	ATTR static void lit_24(uint8_t *restrict dst, const struct render *r, int y,              \
-			   const int16_t *h, int stride, int x0, int x1)                       \
-	{                                                                                      \
-		slope(dst, r, y, h, stride, x0, x1, 3, true);                                  \
-	}                                                                                      \
-	ATTR static void lit_32(uint8_t *restrict dst, const struct render *r, int y,              \
-			   const int16_t *h, int stride, int x0, int x1)                       \
-	{                                                                                      \
-		slope(dst, r, y, h, stride, x0, x1, 4, true);                                  \
-	}                                                                                      \
-	const struct render_kernels kernels = {                                                \
-		{ direct_16, direct_24, direct_32 },                                           \
-		{ slope_16, slope_24, slope_32 },                                              \
-		{ lit_16, lit_24, lit_32 },                                                    \
+#define RENDER_ROW_KERNELS(kernels, ATTR)                                                \
+	ATTR static void direct_16(uint8_t *restrict dst, const struct render *r, int y, \
+			      const int16_t *h, int stride, int x0, int x1)              \
+	{                                                                                \
+		direct(dst, r, y, h, stride, x0, x1, 2);                                 \
+	}                                                                                \
+	ATTR static void direct_24(uint8_t *restrict dst, const struct render *r, int y, \
+			      const int16_t *h, int stride, int x0, int x1)              \
+	{                                                                                \
+		direct(dst, r, y, h, stride, x0, x1, 3);                                 \
+	}                                                                                \
+	ATTR static void direct_32(uint8_t *restrict dst, const struct render *r, int y, \
+			      const int16_t *h, int stride, int x0, int x1)              \
+	{                                                                                \
+		direct(dst, r, y, h, stride, x0, x1, 4);                                 \
+	}                                                                                \
+	ATTR static void slope_16(uint8_t *restrict dst, const struct render *r, int y,  \
+			     const int16_t *h, int stride, int x0, int x1)               \
+	{                                                                                \
+		slope(dst, r, y, h, stride, x0, x1, 2, false);                           \
+	}                                                                                \
+	ATTR static void slope_24(uint8_t *restrict dst, const struct render *r, int y,  \
+			     const int16_t *h, int stride, int x0, int x1)               \
+	{                                                                                \
+		slope(dst, r, y, h, stride, x0, x1, 3, false);                           \
+	}                                                                                \
+	ATTR static void slope_32(uint8_t *restrict dst, const struct render *r, int y,  \
+			     const int16_t *h, int stride, int x0, int x1)               \
+	{                                                                                \
+		slope(dst, r, y, h, stride, x0, x1, 4, false);                           \
+	}                                                                                \
+	ATTR static void lit_16(uint8_t *restrict dst, const struct render *r, int y,    \
+			   const int16_t *h, int stride, int x0, int x1)                 \
+	{                                                                                \
+		slope(dst, r, y, h, stride, x0, x1, 2, true);                            \
+	}                                                                                \
+	ATTR static void lit_24(uint8_t *restrict dst, const struct render *r, int y,    \
+			   const int16_t *h, int stride, int x0, int x1)                 \
+	{                                                                                \
+		slope(dst, r, y, h, stride, x0, x1, 3, true);                            \
+	}                                                                                \
+	ATTR static void lit_32(uint8_t *restrict dst, const struct render *r, int y,    \
+			   const int16_t *h, int stride, int x0, int x1)                 \
+	{                                                                                \
+		slope(dst, r, y, h, stride, x0, x1, 4, true);                            \
+	}                                                                                \
+	const struct render_kernels kernels = {                                          \
+		{ direct_16, direct_24, direct_32 },                                     \
+		{ slope_16, slope_24, slope_32 },                                        \
+		{ lit_16, lit_24, lit_32 },                                              \
 	};
 
 #endif

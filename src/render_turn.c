@@ -154,9 +154,10 @@ static inline void tile_8x16(uint8_t *out, ptrdiff_t ostep, const uint8_t *src, 
 }
 
 /*
- * The band in tiles of rows band rows by cols pixels (16 bytes of each row). The band's rows
- * lie a whole number of pages apart and would fight for a few sets of the L1 cache: a cache
- * line of each is turned whole, down the band, before the next. Band row k + rows - 1 lands
+ * The band in tiles of rows band rows by cols pixels (16 bytes of each row). A cache line of
+ * each band row is turned whole, down the band, before the next: read and written in whole
+ * lines, and where the rows lie a multiple of 4 KiB apart (screens 1024 or 2048 high) they
+ * would otherwise fight for a few sets of the L1 cache. Band row k + rows - 1 lands
  * first (90) or last (270) in each vector. Returns where the tiles stopped.
  */
 static inline __attribute__((always_inline)) int turn_tiles(const struct turn *t, tile_fn *tile,

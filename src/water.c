@@ -17,8 +17,9 @@ int water_cell_auto(int screen_width, int screen_height)
 
 /*
  * Writes into every page of p now, not when the first wave reaches it: a page fault in a frame
- * is an allocation the frame pays for. Byte by byte, since GCC knows calloc's memory is zero
- * and drops a memset of it (and turns malloc + memset into calloc).
+ * is an allocation the frame pays for. One volatile byte in every 4 KiB and the last, since GCC
+ * knows calloc's memory is zero and drops a memset of it (and turns malloc + memset into
+ * calloc).
  */
 static void touch_pages(void *p, size_t bytes)
 {
@@ -26,6 +27,8 @@ static void touch_pages(void *p, size_t bytes)
 
 	for (size_t at = 0; at < bytes; at += 4096)
 		b[at] = 0;
+	if (bytes)
+		b[bytes - 1] = 0;
 }
 
 int water_open(struct water *w, const struct water_engine *engine, int screen_width,
