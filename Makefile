@@ -211,8 +211,10 @@ check-valgrind: deps-test
 check-valgrind-run: all $(UNIT_TESTS)
 	@FBRIPPLE_BIN=$(B)/fbripple FBRIPPLE_VALGRIND=1 sh tests/run-tests.sh $(UNIT_TESTS)
 
+# BENCH_RUNS=5 make bench: that many runs, each row then as its median (tests/bench_runs.sh).
+BENCH_RUNS ?= 1
 bench: deps $(B)/tests/bench
-	@$(B)/tests/bench
+	@if [ $(BENCH_RUNS) -gt 1 ]; then sh tests/bench_runs.sh $(BENCH_RUNS); else $(B)/tests/bench; fi
 
 # On a machine with a framebuffer: build and run in the foreground. Without one: a demo PNG.
 run: deps all
