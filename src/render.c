@@ -15,8 +15,9 @@
 /* Frames with fewer rows to write than this are drawn on the caller's thread alone; unrotated,
  * the chunks of a frame shared among threads are cut in units of this many. */
 #define POOL_ROWS 16
-/* Chunks a frame is cut into per thread that draws it. */
+/* Chunks a frame is cut into per thread that draws it: of rows at cell 1, of columns above. */
 #define POOL_CHUNKS 6
+#define POOL_STRIPS 2
 
 /* The kernel of the renderer's path for its format and look. */
 static void pick_row(struct render *r, bool light)
@@ -578,14 +579,14 @@ static void draw_columns(struct render *r, const struct water *w, uint8_t *dst,
 	}
 }
 
-/* The runs, in strips of columns. */
+/* The runs' columns [lo, hi), in strips. */
 static void draw_strips(struct render *r, const struct water *w, uint8_t *dst,
-			size_t dst_stride, const struct render_run *runs, int nruns)
+			size_t dst_stride, const struct render_run *runs, int nruns, int lo, int hi)
 {
 	int strip = strip_width(r);
 
-	for (int x0 = 0; x0 < r->width && nruns; x0 += strip) {
-		int x1 = r->width - x0 < strip ? r->width : x0 + strip;
+	for (int x0 = lo; x0 < hi && nruns; x0 += strip) {
+		int x1 = hi - x0 < strip ? hi : x0 + strip;
 
 		if (sideways(r->rotate))
 			draw_columns(r, w, dst, dst_stride, runs, nruns, x0, x1);
@@ -594,13 +595,14 @@ static void draw_strips(struct render *r, const struct water *w, uint8_t *dst,
 	}
 }
 
-/* One frame shared among threads: plan()'s runs, cut into units of unit rows. */
+/* One frame shared among threads: plan()'s runs, cut into units of unit rows, or their
+ * columns [lo, hi) into strips. */
 struct frame {
 	const struct render *r;
 	const struct water *w;
 	uint8_t *dst;
 	size_t dst_stride;
-	int nruns, unit, units;
+	int nruns, unit, units, lo, hi;
 };
 
 /* A chunk's rows come in units of this many from the start of a run: rotated, whole turned
@@ -638,13 +640,11 @@ static int clip_runs(const struct render_run *runs, int nruns, int unit, int lo,
 	return n;
 }
 
-static void frame_part(void *ctx, int c, int chunks, int thread)
+/* The renderer as a thread sees it: the kernels read their scratch through it. */
+static struct render thread_view(const struct render *r, int thread)
 {
-	const struct frame *f = ctx;
-	const struct render_scratch *s = &f->r->scratch[thread];
-	struct render mine = *f->r;	/* the kernels read their scratch through the renderer */
-	int n = clip_runs(f->r->runs, f->nruns, f->unit, (int)((long)f->units * c / chunks),
-			  (int)((long)f->units * (c + 1) / chunks), s->runs);
+	const struct render_scratch *s = &r->scratch[thread];
+	struct render mine = *r;
 
 	if (thread) {
 		mine.slope_x = s->slope_x;
@@ -652,26 +652,77 @@ static void frame_part(void *ctx, int c, int chunks, int thread)
 		mine.band = s->band;
 		mine.aside = s->aside;
 	}
-	draw_strips(&mine, f->w, f->dst, f->dst_stride, s->runs, n);
+	return mine;
 }
 
+static void frame_rows(void *ctx, int c, int chunks, int thread)
+{
+	const struct frame *f = ctx;
+	struct render mine = thread_view(f->r, thread);
+	struct render_run *runs = f->r->scratch[thread].runs;
+	int n = clip_runs(f->r->runs, f->nruns, f->unit, (int)((long)f->units * c / chunks),
+			  (int)((long)f->units * (c + 1) / chunks), runs);
+
+	draw_strips(&mine, f->w, f->dst, f->dst_stride, runs, n, 0, f->r->width);
+}
+
+/* Where the c-th of chunks strips of [lo, hi) starts: on a cache line of 32 bpp pixels, so
+ * that no two threads write into one. */
+static int strip_start(const struct frame *f, int c, int chunks)
+{
+	return c == chunks ? f->hi : (f->lo + (int)((long)(f->hi - f->lo) * c / chunks)) & ~15;
+}
+
+static void frame_columns(void *ctx, int c, int chunks, int thread)
+{
+	const struct frame *f = ctx;
+	struct render mine = thread_view(f->r, thread);
+
+	draw_strips(&mine, f->w, f->dst, f->dst_stride, f->r->runs, f->nruns,
+		    strip_start(f, c, chunks), strip_start(f, c + 1, chunks));
+}
+
+/* The columns any of the runs' rows draws, into f. */
+static void frame_columns_span(struct frame *f)
+{
+	const struct render *r = f->r;
+
+	f->lo = r->width;
+	f->hi = 0;
+	for (int i = 0; i < f->nruns; i++)
+		for (int y = r->runs[i].lo; y < r->runs[i].hi; y++) {
+			f->lo = min_int(f->lo, r->cols[y].x0);
+			f->hi = max_int(f->hi, r->cols[y].x1);
+		}
+}
+
+/*
+ * Shared among threads, a frame at cell 1 is cut into chunks of rows; above it, where a pixel
+ * may come from shift_max rows away, into strips of columns drawn from top to bottom: a chunk
+ * of rows reads the splash shift_max rows above and below itself again, which cost 4K32's
+ * default look 40% more CPU at 12 chunks (tests/bench_render, one thread drawing the chunks).
+ * More chunks than threads, so that a thread the machine slows does not hold the frame.
+ */
 int render_frame_pool(struct render *r, const struct water *w, uint8_t *dst,
 		      size_t dst_stride, int page, bool full, struct pool *pool)
 {
 	int nruns, rows = plan(r, w, page, full, &nruns), unit = chunk_unit(r), units = 0, chunks;
+	struct frame f = { r, w, dst, dst_stride, nruns, unit, 0, 0, r->width };
+	bool by_columns = r->cell > 1;
 
 	for (int i = 0; i < nruns; i++)
 		units += run_units(&r->runs[i], unit);
-	/* more chunks than threads, so that a thread the machine slows does not hold the frame */
-	chunks = pool ? pool->threads * POOL_CHUNKS : 1;
-	chunks = chunks < units ? chunks : units;
+	f.units = units;
+	chunks = pool ? pool->threads * (by_columns ? POOL_STRIPS : POOL_CHUNKS) : 1;
+	if (by_columns && chunks > 1)
+		frame_columns_span(&f);
+	chunks = min_int(chunks, by_columns ? (f.hi - f.lo) / 64 : units);
 	if (!pool || pool->threads <= 1 || r->bands < pool->threads || rows < POOL_ROWS ||
 	    chunks < 2) {
-		draw_strips(r, w, dst, dst_stride, r->runs, nruns);
+		draw_strips(r, w, dst, dst_stride, r->runs, nruns, 0, r->width);
 		return rows;
 	}
-	pool_run(pool, frame_part, &(struct frame){ r, w, dst, dst_stride, nruns, unit, units },
-		 chunks);
+	pool_run(pool, by_columns ? frame_columns : frame_rows, &f, chunks);
 	return rows;
 }
 
