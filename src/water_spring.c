@@ -231,6 +231,14 @@ static void spring_step(struct water *w)
 	water_swap(w);
 }
 
+void water_spring_state(const struct water *w, const int32_t **x, const int32_t **v)
+{
+	const struct spring *s = w->state;
+
+	*x = s->mem[0];
+	*v = s->mem[1];
+}
+
 const struct water_engine water_spring = {
 	.name = "spring",
 	.init = spring_init,

@@ -2,6 +2,7 @@
 #ifndef FBRIPPLE_WATER_SPRING_KERNEL_H
 #define FBRIPPLE_WATER_SPRING_KERNEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cpu.h"
@@ -71,6 +72,18 @@ static inline int16_t spring_shown(int32_t x, int shift)
 	int64_t h = ((int64_t)x * WATER_SPRING_GAIN + (1 << (shift - 1)) + (x >> 31)) >> shift;
 
 	return (int16_t)(h > INT16_MAX ? INT16_MAX : h < -INT16_MAX ? -INT16_MAX : h);
+}
+
+/* The springs' displacement and speed of a water the spring engine runs, for the tests: each
+ * w->stride * (w->height + 2) cells like w->mem, from the first of the zero ring. */
+void water_spring_state(const struct water *w, const int32_t **x, const int32_t **v);
+
+/* Whether the vector settle kernels' compares take at's limits as the scalar code's unsigned
+ * test does; else they leave the row to the scalar code. */
+static inline int spring_settle_fits(const struct spring_settle *at)
+{
+	return at->creep >= 0 && at->creep < 1 << 30 && at->shows > 0 && at->shows <= 1 << 30 &&
+	       at->still >= 0 && at->still <= 1 << 30 && at->shift >= 1 && at->shift <= 30;
 }
 
 /* The reference every path must equal exactly; the vector paths finish rows with it. */

@@ -139,13 +139,6 @@ static inline __m128i sse2_within(__m128i v, int32_t limit)
 			     _mm_cmpgt_epi32(_mm_set1_epi32(limit), v));
 }
 
-/* The limits the vector compares take as the scalar code's unsigned test does. */
-static inline int settle_limits_fit(const struct spring_settle *at)
-{
-	return at->creep >= 0 && at->creep < 1 << 30 && at->shows > 0 && at->shows <= 1 << 30 &&
-	       at->still >= 0 && at->still <= 1 << 30 && at->shift >= 1 && at->shift <= 30;
-}
-
 int spring_settle_sse2(int32_t *restrict x, int32_t *restrict v, int16_t *restrict out,
 		       const int16_t *restrict keep, int width, const struct spring_settle *at)
 {
@@ -154,7 +147,7 @@ int spring_settle_sse2(int32_t *restrict x, int32_t *restrict v, int16_t *restri
 	__m128i count = _mm_cvtsi32_si128(at->shift), any = zero, hidden = _mm_set1_epi32(-1);
 	int i = 0;
 
-	for (; settle_limits_fit(at) && i + 4 <= width; i += 4) {
+	for (; spring_settle_fits(at) && i + 4 <= width; i += 4) {
 		__m128i k = sse2_keep(keep + i);
 		__m128i xi = sse2_clamp(_mm_and_si128(_mm_loadu_si128((const __m128i *)(x + i)), k),
 					limit, nlimit);
@@ -292,7 +285,7 @@ AVX2 int spring_settle_avx2(int32_t *restrict x, int32_t *restrict v, int16_t *r
 	__m128i count = _mm_cvtsi32_si128(at->shift);
 	int i = 0;
 
-	for (; settle_limits_fit(at) && i + 8 <= width; i += 8) {
+	for (; spring_settle_fits(at) && i + 8 <= width; i += 8) {
 		__m256i k = avx2_keep(keep + i);
 		__m256i xi = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(x + i)), k);
 		__m256i vi = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(v + i)), k);
