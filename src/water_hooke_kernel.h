@@ -27,44 +27,36 @@ hooke_row_fn hooke_row_scalar, hooke_row_sse2, hooke_row_avx2, hooke_row_neon;
 /*
  * The vector paths' body, 8 cells at a time in int32 lanes with GCC's vector extensions
  * (gcc and clang), compiled once per path: each path's file calls it from a function built
- * for its instructions.
+ * for its instructions. The helpers are macros: a 32-byte vector passed to a function built
+ * without AVX makes gcc note the ABI, even where the call is inlined.
  */
-#if defined(__GNUC__) && !defined(__clang__)
-/* the helpers below are always inlined: no 32-byte vector ever crosses a call without AVX */
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
 typedef int16_t hooke_v8hi __attribute__((vector_size(16)));
 typedef int32_t hooke_v8si __attribute__((vector_size(32)));
 
-static inline __attribute__((always_inline)) hooke_v8si hooke_load(const int16_t *p)
-{
-	hooke_v8hi h;
-
-	memcpy(&h, p, sizeof(h));
-	return __builtin_convertvector(h, hooke_v8si);
-}
-
-static inline __attribute__((always_inline)) void hooke_store(int16_t *p, hooke_v8si x)
-{
-	hooke_v8hi h = __builtin_convertvector(x, hooke_v8hi);
-
-	memcpy(p, &h, sizeof(h));
-}
-
-static inline __attribute__((always_inline)) hooke_v8si hooke_saturate(hooke_v8si x)
-{
-	hooke_v8si hi = x > INT16_MAX, lo = x < -INT16_MAX;
-
-	x = (hi & INT16_MAX) | (~hi & x);
-	return (lo & -INT16_MAX) | (~lo & x);
-}
-
-static inline __attribute__((always_inline)) hooke_v8si hooke_decay(hooke_v8si x, int shift)
-{
-	hooke_v8si d = x >> shift, none = d == 0;
-
-	return x - ((none & -(x > 0)) | (~none & d));
-}
+#define HOOKE_LOAD(p) \
+	({ \
+		hooke_v8hi h_; \
+		memcpy(&h_, (p), sizeof(h_)); \
+		__builtin_convertvector(h_, hooke_v8si); \
+	})
+#define HOOKE_STORE(p, x) \
+	do { \
+		hooke_v8hi h_ = __builtin_convertvector((x), hooke_v8hi); \
+		memcpy((p), &h_, sizeof(h_)); \
+	} while (0)
+/* saturate() of water_hooke_kernel.c, 8 lanes */
+#define HOOKE_SATURATE(x) \
+	({ \
+		hooke_v8si x_ = (x), hi_ = x_ > INT16_MAX, lo_ = x_ < -INT16_MAX; \
+		x_ = (hi_ & INT16_MAX) | (~hi_ & x_); \
+		(lo_ & -INT16_MAX) | (~lo_ & x_); \
+	})
+/* decay() of water_hooke_kernel.c, 8 lanes */
+#define HOOKE_DECAY(x, shift) \
+	({ \
+		hooke_v8si x_ = (x), d_ = x_ >> (shift), none_ = d_ == 0; \
+		x_ - ((none_ & -(x_ > 0)) | (~none_ & d_)); \
+	})
 
 static inline __attribute__((always_inline)) uint8_t
 hooke_row_vector(const int16_t *restrict up, const int16_t *restrict mid,
@@ -75,19 +67,19 @@ hooke_row_vector(const int16_t *restrict up, const int16_t *restrict mid,
 	int x = 0;
 
 	for (; x + 8 <= width; x += 8) {
-		hooke_v8si m = hooke_load(mid + x);
-		hooke_v8si edges = hooke_load(up + x) + hooke_load(down + x) +
-				   hooke_load(mid + x - 1) + hooke_load(mid + x + 1);
-		hooke_v8si corners = hooke_load(up + x - 1) + hooke_load(up + x + 1) +
-				     hooke_load(down + x - 1) + hooke_load(down + x + 1);
+		hooke_v8si m = HOOKE_LOAD(mid + x);
+		hooke_v8si edges = HOOKE_LOAD(up + x) + HOOKE_LOAD(down + x) +
+				   HOOKE_LOAD(mid + x - 1) + HOOKE_LOAD(mid + x + 1);
+		hooke_v8si corners = HOOKE_LOAD(up + x - 1) + HOOKE_LOAD(up + x + 1) +
+				     HOOKE_LOAD(down + x - 1) + HOOKE_LOAD(down + x + 1);
 		hooke_v8si t = (m << 4) - (edges + (edges << 1) + corners);
 		hooke_v8si a = (t + ((t >> 31) & 15)) >> 4;	/* / 16 toward 0 */
-		hooke_v8si vel = hooke_saturate(hooke_decay(hooke_load(v + x) - a, vshift)) &
-				 hooke_load(keep + x);
-		hooke_v8si h = hooke_saturate(hooke_decay(m + vel, hshift));
+		hooke_v8si vel = HOOKE_SATURATE(HOOKE_DECAY(HOOKE_LOAD(v + x) - a, vshift)) &
+				 HOOKE_LOAD(keep + x);
+		hooke_v8si h = HOOKE_SATURATE(HOOKE_DECAY(m + vel, hshift));
 
-		hooke_store(v + x, vel);
-		hooke_store(out + x, h);
+		HOOKE_STORE(v + x, vel);
+		HOOKE_STORE(out + x, h);
 		any |= vel | h;
 	}
 	for (int i = 0; i < 8; i++)
