@@ -1,4 +1,4 @@
-/* water_hooke_kernel_x86.c - the hooke row step built for SSE2 (any x86-64) and AVX2 (chosen at run time). */
+/* water_hooke_kernel_x86.c - the hooke row step built for SSE2 and AVX2 (chosen at run time). */
 #if defined(__x86_64__)
 #include "water_hooke_kernel.h"
 

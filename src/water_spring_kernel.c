@@ -1,4 +1,4 @@
-/* water_spring_kernel.c - the spring engine's row loops in plain C (the reference), and which path runs. */
+/* water_spring_kernel.c - the spring row loops in plain C (the reference), and which path runs. */
 #include <errno.h>
 
 #include "water_spring_kernel.h"

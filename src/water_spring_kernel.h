@@ -1,4 +1,4 @@
-/* water_spring_kernel.h - the spring engine's row loops on every vector path, and the pick of one. */
+/* water_spring_kernel.h - the spring engine's row loops on every vector path, and their pick. */
 #ifndef FBRIPPLE_WATER_SPRING_KERNEL_H
 #define FBRIPPLE_WATER_SPRING_KERNEL_H
 

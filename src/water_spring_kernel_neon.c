@@ -1,4 +1,4 @@
-/* water_spring_kernel_neon.c - the spring engine's row loops with NEON, which every arm64 CPU has. */
+/* water_spring_kernel_neon.c - the spring engine's row loops with NEON, on every arm64 CPU. */
 #if defined(__aarch64__)
 #include <arm_neon.h>
 

@@ -1,4 +1,4 @@
-/* water_spring_kernel_x86.c - the spring engine's row loops with SSE2 (any x86-64) and AVX2 (chosen at run time). */
+/* water_spring_kernel_x86.c - the spring row loops with SSE2 (any x86-64) and AVX2 (run time). */
 #if defined(__x86_64__)
 #include <immintrin.h>
 

@@ -1,4 +1,4 @@
-/* test_hooke_paths.c - every vector path of the hooke engine's step equals the scalar reference exactly. */
+/* test_hooke_paths.c - every vector path of the hooke step equals the scalar reference exactly. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* test_spring_paths.c - every vector path of the spring engine's step equals the scalar reference exactly. */
+/* test_spring_paths.c - every vector path of the spring step equals the scalar one exactly. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
