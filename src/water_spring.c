@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "water_engine.h"
+#include "water_spring_kernel.h"
 
 /*
  * Fixed point, not float. Integers give the same water on every machine and compiler (float
@@ -20,15 +21,9 @@
  * stone's dent into a wide, low swell, which with the shared stone defaults would barely bend
  * the picture; 4 makes the ring read like the classic's while the round-off still never shows.
  */
-#define FRAC 16
-#define COEF 24
-/*
- * |state| stays below this: the int16 heights' range above cell 1, 2047 of the seeds' units at
- * cell 1 (a slope of that already moves every pixel off any screen). Within a step |x| stays
- * below 2 LIMIT (the passes only average it) and |v| below (1.5 + 2 passes * 4 spread * 2)
- * LIMIT, under 15 LIMIT < 2^31 with config.c's ranges (spread <= 0.1, passes <= 8).
- */
-#define LIMIT ((int32_t)INT16_MAX << (FRAC - 4))
+#define FRAC SPRING_FRAC
+#define COEF SPRING_COEF
+#define LIMIT SPRING_LIMIT
 _Static_assert(WATER_FINE == 1 << 4, "LIMIT is the int16 range in 1/WATER_FINE units");
 
 struct spring {
@@ -39,6 +34,7 @@ struct spring {
 	uint8_t *active;	/* per row: x or v may be non-zero */
 	uint8_t *band;		/* per row: within reach of this step's passes */
 	int shift;		/* a height is x * WATER_SPRING_GAIN >> shift */
+	struct spring_kernels kernels;	/* the row loops of the CPU's path */
 };
 
 static void spring_free(struct water *w)
@@ -63,6 +59,7 @@ static int spring_init(struct water *w)
 	struct spring *s = calloc(1, sizeof(*s));
 	size_t cells = (size_t)w->stride * (w->height + 2);
 	int ok = s != NULL;
+	enum cpu_simd simd;
 
 	for (int i = 0; ok && i < 2; i++)
 		ok = (s->mem[i] = calloc(cells, sizeof(int32_t))) != NULL;
@@ -78,6 +75,9 @@ static int spring_init(struct water *w)
 	s->x = s->mem[0] + w->stride + 1;
 	s->v = s->mem[1] + w->stride + 1;
 	s->shift = w->scale > 1 ? FRAC - 4 : FRAC;
+	cpu_simd_choose(&simd);
+	if (spring_kernels_for(simd, &s->kernels) < 0)
+		spring_kernels_for(CPU_SCALAR, &s->kernels);
 	for (int x = 0; x < w->width; x++)
 		s->open[x] = -1;
 	return 0;
@@ -93,14 +93,6 @@ static void spring_clear(struct water *w)
 	memset(s->active, 0, w->height);
 }
 
-/* The height x shows, rounded half away from 0 and saturated. */
-static inline int16_t shown(int32_t x, int shift)
-{
-	int64_t h = ((int64_t)x * WATER_SPRING_GAIN + (1 << (shift - 1)) + (x >> 31)) >> shift;
-
-	return (int16_t)(h > INT16_MAX ? INT16_MAX : h < -INT16_MAX ? -INT16_MAX : h);
-}
-
 /*
  * A stone sets the displacement to h (its heights then show WATER_SPRING_GAIN times that) and
  * leaves the surface at rest in its dent. A cosine stone that keeps what is there (the surface
@@ -113,7 +105,7 @@ static void spring_set(struct water *w, int x, int y, int16_t h)
 	size_t i = (size_t)y * w->stride + x;
 	int64_t d = (int64_t)h * (1 << s->shift);
 
-	if (h == shown(s->x[i], s->shift))
+	if (h == spring_shown(s->x[i], s->shift))
 		return;
 	s->x[i] = (int32_t)(d > LIMIT ? LIMIT : d < -LIMIT ? -LIMIT : d);
 	s->v[i] = 0;
@@ -125,69 +117,11 @@ static int32_t coef(double c)
 	return (int32_t)lround(c * (1 << COEF));
 }
 
-/* c * d / 2^COEF rounded toward 0, so that the water comes to rest */
-static inline int32_t mul(int32_t c, int32_t d)
-{
-	int64_t p = (int64_t)c * d;
-
-	return (int32_t)((p + ((p >> 63) & ((1 << COEF) - 1))) >> COEF);
-}
-
 static inline const int16_t *keep_row(const struct water *w, int y)
 {
 	const struct spring *s = w->state;
 
 	return w->walls ? w->walls + y * w->stride : s->open;
-}
-
-/* The seed's springs, in its order: a = -k x - m v; x += v; v += a. */
-static void push_row(int32_t *restrict x, int32_t *restrict v, int width, int32_t k, int32_t m)
-{
-	for (int i = 0; i < width; i++) {
-		int64_t p = (int64_t)k * x[i] + (int64_t)m * v[i];
-		int32_t a = -(int32_t)((p + ((p >> 63) & ((1 << COEF) - 1))) >> COEF);
-
-		x[i] += v[i];
-		v[i] += a;
-	}
-}
-
-/*
- * One pass along a row: each edge between neighbours moves spread * (difference) of
- * displacement into the speed and the displacement of the lower cell, and takes it from the
- * higher. The seed's loops never let its first and last cells push: the screen's edges are
- * free, and so is a wall (its cells stay 0, nothing crosses an edge that touches one).
- */
-static void spread_row(int32_t *restrict x, int32_t *restrict v, const int16_t *restrict keep,
-		       int width, int32_t spread)
-{
-	int32_t left = 0;	/* the seed's rp of the cell before, lp of this one's edge */
-
-	for (int i = 0; i < width; i++) {
-		int32_t right = i + 1 < width ? mul(spread, x[i + 1] - x[i]) & keep[i] & keep[i + 1]
-					      : 0;
-		int32_t d = right - left;
-
-		v[i] += d;
-		x[i] += d;
-		left = right;
-	}
-}
-
-/* The edges between row y (x, v) and the row below (xd), into down; up holds those above. */
-static void spread_rows(int32_t *restrict x, int32_t *restrict v, const int32_t *restrict xd,
-			const int32_t *restrict up, int32_t *restrict down,
-			const int16_t *restrict keep, const int16_t *restrict keepd, int width,
-			int32_t spread)
-{
-	for (int i = 0; i < width; i++) {
-		int32_t d;
-
-		down[i] = xd ? mul(spread, xd[i] - x[i]) & keep[i] & keepd[i] : 0;
-		d = down[i] - up[i];
-		v[i] += d;
-		x[i] += d;
-	}
 }
 
 /* Rows within passes of an active row: the only ones a step can make non-zero. */
@@ -225,59 +159,17 @@ static void spread_pass(struct water *w, int32_t spread)
 
 		if (y == 0 || !s->band[y - 1]) {
 			memset(up, 0, width * sizeof(int32_t));
-			spread_row(x, v, keep_row(w, y), width, spread);
+			s->kernels.spread(x, v, keep_row(w, y), width, spread);
 		}
 		if (below)
-			spread_row(x + stride, v + stride, keep_row(w, y + 1), width, spread);
-		spread_rows(x, v, below ? x + stride : NULL, up, down, keep_row(w, y),
-			    below ? keep_row(w, y + 1) : NULL, width, spread);
+			s->kernels.spread(x + stride, v + stride, keep_row(w, y + 1), width,
+					  spread);
+		s->kernels.spread_rows(x, v, below ? x + stride : NULL, up, down, keep_row(w, y),
+				       below ? keep_row(w, y + 1) : NULL, width, spread);
 		int32_t *t = up;
 		up = down;
 		down = t;
 	}
-}
-
-/* What settle_row keeps of a row, in the state's units. */
-struct settle_at {
-	int shift;		/* a height is x * WATER_SPRING_GAIN >> shift */
-	int32_t shows;		/* half a height: |x| or |v| from here on may show */
-	int32_t still;		/* a cell with |x| and |v| under this is still; 0: none is */
-	int32_t creep;		/* a cell at rest (v = 0) with |x| up to this is still */
-};
-
-enum { SETTLE_ANY = 1, SETTLE_SHOWS = 2 };
-
-/* -limit < v < limit, for limit > 0 */
-static inline int32_t within(int32_t v, int32_t limit)
-{
-	return (uint32_t)(v + limit - 1) <= (uint32_t)(2 * limit - 2);
-}
-
-/*
- * Row y of the state: kept 0 on walls and within LIMIT, still cells set to 0, and published
- * into out rounded to the nearest height, half away from 0. Returns SETTLE_ANY if the row
- * stays non-zero, SETTLE_SHOWS if a displacement or speed in it reaches half a height.
- */
-static int settle_row(int32_t *restrict x, int32_t *restrict v, int16_t *restrict out,
-		      const int16_t *restrict keep, int width, const struct settle_at *at)
-{
-	int32_t any = 0, shows = 0;
-
-	for (int i = 0; i < width; i++) {
-		int32_t xi = x[i] & keep[i], vi = v[i] & keep[i];
-
-		xi = xi > LIMIT ? LIMIT : xi < -LIMIT ? -LIMIT : xi;
-		vi = vi > LIMIT ? LIMIT : vi < -LIMIT ? -LIMIT : vi;
-		if ((vi == 0 && within(xi, at->creep + 1)) ||
-		    (at->still && within(xi, at->still) && within(vi, at->still)))
-			xi = vi = 0;
-		x[i] = xi;
-		v[i] = vi;
-		out[i] = shown(xi, at->shift);
-		any |= xi | vi;
-		shows |= (within(xi, at->shows) & within(vi, at->shows)) ^ 1;
-	}
-	return (any != 0) | (shows ? SETTLE_SHOWS : 0);
 }
 
 /*
@@ -294,18 +186,18 @@ static void settle(struct water *w)
 	struct spring *s = w->state;
 	int stride = w->stride, shows = 0;
 	int32_t half = (1 << (s->shift - 1)) / WATER_SPRING_GAIN;
-	struct settle_at at = { s->shift, half, w->scale > 1 ? half : 0,
-				(int32_t)ceil(1 / w->tuning.stiffness) };
+	struct spring_settle at = { s->shift, half, w->scale > 1 ? half : 0,
+				    (int32_t)ceil(1 / w->tuning.stiffness) };
 
 	for (int y = 0; y < w->height; y++) {
 		int16_t *out = w->prev + y * stride;
 
 		if (s->band[y]) {
-			int r = settle_row(s->x + y * stride, s->v + y * stride, out,
-					   keep_row(w, y), w->width, &at);
+			int r = s->kernels.settle(s->x + y * stride, s->v + y * stride, out,
+						  keep_row(w, y), w->width, &at);
 
-			s->active[y] = w->prev_live[y] = r & SETTLE_ANY;
-			shows |= r & SETTLE_SHOWS;
+			s->active[y] = w->prev_live[y] = r & SPRING_SETTLE_ANY;
+			shows |= r & SPRING_SETTLE_SHOWS;
 		} else if (w->prev_live[y]) {
 			memset(out, 0, w->width * sizeof(int16_t));
 			w->prev_live[y] = 0;
@@ -332,11 +224,19 @@ static void spring_step(struct water *w)
 	find_band(w, passes);
 	for (int y = 0; y < w->height; y++)
 		if (s->active[y])
-			push_row(s->x + y * stride, s->v + y * stride, w->width, k, visc);
+			s->kernels.push(s->x + y * stride, s->v + y * stride, w->width, k, visc);
 	for (int p = 0; p < passes; p++)
 		spread_pass(w, spread);
 	settle(w);
 	water_swap(w);
+}
+
+void water_spring_state(const struct water *w, const int32_t **x, const int32_t **v)
+{
+	const struct spring *s = w->state;
+
+	*x = s->mem[0];
+	*v = s->mem[1];
 }
 
 const struct water_engine water_spring = {

@@ -1,6 +1,6 @@
 /* bench_step.c - ms per water step alone over busy water: size, engine, cell and damping.
  * Usage: bench_step [REPEATS [CASE...]], CASE a row's number (all rows without);
- * FBRIPPLE_SIMD picks the classic engine's path. Each figure is the median of REPEATS timings
+ * FBRIPPLE_SIMD picks the path of every engine's step. Each figure is the median of REPEATS timings
  * of the thread's CPU time over a batch of steps, so that a shared machine's other work does
  * not count (its cache traffic still does); between batches the stones fall again, untimed, so
  * that every row stays wet. "hot": the steps back to back, the heights in cache; "in frame":
