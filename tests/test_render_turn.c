@@ -38,13 +38,28 @@ static void turn_reference(uint8_t *dst, size_t stride, const uint8_t *band, int
 			       band + ((size_t)k * width + x) * bytes, bytes);
 }
 
+/* A destination as a framebuffer is: page aligned, its rows a multiple of 64 bytes apart,
+ * where the turn may stream its stores past the cache; or packed at any address. */
+struct dest {
+	int first;	/* the band's first physical column */
+	bool aligned;
+	int offset;	/* bytes the destination starts past a page */
+};
+
 /* One case on every path against the reference, padding and unturned pixels included. */
-static int compare_case(int width, int n, int x0, int x1, bool cw, int bytes, uint64_t *seed)
+static int dest_case(int width, int n, int x0, int x1, bool cw, int bytes, struct dest d,
+		     uint64_t *seed)
 {
-	int first = 2, compared = 0;
-	size_t stride = (size_t)(first + n + PAD) * bytes, size = stride * width;
-	size_t band_size = (size_t)width * n * bytes;
-	uint8_t *band = malloc(band_size), *want = malloc(size), *got = malloc(size);
+	int first = d.first, compared = 0;
+	size_t stride = (size_t)(first + n + PAD) * bytes;
+	size_t size, band_size = (size_t)width * n * bytes;
+
+	stride = d.aligned ? (stride + 63) / 64 * 64 : stride;
+	size = stride * width;
+
+	size_t room = (size + d.offset + 4095) / 4096 * 4096;
+	uint8_t *band = malloc(band_size), *want = malloc(size), *page = aligned_alloc(4096, room);
+	uint8_t *got = page + d.offset;
 
 	for (size_t i = 0; i < band_size; i++)
 		band[i] = (uint8_t)next(seed);
@@ -65,8 +80,13 @@ static int compare_case(int width, int n, int x0, int x1, bool cw, int bytes, ui
 	}
 	free(band);
 	free(want);
-	free(got);
+	free(page);
 	return compared;
+}
+
+static int compare_case(int width, int n, int x0, int x1, bool cw, int bytes, uint64_t *seed)
+{
+	return dest_case(width, n, x0, x1, cw, bytes, (struct dest){ 2, false, 0 }, seed);
 }
 
 static void test_turn_matches_pixel_by_pixel(void **state)
@@ -101,6 +121,31 @@ static void test_turn_full_bands(void **state)
 			compare_case(97, render_turn_rows(bytes), 0, 97, cw, bytes, &seed);
 }
 
+/* Where the stores may stream (aligned rows, columns on 32 bytes) and where they land just
+ * off it: band heights off the tiles' and odd strips, both ways. */
+static void test_turn_aligned_destinations(void **state)
+{
+	static const struct dest dests[] = {
+		{ 0, true, 0 }, { 16, true, 0 }, { 8, true, 0 }, { 3, true, 0 },
+		{ 0, true, 8 }, { 0, true, 32 }, { 16, false, 0 },
+	};
+	static const int ns[] = { 8, 16, 17, 24, 32, 40, 64, 67 };
+	uint64_t seed = 0xa4093822299f31d0ull;
+	int compared = 0;
+
+	(void)state;
+	for (int bytes = 2; bytes <= 4; bytes += 2)
+		for (size_t d = 0; d < sizeof(dests) / sizeof(dests[0]); d++)
+			for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+				for (int cw = 0; cw <= 1; cw++) {
+					compared += dest_case(67, ns[i], 0, 67, cw, bytes, dests[d],
+							      &seed);
+					compared += dest_case(130, ns[i], 5, 121, cw, bytes, dests[d],
+							      &seed);
+				}
+	assert_true(compared > 0);
+}
+
 /* Mirroring reverses the pixels of a row, at every length around the vectors' 16 bytes. */
 static void test_mirror_reverses(void **state)
 {
@@ -127,6 +172,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_turn_matches_pixel_by_pixel),
 		cmocka_unit_test(test_turn_full_bands),
+		cmocka_unit_test(test_turn_aligned_destinations),
 		cmocka_unit_test(test_mirror_reverses),
 	};
 
