@@ -37,7 +37,7 @@ static double time_case(const struct case_ *k, const struct config *cfg, int rep
 	pixfmt_by_name(&fmt, k->format);
 	render_init(&r, k->width, k->height, k->rotate, cell, &fmt);
 	stride = (size_t)k->width * fmt.bytes;
-	fb = malloc(stride * k->height);
+	fb = aligned_alloc(4096, (stride * k->height + 4095) / 4096 * 4096);	/* a framebuffer is page aligned */
 	image_builtin(&splash, r.width, r.height);
 	render_set_splash(&r, &splash);
 	if (k->look) {
