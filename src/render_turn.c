@@ -18,6 +18,13 @@ int render_turn_rows(int bytes)
 	return BAND_BYTES / bytes;
 }
 
+size_t render_turn_pitch(int width, int bytes)
+{
+	size_t lines = ((size_t)width * bytes + 63) / 64;
+
+	return (lines | 1) * 64;
+}
+
 typedef uint32_t vec4x32 __attribute__((vector_size(16)));
 typedef uint16_t vec8x16 __attribute__((vector_size(16)));
 typedef uint64_t vec2x64 __attribute__((vector_size(16)));
@@ -57,6 +64,7 @@ struct turn {
 	uint8_t *dst;
 	size_t dst_stride;
 	const uint8_t *band;
+	size_t pitch;
 	int width, n, first, bytes;
 	bool cw;
 };
@@ -73,7 +81,7 @@ static void turn_pixels(const struct turn *t, int x0, int x1, int k0, int k1)
 {
 	for (int x = x0; x < x1; x++)
 		for (int k = k0; k < k1; k++)
-			memcpy(turn_at(t, x, k), t->band + ((size_t)k * t->width + x) * t->bytes,
+			memcpy(turn_at(t, x, k), t->band + k * t->pitch + (size_t)x * t->bytes,
 			       t->bytes);
 }
 
@@ -155,17 +163,16 @@ static inline void tile_8x16(uint8_t *out, ptrdiff_t ostep, const uint8_t *src, 
 
 /*
  * The band in tiles of rows band rows by cols pixels (16 bytes of each row). A cache line of
- * each band row is turned whole, down the band, before the next: read and written in whole
- * lines, and where the rows lie a multiple of 4 KiB apart (screens 1024 or 2048 high) they
- * would otherwise fight for a few sets of the L1 cache. Within it the tiles go down the band
- * one column of tiles at a time, so that each physical row is written from left to right,
- * a line filled before the next (what stores that bypass the cache need). Band row
- * k + rows - 1 lands first (90) or last (270) in each vector. Returns where the tiles stopped.
+ * each band row is turned whole, down the band, before the next, one column of tiles at a
+ * time: each physical row is written from left to right, a line filled before the next (what
+ * stores that bypass the cache need), and the band's lines stay in the L1 cache from one
+ * column of tiles to the next (render_turn_pitch). Band row k + rows - 1 lands first (90) or
+ * last (270) in each vector. Returns where the tiles stopped.
  */
 static inline __attribute__((always_inline)) int turn_tiles(const struct turn *t, tile_fn *tile,
 							    int rows, int cols, int x0, int x1)
 {
-	ptrdiff_t row = (ptrdiff_t)t->width * t->bytes;
+	ptrdiff_t row = (ptrdiff_t)t->pitch;
 	ptrdiff_t ostep = t->cw ? (ptrdiff_t)t->dst_stride : -(ptrdiff_t)t->dst_stride;
 	int line = 64 / t->bytes, nb = t->n - t->n % rows, x = x0;
 
@@ -175,7 +182,8 @@ static inline __attribute__((always_inline)) int turn_tiles(const struct turn *t
 		for (int c = 0; c < span; c += cols)
 			for (int k = 0; k < nb; k += rows) {
 				int top = t->cw ? k + rows - 1 : k;
-				const uint8_t *src = t->band + ((size_t)top * t->width + x + c) * t->bytes;
+				const uint8_t *src =
+					t->band + top * t->pitch + (size_t)(x + c) * t->bytes;
 
 				tile(turn_at(t, x + c, top), ostep, src, t->cw ? -row : row);
 			}
@@ -314,9 +322,9 @@ AVX2 static int turn_avx2(const struct turn *t, int x0, int x1)
 #endif
 
 void render_turn(enum render_path path, uint8_t *dst, size_t dst_stride, const uint8_t *band,
-		 int width, int n, int first, bool cw, int x0, int x1, int bytes)
+		 size_t pitch, int width, int n, int first, bool cw, int x0, int x1, int bytes)
 {
-	const struct turn t = { dst, dst_stride, band, width, n, first, bytes, cw };
+	const struct turn t = { dst, dst_stride, band, pitch, width, n, first, bytes, cw };
 	int x = x0;
 
 #if defined(__x86_64__)

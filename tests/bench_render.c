@@ -83,6 +83,8 @@ int main(int argc, char **argv)
 		{ 3840, 2160, "RGB565", 0, true },    { 3840, 2160, "RGB565", 90, true },
 		{ 1920, 1080, "RGB888", 0, false },   { 1920, 1080, "RGB888", 0, true },
 		{ 3840, 2160, "RGB565", 180, false },
+		/* rotated, the logical rows 4 KiB apart */
+		{ 1280, 1024, "XRGB8888", 0, false }, { 1280, 1024, "XRGB8888", 90, false },
 	};
 	int repeats = argc > 1 ? atoi(argv[1]) : 5;
 	struct config cfg;
