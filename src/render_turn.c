@@ -302,8 +302,8 @@ static bool turn_aligned(const struct turn *t, int x0, int rows)
 
 /*
  * The turn's output is never read back: where it can, it streams past the cache, which
- * saves reading each framebuffer line before writing it (4K32 rotate 90, render alone: about
- * 10.4 -> 9.5 ms), and fences the streamed stores before the band is done.
+ * saves reading each framebuffer line before writing it (4K rotate 90, render alone: 32 bpp
+ * 11.3 -> 9.5 ms, 16 bpp 7.4 -> 6.9), and fences the streamed stores before the band is done.
  */
 AVX2 static int turn_avx2(const struct turn *t, int x0, int x1)
 {
