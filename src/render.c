@@ -59,6 +59,14 @@ static int band_rows(const struct render *r)
 	return render_turn_rows(r->bytes);
 }
 
+/* Rotated, the bytes of the rows drawn before they are mirrored (180) or turned (90, 270). */
+static size_t band_bytes(const struct render *r)
+{
+	if (r->rotate == 180)
+		return (size_t)r->width * r->bytes;
+	return render_turn_pitch(r->width, r->bytes) * band_rows(r);
+}
+
 /* Pixel p of n along an axis sits at (p + 0.5) / cell - 0.5 cells, between cells c and c + 1
  * (clamped to the grid's g cells at both ends). */
 static int axis_init(struct render_axis *a, int n, int cell, int g)
@@ -149,7 +157,7 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 		return -ENOMEM;
 	}
 	if (rotate) {	/* 180: one row to mirror; 90 and 270: a band to turn */
-		r->band = malloc((size_t)r->width * fmt->bytes * (rotate == 180 ? 1 : band_rows(r)));
+		r->band = malloc(band_bytes(r));
 		if (!r->band) {
 			render_free(r);
 			return -ENOMEM;
@@ -189,7 +197,7 @@ static int scratch_init(struct render_scratch *s, const struct render *r, bool f
 	s->slope_y = calloc((size_t)longest + 1 + RENDER_SLOPE_SLACK, sizeof(*s->slope_y));
 	s->aside = malloc(row);
 	if (r->rotate)
-		s->band = malloc(row * (r->rotate == 180 ? 1 : band_rows(r)));
+		s->band = malloc(band_bytes(r));
 	return s->slope_x && s->slope_y && s->aside && (!r->rotate || s->band) ? 0 : -ENOMEM;
 }
 
@@ -552,7 +560,7 @@ static void draw_rows(struct render *r, const struct water *w, uint8_t *dst, siz
 static void draw_columns(struct render *r, const struct water *w, uint8_t *dst,
 			 size_t dst_stride, const struct render_run *runs, int nruns, int x0, int x1)
 {
-	size_t row_bytes = (size_t)r->width * r->bytes;
+	size_t pitch = render_turn_pitch(r->width, r->bytes);
 	bool cw = r->rotate == 90;
 	int rows = band_rows(r);
 
@@ -572,9 +580,9 @@ static void draw_columns(struct render *r, const struct water *w, uint8_t *dst,
 			if (a >= b)
 				continue;
 			for (int k = 0; k < n; k++)
-				draw_span(r, w, r->band + k * row_bytes, lo + k, a, b);
-			render_turn(r->path, dst, dst_stride, r->band, r->width, n, first, cw, a, b,
-				    r->bytes);
+				draw_span(r, w, r->band + k * pitch, lo + k, a, b);
+			render_turn(r->path, dst, dst_stride, r->band, pitch, r->width, n, first, cw,
+				    a, b, r->bytes);
 		}
 	}
 }

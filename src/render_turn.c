@@ -18,6 +18,13 @@ int render_turn_rows(int bytes)
 	return BAND_BYTES / bytes;
 }
 
+size_t render_turn_pitch(int width, int bytes)
+{
+	size_t lines = ((size_t)width * bytes + 63) / 64;
+
+	return (lines | 1) * 64;
+}
+
 typedef uint32_t vec4x32 __attribute__((vector_size(16)));
 typedef uint16_t vec8x16 __attribute__((vector_size(16)));
 typedef uint64_t vec2x64 __attribute__((vector_size(16)));
@@ -57,6 +64,7 @@ struct turn {
 	uint8_t *dst;
 	size_t dst_stride;
 	const uint8_t *band;
+	size_t pitch;
 	int width, n, first, bytes;
 	bool cw;
 };
@@ -73,7 +81,7 @@ static void turn_pixels(const struct turn *t, int x0, int x1, int k0, int k1)
 {
 	for (int x = x0; x < x1; x++)
 		for (int k = k0; k < k1; k++)
-			memcpy(turn_at(t, x, k), t->band + ((size_t)k * t->width + x) * t->bytes,
+			memcpy(turn_at(t, x, k), t->band + k * t->pitch + (size_t)x * t->bytes,
 			       t->bytes);
 }
 
@@ -155,29 +163,30 @@ static inline void tile_8x16(uint8_t *out, ptrdiff_t ostep, const uint8_t *src, 
 
 /*
  * The band in tiles of rows band rows by cols pixels (16 bytes of each row). A cache line of
- * each band row is turned whole, down the band, before the next: read and written in whole
- * lines, and where the rows lie a multiple of 4 KiB apart (screens 1024 or 2048 high) they
- * would otherwise fight for a few sets of the L1 cache. Band row k + rows - 1 lands
- * first (90) or last (270) in each vector. Returns where the tiles stopped.
+ * each band row is turned whole, down the band, before the next, one column of tiles at a
+ * time: each physical row is written from left to right, a line filled before the next (what
+ * stores that bypass the cache need), and the band's lines stay in the L1 cache from one
+ * column of tiles to the next (render_turn_pitch). Band row k + rows - 1 lands first (90) or
+ * last (270) in each vector. Returns where the tiles stopped.
  */
 static inline __attribute__((always_inline)) int turn_tiles(const struct turn *t, tile_fn *tile,
 							    int rows, int cols, int x0, int x1)
 {
-	ptrdiff_t row = (ptrdiff_t)t->width * t->bytes;
+	ptrdiff_t row = (ptrdiff_t)t->pitch;
 	ptrdiff_t ostep = t->cw ? (ptrdiff_t)t->dst_stride : -(ptrdiff_t)t->dst_stride;
 	int line = 64 / t->bytes, nb = t->n - t->n % rows, x = x0;
 
 	while (x + cols <= x1) {
 		int span = x1 - x >= line ? line : cols;
 
-		for (int k = 0; k < nb; k += rows) {
-			int top = t->cw ? k + rows - 1 : k;
-			const uint8_t *src = t->band + ((size_t)top * t->width + x) * t->bytes;
-			uint8_t *out = turn_at(t, x, top);
+		for (int c = 0; c < span; c += cols)
+			for (int k = 0; k < nb; k += rows) {
+				int top = t->cw ? k + rows - 1 : k;
+				const uint8_t *src =
+					t->band + top * t->pitch + (size_t)(x + c) * t->bytes;
 
-			for (int c = 0; c < span; c += cols)
-				tile(out + c * ostep, ostep, src + c * t->bytes, t->cw ? -row : row);
-		}
+				tile(turn_at(t, x + c, top), ostep, src, t->cw ? -row : row);
+			}
 		turn_pixels(t, x, x + span, nb, t->n);
 		x += span;
 	}
@@ -194,10 +203,19 @@ AVX2 static inline __m256i load_pair(const uint8_t *lo, const uint8_t *hi)
 				       _mm_loadu_si128((const __m128i *)hi), 1);
 }
 
+/* v at out: past the cache (nt, out 32-byte aligned) or through it. */
+AVX2 static inline void store_avx2(uint8_t *out, __m256i v, bool nt)
+{
+	if (nt)
+		_mm256_stream_si256((__m256i *)out, v);
+	else
+		_mm256_storeu_si256((__m256i *)out, v);
+}
+
 /* 8 rows of 4 pixels at 32 bpp: rows j and j + 4 share a vector, each 128-bit lane turned
  * as 4 x 4, so that each column comes out as one vector of 8. */
-AVX2 static inline void tile_8x32_avx2(uint8_t *out, ptrdiff_t ostep, const uint8_t *src,
-				       ptrdiff_t sstep)
+AVX2 static inline __attribute__((always_inline)) void
+tile_8x32_avx2(uint8_t *out, ptrdiff_t ostep, const uint8_t *src, ptrdiff_t sstep, bool nt)
 {
 	__m256i v[4], u[4];
 
@@ -214,12 +232,12 @@ AVX2 static inline void tile_8x32_avx2(uint8_t *out, ptrdiff_t ostep, const uint
 	v[3] = _mm256_unpackhi_epi64(u[1], u[3]);
 #pragma GCC unroll 8
 	for (int i = 0; i < 4; i++)
-		_mm256_storeu_si256((__m256i *)(out + i * ostep), v[i]);
+		store_avx2(out + i * ostep, v[i], nt);
 }
 
 /* 16 rows of 8 pixels at 16 bpp the same way: rows j and j + 8, each lane turned 8 x 8. */
-AVX2 static inline void tile_16x16_avx2(uint8_t *out, ptrdiff_t ostep, const uint8_t *src,
-					ptrdiff_t sstep)
+AVX2 static inline __attribute__((always_inline)) void
+tile_16x16_avx2(uint8_t *out, ptrdiff_t ostep, const uint8_t *src, ptrdiff_t sstep, bool nt)
 {
 	__m256i v[8], u[8];
 
@@ -245,21 +263,68 @@ AVX2 static inline void tile_16x16_avx2(uint8_t *out, ptrdiff_t ostep, const uin
 	}
 #pragma GCC unroll 8
 	for (int i = 0; i < 8; i++)
-		_mm256_storeu_si256((__m256i *)(out + i * ostep), u[i]);
+		store_avx2(out + i * ostep, u[i], nt);
 }
 
+AVX2 static void tile_8x32_stream(uint8_t *out, ptrdiff_t ostep, const uint8_t *src,
+				  ptrdiff_t sstep)
+{
+	tile_8x32_avx2(out, ostep, src, sstep, true);
+}
+
+AVX2 static void tile_8x32_store(uint8_t *out, ptrdiff_t ostep, const uint8_t *src,
+				 ptrdiff_t sstep)
+{
+	tile_8x32_avx2(out, ostep, src, sstep, false);
+}
+
+AVX2 static void tile_16x16_stream(uint8_t *out, ptrdiff_t ostep, const uint8_t *src,
+				   ptrdiff_t sstep)
+{
+	tile_16x16_avx2(out, ostep, src, sstep, true);
+}
+
+AVX2 static void tile_16x16_store(uint8_t *out, ptrdiff_t ostep, const uint8_t *src,
+				  ptrdiff_t sstep)
+{
+	tile_16x16_avx2(out, ostep, src, sstep, false);
+}
+
+/*
+ * Whether every tile's stores land 32-byte aligned: the physical rows are a multiple of 32
+ * bytes apart and the tiles' columns step by 32 bytes, so the first tile decides for all.
+ */
+static bool turn_aligned(const struct turn *t, int x0, int rows)
+{
+	return t->dst_stride % 32 == 0 && t->n >= rows &&
+	       (uintptr_t)turn_at(t, x0, t->cw ? rows - 1 : 0) % 32 == 0;
+}
+
+/*
+ * The turn's output is never read back: where it can, it streams past the cache, which
+ * saves reading each framebuffer line before writing it (4K rotate 90, render alone: 32 bpp
+ * 11.3 -> 9.5 ms, 16 bpp 7.4 -> 6.9), and fences the streamed stores before the band is done.
+ */
 AVX2 static int turn_avx2(const struct turn *t, int x0, int x1)
 {
-	if (t->bytes == 4)
-		return turn_tiles(t, tile_8x32_avx2, 8, 4, x0, x1);
-	return t->bytes == 2 ? turn_tiles(t, tile_16x16_avx2, 16, 8, x0, x1) : x0;
+	int rows = t->bytes == 4 ? 8 : 16, x;
+
+	if (t->bytes != 4 && t->bytes != 2)
+		return x0;
+	if (!turn_aligned(t, x0, rows))
+		return t->bytes == 4 ? turn_tiles(t, tile_8x32_store, 8, 4, x0, x1)
+				     : turn_tiles(t, tile_16x16_store, 16, 8, x0, x1);
+	x = t->bytes == 4 ? turn_tiles(t, tile_8x32_stream, 8, 4, x0, x1)
+			  : turn_tiles(t, tile_16x16_stream, 16, 8, x0, x1);
+	_mm_sfence();
+	return x;
 }
 #endif
 
 void render_turn(enum render_path path, uint8_t *dst, size_t dst_stride, const uint8_t *band,
-		 int width, int n, int first, bool cw, int x0, int x1, int bytes)
+		 size_t pitch, int width, int n, int first, bool cw, int x0, int x1, int bytes)
 {
-	const struct turn t = { dst, dst_stride, band, width, n, first, bytes, cw };
+	const struct turn t = { dst, dst_stride, band, pitch, width, n, first, bytes, cw };
 	int x = x0;
 
 #if defined(__x86_64__)

@@ -346,9 +346,11 @@ static void print_row(const char *size, const char *format, const char *scene, c
 
 static void bench_size(int width, int height, const struct config *cfgs)
 {
-	/* room for either orientation and for the seed's border */
-	size_t stride = (size_t)((width > height ? width : height) + 2) * 4;
-	uint8_t *fb = malloc(stride * ((width > height ? width : height) + 2));
+	/* room for either orientation and for the seed's border; page aligned, its rows 64 bytes
+	 * apart, as a mapped framebuffer's are (rotated frames stream to it only then) */
+	size_t stride = ((size_t)((width > height ? width : height) + 2) * 4 + 63) / 64 * 64;
+	size_t bytes = (stride * ((width > height ? width : height) + 2) + 4095) / 4096 * 4096;
+	uint8_t *fb = aligned_alloc(4096, bytes);
 	struct pictures pic;
 	char size[24];
 

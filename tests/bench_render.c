@@ -37,7 +37,7 @@ static double time_case(const struct case_ *k, const struct config *cfg, int rep
 	pixfmt_by_name(&fmt, k->format);
 	render_init(&r, k->width, k->height, k->rotate, cell, &fmt);
 	stride = (size_t)k->width * fmt.bytes;
-	fb = malloc(stride * k->height);
+	fb = aligned_alloc(4096, (stride * k->height + 4095) / 4096 * 4096);	/* a framebuffer is page aligned */
 	image_builtin(&splash, r.width, r.height);
 	render_set_splash(&r, &splash);
 	if (k->look) {
@@ -83,6 +83,8 @@ int main(int argc, char **argv)
 		{ 3840, 2160, "RGB565", 0, true },    { 3840, 2160, "RGB565", 90, true },
 		{ 1920, 1080, "RGB888", 0, false },   { 1920, 1080, "RGB888", 0, true },
 		{ 3840, 2160, "RGB565", 180, false },
+		/* rotated, the logical rows 4 KiB apart */
+		{ 1280, 1024, "XRGB8888", 0, false }, { 1280, 1024, "XRGB8888", 90, false },
 	};
 	int repeats = argc > 1 ? atoi(argv[1]) : 5;
 	struct config cfg;
