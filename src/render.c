@@ -15,9 +15,11 @@
 /* Frames with fewer rows to write than this are drawn on the caller's thread alone; unrotated,
  * the chunks of a frame shared among threads are cut in units of this many. */
 #define POOL_ROWS 16
-/* Chunks a frame is cut into per thread that draws it: of rows at cell 1, of columns above. */
+/* Chunks of rows a frame at cell 1 is cut into per thread that draws it. */
 #define POOL_CHUNKS 6
+/* Strips of columns a frame above cell 1 is cut into per thread, each at least this wide. */
 #define POOL_STRIPS 2
+#define POOL_STRIP_MIN 64
 
 /* The kernel of the renderer's path for its format and look. */
 static void pick_row(struct render *r, bool light)
@@ -674,11 +676,23 @@ static void frame_rows(void *ctx, int c, int chunks, int thread)
 	draw_strips(&mine, f->w, f->dst, f->dst_stride, runs, n, 0, f->r->width);
 }
 
-/* Where the c-th of chunks strips of [lo, hi) starts: on a cache line of 32 bpp pixels, so
- * that no two threads write into one. */
+/*
+ * Where the c-th of chunks strips of [lo, hi) starts: where a physical row's pixels cross a
+ * cache line (mirrored at rotate 180), so that in a framebuffer of whole lines no two threads
+ * write into one. Turned (90, 270), each thread writes whole physical rows anyway.
+ */
 static int strip_start(const struct frame *f, int c, int chunks)
 {
-	return c == chunks ? f->hi : (f->lo + (int)((long)(f->hi - f->lo) * c / chunks)) & ~15;
+	const struct render *r = f->r;
+	int line = 64, s, off;
+
+	if (c == chunks)
+		return f->hi;
+	for (int b = r->bytes; !(b & 1) && line > 1; b >>= 1)
+		line >>= 1;	/* pixels in a whole number of lines: 64 / gcd(64, bytes) */
+	s = f->lo + (int)((long)(f->hi - f->lo) * c / chunks);
+	off = (r->rotate == 180 ? line - (r->width - s) % line : s) % line;
+	return s - off > 0 ? s - off : 0;
 }
 
 static void frame_columns(void *ctx, int c, int chunks, int thread)
@@ -724,7 +738,7 @@ int render_frame_pool(struct render *r, const struct water *w, uint8_t *dst,
 	chunks = pool ? pool->threads * (by_columns ? POOL_STRIPS : POOL_CHUNKS) : 1;
 	if (by_columns && chunks > 1)
 		frame_columns_span(&f);
-	chunks = min_int(chunks, by_columns ? (f.hi - f.lo) / 64 : units);
+	chunks = min_int(chunks, by_columns ? (f.hi - f.lo) / POOL_STRIP_MIN : units);
 	if (!pool || pool->threads <= 1 || r->bands < pool->threads || rows < POOL_ROWS ||
 	    chunks < 2) {
 		draw_strips(r, w, dst, dst_stride, r->runs, nruns, 0, r->width);

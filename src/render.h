@@ -153,8 +153,9 @@ int render_frame(struct render *r, const struct water *w, uint8_t *dst, size_t d
  * not per frame; 0 or -ENOMEM (then one band). */
 int render_set_bands(struct render *r, int bands);
 
-/* render_frame with its rows shared among pool's threads (as many as render_set_bands made
- * room for), each physical row written by one; the same bytes for any thread count. */
+/* render_frame shared among pool's threads (as many as render_set_bands made room for): its
+ * rows at cell 1, strips of its columns above; each byte written by one thread, the same
+ * bytes for any thread count. */
 struct pool;
 int render_frame_pool(struct render *r, const struct water *w, uint8_t *dst,
 		      size_t dst_stride, int page, bool full, struct pool *pool);

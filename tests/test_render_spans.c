@@ -15,13 +15,14 @@
 #include "render.h"
 #include "water.h"
 
-enum { W = 150, H = 70, FRAMES = 90, SENTINEL = 0xA5 };
+enum { W = 150, H = 70, WIDE_W = 701, WIDE_H = 53, FRAMES = 90, SENTINEL = 0xA5 };
 
 struct look {
 	int rotate, cell, threads;
 	bool light;
 	uint32_t tint;
 	const char *format;
+	int width, height;	/* the logical screen's; 0: W x H, stones at the edges too */
 };
 
 /* A splash where every pixel differs from its neighbours even after 5-bit truncation. */
@@ -65,6 +66,16 @@ static void stones(struct water *w, int f)
 			water_drop(w, at[i].x, at[i].y, 3 * w->cell, at[i].weight);
 }
 
+/* On a wide screen, stones away from its edges: the wet columns start and end anywhere, and
+ * frames above cell 1 are shared among threads in strips of them. */
+static void stones_inside(struct water *w, int f, int width, int height)
+{
+	if (f == 0)
+		water_drop(w, width / 2 + 7, height / 2, 3 * w->cell, 300);
+	if (f == 25)
+		water_drop(w, width / 5 + 3, height / 3, 3 * w->cell, -250);
+}
+
 /* w as a water that may be wet everywhere: every row live over its whole width, now and a step
  * before. live and span hold H + 2 entries, from row -1. */
 static struct water all_wet(const struct water *w, uint8_t *live, struct water_span *span)
@@ -85,21 +96,22 @@ static struct water all_wet(const struct water *w, uint8_t *live, struct water_s
  * pixel through the kernels, on a fresh buffer. */
 static void compare_to_whole(const struct look *l)
 {
-	struct image img = splash_of(W, H);
+	int lw = l->width ? l->width : W, lh = l->width ? l->height : H;
+	struct image img = splash_of(lw, lh);
 	bool side = l->rotate % 180 != 0;
-	int pw = side ? H : W, ph = side ? W : H;
+	int pw = side ? lh : lw, ph = side ? lw : lh;
 	struct render r, whole;
 	struct water w;
 	struct pixfmt fmt;
 	struct pool pool;
-	uint8_t *fb[2], *want, live[H + 2];
-	struct water_span span[H + 2];
+	uint8_t *fb[2], *want, live[WIDE_H > H ? WIDE_H + 2 : H + 2];
+	struct water_span span[WIDE_H > H ? WIDE_H + 2 : H + 2];
 	size_t stride, size;
 
 	assert_int_equal(pixfmt_by_name(&fmt, l->format), 0);
 	stride = (size_t)(pw + 3) * fmt.bytes;
 	size = stride * ph;
-	assert_int_equal(water_init(&w, W, H, l->cell, 4), 0);
+	assert_int_equal(water_init(&w, lw, lh, l->cell, 4), 0);
 	renderer_of(&r, l, &fmt, &img, pw, ph);
 	renderer_of(&whole, l, &fmt, &img, pw, ph);
 	assert_int_equal(pool_init(&pool, l->threads), 0);
@@ -112,7 +124,10 @@ static void compare_to_whole(const struct look *l)
 		int page = f % 2;
 		struct water e;
 
-		stones(&w, f);
+		if (l->width)
+			stones_inside(&w, f, lw, lh);
+		else
+			stones(&w, f);
 		render_frame_pool(&r, &w, fb[page], stride, page, f < 2, &pool);
 		e = all_wet(&w, live, span);
 		memset(want, SENTINEL, size);
@@ -146,7 +161,26 @@ static void test_frames_equal_whole_frames(void **state)
 			for (size_t c = 0; c < sizeof(cells) / sizeof(cells[0]); c++)
 				for (int k = 0; k < 4; k++) {
 					struct look l = { rotate, cells[c], k == 3 ? 3 : 1, k == 2,
-							  k & 1 ? 0x3080ff : CONFIG_OFF, formats[f] };
+							  k & 1 ? 0x3080ff : CONFIG_OFF, formats[f], 0, 0 };
+
+					compare_to_whole(&l);
+				}
+}
+
+/* Frames above cell 1 shared among 2 and 4 threads in strips of columns that start anywhere
+ * (rounded to cache lines, mirrored at rotate 180), on an odd-width screen. */
+static void test_strips_of_wide_frames(void **state)
+{
+	static const char *const formats[] = { "XRGB8888", "RGB565", "RGB888" };
+	static const int cells[] = { 3, 8 };
+
+	(void)state;
+	for (int rotate = 0; rotate < 360; rotate += 90)
+		for (size_t f = 0; f < (rotate % 180 ? 1 : 3); f++)
+			for (size_t c = 0; c < sizeof(cells) / sizeof(cells[0]); c++)
+				for (int threads = 2; threads <= 4; threads += 2) {
+					struct look l = { rotate, cells[c], threads, threads == 4,
+							  CONFIG_OFF, formats[f], WIDE_W, WIDE_H };
 
 					compare_to_whole(&l);
 				}
@@ -225,6 +259,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frames_equal_whole_frames),
+		cmocka_unit_test(test_strips_of_wide_frames),
 		cmocka_unit_test(test_one_stone_writes_its_own_width),
 	};
 
