@@ -214,7 +214,8 @@ check-valgrind-run: all $(UNIT_TESTS)
 # BENCH_RUNS=5 make bench: that many runs, each row then as its median (tests/bench_runs.sh).
 BENCH_RUNS ?= 1
 bench: deps $(B)/tests/bench
-	@if [ $(BENCH_RUNS) -gt 1 ]; then sh tests/bench_runs.sh $(BENCH_RUNS); else $(B)/tests/bench; fi
+	@if [ "$(BENCH_RUNS)" != 1 ]; then BENCH=$(B)/tests/bench sh tests/bench_runs.sh $(BENCH_RUNS); \
+	else $(B)/tests/bench; fi
 
 # On a machine with a framebuffer: build and run in the foreground. Without one: a demo PNG.
 run: deps all

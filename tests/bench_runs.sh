@@ -4,25 +4,41 @@
 # is taken within its own run, so a machine that drifts between runs does not bias it), with
 # the ratio's lowest and highest. The runs' whole output stays in $BENCH_RUNS_DIR (default: a
 # new directory under ${TMPDIR:-/tmp}); RUNS 0 with BENCH_RUNS_DIR set prints the medians of
-# the runs already there.
+# the runs already there. BENCH: the bench program (default: the one beside this script).
 set -eu
 
-runs=${1:?usage: bench_runs.sh RUNS [WxH...] [--no-processes | --processes]}
-shift
-here=$(dirname "$0")
-dir=${BENCH_RUNS_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/fbripple-bench-runs-XXXXXX")}
+usage() {
+	echo "usage: bench_runs.sh RUNS [WxH...] [--no-processes | --processes]" >&2
+	echo "       BENCH_RUNS_DIR=DIR bench_runs.sh 0: the medians of the runs in DIR" >&2
+	exit 2
+}
 
-i=1
-while [ "$i" -le "$runs" ]; do
-	echo "run $i of $runs: $dir/run$i.txt" >&2
-	"$here/bench" "$@" >"$dir/run$i.txt"
-	i=$((i + 1))
-done
+runs=${1:-}
+case $runs in '' | *[!0-9]*) usage ;; esac
+shift
+bench=${BENCH:-$(dirname "$0")/bench}	# make bench passes its build's
+if [ "$runs" -eq 0 ]; then
+	dir=${BENCH_RUNS_DIR:?RUNS 0 reads the runs in BENCH_RUNS_DIR}
+	files=$(ls "$dir"/run*.txt 2>/dev/null) || true
+	[ -n "$files" ] || { echo "bench_runs.sh: no run*.txt in $dir" >&2; exit 1; }
+else
+	dir=${BENCH_RUNS_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/fbripple-bench-runs-XXXXXX")}
+	mkdir -p "$dir"
+	files=
+	i=1
+	while [ "$i" -le "$runs" ]; do
+		echo "run $i of $runs: $dir/run$i.txt" >&2
+		"$bench" "$@" >"$dir/run$i.txt"
+		files="$files $dir/run$i.txt"
+		i=$((i + 1))
+	done
+fi
 
 # In-process rows: the key is the first 52 columns (size, format, scene, row), then ms, the
 # ratio to the seed port ("5.00x") and to the floor. Whole-process rows: 44 columns, wall ms,
 # CPU ms and, on fbripple's heavy-rain row, the speed-up over the seed program.
-awk -v runs="$(ls "$dir"/run*.txt | wc -l)" '
+# shellcheck disable=SC2086 # $files: the run files, split on purpose (mktemp names have no blanks)
+awk -v runs="$(echo $files | wc -w)" '
 function median(list, n,    v, i, j, t) {
 	split(list, v, " ")
 	for (i = 2; i <= n; i++)
@@ -48,6 +64,7 @@ function add(key, a, b, c, d) {
 	third[key] = third[key] " " c
 	cpu[key] = cpu[key] " " d
 }
+FNR == 1 { split("", plain) }	# each run divides by its own rotate 0
 /^size +format/ && !header { header = $0 }
 /^[0-9]+x[0-9]+ / && $0 ~ /x +[0-9.]+x/ {
 	split(substr($0, 53), f, " ")
@@ -89,4 +106,4 @@ END {
 			       range(turned[key], n[key])
 		printf "\n"
 	}
-}' "$dir"/run*.txt
+}' $files
