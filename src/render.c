@@ -19,7 +19,7 @@
 #define POOL_CHUNKS 6
 /* Strips of columns a frame above cell 1 is cut into per thread, each at least this wide. */
 #define POOL_STRIPS 2
-#define POOL_STRIP_MIN 64
+#define POOL_STRIP_MIN 32
 
 /* The kernel of the renderer's path for its format and look. */
 static void pick_row(struct render *r, bool light)
