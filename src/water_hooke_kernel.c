@@ -58,25 +58,18 @@ uint8_t hooke_row_neon(const int16_t *restrict up, const int16_t *restrict mid,
 
 int hooke_row_for(enum cpu_simd simd, hooke_row_fn **row)
 {
-	if (!cpu_simd_supported(simd))
-		return -ENOTSUP;
-	switch (simd) {
+	static hooke_row_fn *const paths[CPU_SIMD_COUNT] = {
+		[CPU_SCALAR] = hooke_row_scalar,
 #if defined(__x86_64__)
-	case CPU_SSE2:
-		*row = hooke_row_sse2;
-		return 0;
-	case CPU_AVX2:
-		*row = hooke_row_avx2;
-		return 0;
+		[CPU_SSE2] = hooke_row_sse2,
+		[CPU_AVX2] = hooke_row_avx2,
 #elif defined(__aarch64__)
-	case CPU_NEON:
-		*row = hooke_row_neon;
-		return 0;
+		[CPU_NEON] = hooke_row_neon,
 #endif
-	case CPU_SCALAR:
-		*row = hooke_row_scalar;
-		return 0;
-	default:
+	};
+
+	if (!cpu_simd_supported(simd) || !paths[simd])
 		return -ENOTSUP;
-	}
+	*row = paths[simd];
+	return 0;
 }

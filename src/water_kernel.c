@@ -64,25 +64,18 @@ uint8_t water_row_fraction_scalar(const int16_t *restrict up, const int16_t *res
 
 int water_kernels_for(enum cpu_simd simd, struct water_kernels *k)
 {
-	if (!cpu_simd_supported(simd))
-		return -ENOTSUP;
-	switch (simd) {
+	static const struct water_kernels paths[CPU_SIMD_COUNT] = {
+		[CPU_SCALAR] = { water_row_shift_scalar, water_row_fraction_scalar },
 #if defined(__x86_64__)
-	case CPU_SSE2:
-		*k = (struct water_kernels){ water_row_shift_sse2, water_row_fraction_sse2 };
-		return 0;
-	case CPU_AVX2:
-		*k = (struct water_kernels){ water_row_shift_avx2, water_row_fraction_avx2 };
-		return 0;
+		[CPU_SSE2] = { water_row_shift_sse2, water_row_fraction_sse2 },
+		[CPU_AVX2] = { water_row_shift_avx2, water_row_fraction_avx2 },
 #elif defined(__aarch64__)
-	case CPU_NEON:
-		*k = (struct water_kernels){ water_row_shift_neon, water_row_fraction_neon };
-		return 0;
+		[CPU_NEON] = { water_row_shift_neon, water_row_fraction_neon },
 #endif
-	case CPU_SCALAR:
-		*k = (struct water_kernels){ water_row_shift_scalar, water_row_fraction_scalar };
-		return 0;
-	default:
+	};
+
+	if (!cpu_simd_supported(simd) || !paths[simd].shift)
 		return -ENOTSUP;
-	}
+	*k = paths[simd];
+	return 0;
 }

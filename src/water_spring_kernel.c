@@ -91,30 +91,22 @@ int spring_settle_scalar(int32_t *restrict x, int32_t *restrict v, int16_t *rest
 }
 
 #define KERNELS(path) \
-	((struct spring_kernels){ spring_push_##path, spring_spread_##path, \
-				  spring_spread_rows_##path, spring_settle_##path })
+	{ spring_push_##path, spring_spread_##path, spring_spread_rows_##path, spring_settle_##path }
 
 int spring_kernels_for(enum cpu_simd simd, struct spring_kernels *k)
 {
-	if (!cpu_simd_supported(simd))
-		return -ENOTSUP;
-	switch (simd) {
+	static const struct spring_kernels paths[CPU_SIMD_COUNT] = {
+		[CPU_SCALAR] = KERNELS(scalar),
 #if defined(__x86_64__)
-	case CPU_SSE2:
-		*k = KERNELS(sse2);
-		return 0;
-	case CPU_AVX2:
-		*k = KERNELS(avx2);
-		return 0;
+		[CPU_SSE2] = KERNELS(sse2),
+		[CPU_AVX2] = KERNELS(avx2),
 #elif defined(__aarch64__)
-	case CPU_NEON:
-		*k = KERNELS(neon);
-		return 0;
+		[CPU_NEON] = KERNELS(neon),
 #endif
-	case CPU_SCALAR:
-		*k = KERNELS(scalar);
-		return 0;
-	default:
+	};
+
+	if (!cpu_simd_supported(simd) || !paths[simd].push)
 		return -ENOTSUP;
-	}
+	*k = paths[simd];
+	return 0;
 }
