@@ -9,30 +9,10 @@
 #include <string.h>
 
 #include "cpu.h"
+#include "testutil.h"
 #include "water.h"
 #include "water_engine.h"
 #include "water_hooke_kernel.h"
-
-static uint64_t rng = 88172645463325252ULL;
-
-static uint32_t next_random(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 16);
-}
-
-/* The vector paths this build and CPU can run (scalar excluded). */
-static int vector_paths(enum cpu_simd *paths)
-{
-	int n = 0;
-
-	for (int i = CPU_SCALAR + 1; i < CPU_SIMD_COUNT; i++)
-		if (cpu_simd_supported((enum cpu_simd)i))
-			paths[n++] = (enum cpu_simd)i;
-	return n;
-}
 
 /* Anything an int16 holds, the extremes, 0 and the values about a shift's 2^n often. */
 static int16_t random_height(int shift)
@@ -40,10 +20,10 @@ static int16_t random_height(int shift)
 	const int16_t special[] = { 0, 0, 0, INT16_MAX, -INT16_MAX, INT16_MIN, 1, -1,
 				    (int16_t)(1 << shift), (int16_t)((1 << shift) - 1),
 				    (int16_t)-(1 << shift) };
-	uint32_t r = next_random();
+	uint32_t r = tu_random();
 
 	return r % 3 ? special[r % (sizeof(special) / sizeof(special[0]))]
-		     : (int16_t)(next_random() & 0xffff);
+		     : (int16_t)(tu_random() & 0xffff);
 }
 
 static const int widths[] = { 1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 100, 481 };
@@ -63,11 +43,11 @@ static void compare_row(hooke_row_fn *row, hooke_row_fn *ref, const char *path, 
 
 	for (int i = 0; i < n * 8; i++)
 		mem[i] = random_height(i % 2 ? vshift : hshift);
-	if (next_random() % 4 == 0)	/* a calm row: the flag must be 0 */
+	if (tu_random() % 4 == 0)	/* a calm row: the flag must be 0 */
 		for (int i = 0; i < n * 8; i++)
 			mem[i] = 0;
 	for (int i = -PAD; i < width + PAD; i++) {
-		keep[i] = i >= 0 && i < width && walls && next_random() % 5 == 0 ? 0 : -1;
+		keep[i] = i >= 0 && i < width && walls && tu_random() % 5 == 0 ? 0 : -1;
 		want[i] = out[i];
 		v2[i] = v[i];
 	}
@@ -86,7 +66,7 @@ static void compare_row(hooke_row_fn *row, hooke_row_fn *ref, const char *path, 
 static void test_rows_equal_scalar(void **state)
 {
 	enum cpu_simd paths[CPU_SIMD_COUNT];
-	int n = vector_paths(paths);
+	int n = tu_vector_paths(paths);
 	hooke_row_fn *row, *ref;
 
 	(void)state;
@@ -119,7 +99,7 @@ static void test_every_path_steps_like_scalar(void **state)
 {
 	static const int sizes[][2] = { { 1, 9 }, { 7, 13 }, { 33, 21 }, { 250, 17 }, { 483, 11 } };
 	enum cpu_simd paths[CPU_SIMD_COUNT];
-	int n = vector_paths(paths), saturated = 0;
+	int n = tu_vector_paths(paths), saturated = 0;
 
 	(void)state;
 	for (int p = 0; p < n; p++)
@@ -135,7 +115,7 @@ static void test_every_path_steps_like_scalar(void **state)
 				open_on(&b, CPU_SCALAR, width, height, shift, shift);
 				cells = (size_t)a.stride * (a.height + 2);
 				for (int c = 0; (variant & 1) && c < width * height; c++)
-					mask[c] = next_random() % 7 == 0;
+					mask[c] = tu_random() % 7 == 0;
 				if (variant & 1) {
 					assert_int_equal(water_set_walls(&a, mask), 0);
 					assert_int_equal(water_set_walls(&b, mask), 0);

@@ -10,32 +10,12 @@
 
 #include "config.h"
 #include "cpu.h"
+#include "testutil.h"
 #include "water.h"
 #include "water_engine.h"
 #include "water_spring_kernel.h"
 
 #define LIMIT SPRING_LIMIT
-
-static uint64_t rng = 88172645463325252ULL;
-
-static uint32_t next_random(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 16);
-}
-
-/* The vector paths this build and CPU can run (scalar excluded). */
-static int vector_paths(enum cpu_simd *paths)
-{
-	int n = 0;
-
-	for (int i = CPU_SCALAR + 1; i < CPU_SIMD_COUNT; i++)
-		if (cpu_simd_supported((enum cpu_simd)i))
-			paths[n++] = (enum cpu_simd)i;
-	return n;
-}
 
 /* The settle thresholds of the engine: cell 1 (shift 16, no still) and above (shift 12), the
  * creep of the stiffest and the weakest spring config.c allows. */
@@ -56,12 +36,12 @@ static int32_t random_state(int32_t bound, const struct spring_settle *at)
 			      at->creep, at->creep + 1, at->shows - 1, at->shows, at->still - 1,
 			      at->still, 2048, 2047, (1 << SPRING_COEF) - 1, 1 << SPRING_COEF,
 			      (1 << SPRING_COEF) + 1 };
-	uint32_t r = next_random() % 4;
-	int32_t v = r ? (int32_t)(next_random() % (uint32_t)bound)
-		      : special[next_random() % (sizeof(special) / sizeof(special[0]))];
+	uint32_t r = tu_random() % 4;
+	int32_t v = r ? (int32_t)(tu_random() % (uint32_t)bound)
+		      : special[tu_random() % (sizeof(special) / sizeof(special[0]))];
 
 	v = v > bound ? bound : v;
-	return next_random() % 2 ? -v : v;
+	return tu_random() % 2 ? -v : v;
 }
 
 /* A row's cells with room for the vector loads past it, which must never be read. */
@@ -79,8 +59,8 @@ static void row_fill(struct row *r, int width, int32_t xbound, int32_t vbound, b
 		r->xd[i] = random_state(xbound, at);
 		r->up[i] = random_state(LIMIT / 4, at);
 		r->down[i] = r->down2[i] = 7;
-		r->keep[i] = walls && next_random() % 5 == 0 ? 0 : -1;
-		r->keepd[i] = walls && next_random() % 5 == 0 ? 0 : -1;
+		r->keep[i] = walls && tu_random() % 5 == 0 ? 0 : -1;
+		r->keepd[i] = walls && tu_random() % 5 == 0 ? 0 : -1;
 		r->out[i] = r->out2[i] = 5;
 	}
 }
@@ -157,7 +137,7 @@ static const int32_t spreads[] = { 16777, 419430, 1677722, -419430, 0, 1 };
 static void test_kernels_equal_scalar(void **state)
 {
 	enum cpu_simd paths[CPU_SIMD_COUNT];
-	int n = vector_paths(paths);
+	int n = tu_vector_paths(paths);
 	struct spring_kernels ref, k;
 
 	(void)state;
@@ -234,7 +214,7 @@ static void test_settle_flags_see_every_cell(void **state)
 		{ 0, -8192, SPRING_SETTLE_ANY | SPRING_SETTLE_SHOWS },
 	};
 	enum cpu_simd paths[CPU_SIMD_COUNT];
-	int n = vector_paths(paths);
+	int n = tu_vector_paths(paths);
 
 	(void)state;
 	for (int p = 0; p < n; p++) {
@@ -330,7 +310,7 @@ static void test_every_path_steps_like_scalar(void **state)
 {
 	static const int sizes[][2] = { { 1, 9 }, { 7, 13 }, { 33, 21 }, { 250, 17 }, { 483, 11 } };
 	enum cpu_simd paths[CPU_SIMD_COUNT];
-	int n = vector_paths(paths), saturated = 0;
+	int n = tu_vector_paths(paths), saturated = 0;
 	struct config cfg;
 	struct water_tuning defaults;
 
@@ -356,7 +336,7 @@ static void test_every_path_steps_like_scalar(void **state)
 				open_on(&a, paths[p], width, height, cell, &t);
 				open_on(&b, CPU_SCALAR, width, height, cell, &t);
 				for (int c = 0; walls && c < width * height; c++)
-					mask[c] = next_random() % 7 == 0;
+					mask[c] = tu_random() % 7 == 0;
 				if (walls) {
 					assert_int_equal(water_set_walls(&a, mask), 0);
 					assert_int_equal(water_set_walls(&b, mask), 0);

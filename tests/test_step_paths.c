@@ -15,24 +15,14 @@
 #include "water_engine.h"
 #include "water_kernel.h"
 
-static uint64_t rng = 88172645463325252ULL;
-
-static uint32_t next_random(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 16);
-}
-
 /* Anything an int16 can hold, with the extremes and 0 often, so saturation and rows that come
  * out all zero both happen. */
 static int16_t random_height(void)
 {
 	static const int16_t special[] = { 0, 0, 0, 0, INT16_MAX, -INT16_MAX, INT16_MIN, 1, -1 };
-	uint32_t r = next_random();
+	uint32_t r = tu_random();
 
-	return r % 3 ? special[r % 9] : (int16_t)(next_random() & 0xffff);
+	return r % 3 ? special[r % 9] : (int16_t)(tu_random() & 0xffff);
 }
 
 /* Heights about the bounds of the kernels' 16-bit arithmetic (-8192..8191), all of one sign
@@ -41,26 +31,15 @@ static int16_t random_height(void)
  * between them; four neighbours past the bound overflow 16 bits. */
 static int16_t near_bound_height(bool negative)
 {
-	uint32_t r = next_random() % 20, past = next_random() % 8192;
+	uint32_t r = tu_random() % 20, past = tu_random() % 8192;
 
 	if (r < 12)
 		return negative ? -8192 : 8191;
 	if (r < 16)
-		return (int16_t)(next_random() % 16384 - 8192);
+		return (int16_t)(tu_random() % 16384 - 8192);
 	if (r < 19)
 		return (int16_t)(negative ? -8193 - (int)past : 8192 + (int)past);
 	return negative ? INT16_MIN : INT16_MAX;
-}
-
-/* The vector paths this build and CPU can run (scalar excluded). */
-static int vector_paths(enum cpu_simd *paths)
-{
-	int n = 0;
-
-	for (int i = CPU_SCALAR + 1; i < CPU_SIMD_COUNT; i++)
-		if (cpu_simd_supported((enum cpu_simd)i))
-			paths[n++] = (enum cpu_simd)i;
-	return n;
 }
 
 enum heights { ANY, SPARSE, NEAR_BOUND };
@@ -77,8 +56,8 @@ static void compare_row(enum cpu_simd simd, bool fraction, int width, int shift,
 	int16_t *want = out + width + 2 * PAD;
 	struct water_kernels k, ref;
 	uint8_t got_any, want_any;
-	bool negative = next_random() % 2;
-	const int16_t *keep = next_random() % 2 ? walls : NULL;
+	bool negative = tu_random() % 2;
+	const int16_t *keep = tu_random() % 2 ? walls : NULL;
 
 	assert_int_equal(water_kernels_for(simd, &k), 0);
 	assert_int_equal(water_kernels_for(CPU_SCALAR, &ref), 0);
@@ -86,9 +65,9 @@ static void compare_row(enum cpu_simd simd, bool fraction, int width, int shift,
 		rows[i] = heights == SPARSE ? 0 : heights == NEAR_BOUND ? near_bound_height(negative)
 								  : random_height();
 	if (heights == SPARSE)	/* one cell somewhere: the flag must see it in any lane and in the tail */
-		mid[next_random() % width] = (int16_t)(next_random() % 64 + 64);
+		mid[tu_random() % width] = (int16_t)(tu_random() % 64 + 64);
 	for (int x = 0; x < width; x++) {
-		walls[x] = next_random() % 5 ? -1 : 0;
+		walls[x] = tu_random() % 5 ? -1 : 0;
 		want[x] = out[x];
 	}
 	if (fraction) {
@@ -123,7 +102,7 @@ static void test_kernels_equal_scalar(void **state)
 	static const double fractions[] = { 0.5, 0.94, 0.97, 0.9999, 0.999, 0.6180339887,
 					    0.001, 0, 1, -0.5, -1, 1.5 };
 	enum cpu_simd paths[CPU_SIMD_COUNT];
-	int n = vector_paths(paths);
+	int n = tu_vector_paths(paths);
 
 	(void)state;
 	for (int p = 0; p < n; p++)
@@ -201,7 +180,7 @@ static void test_every_path_steps_like_scalar(void **state)
 {
 	static const int sizes[][2] = { { 1, 9 }, { 7, 13 }, { 33, 21 }, { 250, 17 }, { 1921, 11 } };
 	enum cpu_simd paths[CPU_SIMD_COUNT];
-	int n = vector_paths(paths), saturated = 0;
+	int n = tu_vector_paths(paths), saturated = 0;
 
 	(void)state;
 	for (int p = 0; p < n; p++)
@@ -216,7 +195,7 @@ static void test_every_path_steps_like_scalar(void **state)
 				open_on(&a, paths[p], width, height, 1 + 11 * !(variant & 1), damping);
 				open_on(&b, CPU_SCALAR, width, height, 1 + 11 * !(variant & 1), damping);
 				for (int c = 0; walls && c < width * height; c++)
-					mask[c] = next_random() % 7 == 0;
+					mask[c] = tu_random() % 7 == 0;
 				if (walls) {
 					assert_int_equal(water_set_walls(&a, mask), 0);
 					assert_int_equal(water_set_walls(&b, mask), 0);

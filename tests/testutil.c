@@ -135,3 +135,23 @@ void tu_load(struct image *img, const char *path)
 	if (image_load(img, path, err, sizeof(err)) < 0)
 		fail_msg("%s: %s", path, err);
 }
+
+uint32_t tu_random(void)
+{
+	static uint64_t rng = 88172645463325252ULL;
+
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng >> 16);
+}
+
+int tu_vector_paths(enum cpu_simd *paths)
+{
+	int n = 0;
+
+	for (int i = CPU_SCALAR + 1; i < CPU_SIMD_COUNT; i++)
+		if (cpu_simd_supported((enum cpu_simd)i))
+			paths[n++] = (enum cpu_simd)i;
+	return n;
+}

@@ -15,7 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpu.h"
 #include "image.h"
+
+/* The next 32 bits of one repeatable xorshift sequence per test program. */
+uint32_t tu_random(void);
+
+/* The vector paths this build and CPU can run (scalar excluded), into paths; how many. */
+int tu_vector_paths(enum cpu_simd *paths);
 
 /* A fresh directory under $TMPDIR, and its removal with everything in it. */
 char *tu_tmpdir(void);
