@@ -35,11 +35,17 @@ static void pick_row(struct render *r, bool light)
 		[RENDER_SCALAR] = &render_kernels_scalar,
 	};
 	const struct render_kernels *k = paths[r->path] ? paths[r->path] : paths[RENDER_SCALAR];
-	render_row_fn *const *set = r->direct ? k->direct : light ? k->lit : k->slope;
-	render_row_fn *const *scalar = r->direct ? render_kernels_scalar.direct
-				     : light ? render_kernels_scalar.lit : render_kernels_scalar.slope;
+	int i = r->bytes - 2;
 
-	r->row = set[r->bytes - 2] ? set[r->bytes - 2] : scalar[r->bytes - 2];
+	if (r->direct)
+		r->row = k->direct[i];
+	else if (!light)
+		r->row = k->slope[i];
+	else
+		r->row = render_bytewise(&r->fmt) && k->lit_bytes[i] ? k->lit_bytes[i] : k->lit[i];
+	if (!r->row)
+		r->row = (r->direct ? render_kernels_scalar.direct
+			  : light ? render_kernels_scalar.lit : render_kernels_scalar.slope)[i];
 }
 
 int render_set_path(struct render *r, enum render_path path)

@@ -133,4 +133,5 @@ const struct render_kernels render_kernels_scalar = {
 	{ direct_16, direct_24, direct_32 },
 	{ slope_16, slope_24, slope_32 },
 	{ lit_16, lit_24, lit_32 },
+	{ NULL, NULL, NULL },	/* the field by field ones are the reference */
 };

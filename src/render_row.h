@@ -35,10 +35,27 @@ static inline const uint8_t *render_prefetch_row(const struct render *r, int y)
 }
 
 /* A path's kernels per bytes per pixel - 2: cell 1 without light (the seeds' offsets straight
- * from the heights), slopes without light, slopes with light. NULL: the scalar one. */
+ * from the heights), slopes without light, slopes with light, and slopes with light for a
+ * format whose colour fields are whole bytes (render_bytewise). NULL: the scalar one. */
 struct render_kernels {
-	render_row_fn *direct[3], *slope[3], *lit[3];
+	render_row_fn *direct[3], *slope[3], *lit[3], *lit_bytes[3];
 };
+
+/* How a slope kernel lights its pixels: not at all, field by field whatever the format's
+ * layout, or by saturating byte sums, where every colour field is a whole byte (the same
+ * sums, a quarter of the work). */
+enum render_shading { SHADE_NONE, SHADE_FIELDS, SHADE_BYTES };
+
+/* Every colour field of fmt a whole byte on a byte boundary: XRGB8888, RGB888 and kin. */
+static inline bool render_bytewise(const struct pixfmt *fmt)
+{
+	const struct pixfmt_field *f[3] = { &fmt->red, &fmt->green, &fmt->blue };
+
+	for (int i = 0; i < 3; i++)
+		if (f[i]->length != 8 || f[i]->offset % 8)
+			return false;
+	return true;
+}
 
 /* A row's slopes are read 8 cells at a time from any cell up to the last one's neighbour: the
  * slope arrays hold this many cells past the grid's width + 1 (never picked, only read). */
@@ -49,62 +66,47 @@ extern const struct render_kernels render_kernels_sse2;	/* x86-64 only */
 extern const struct render_kernels render_kernels_avx2;	/* x86-64 only */
 extern const struct render_kernels render_kernels_neon;	/* arm64 only */
 
+/* The scalar kernel that draws the last pixels of a vector kernel's row, too few for a vector. */
+static inline render_row_fn *render_row_tail(int bytes, enum render_shading shading)
+{
+	return (shading != SHADE_NONE ? render_kernels_scalar.lit
+				      : render_kernels_scalar.slope)[bytes - 2];
+}
+
 /* A kernel the per-format wrappers below must take in whole. */
 #define RENDER_INLINE static inline __attribute__((always_inline))
 
-/* A vector path's kernels from its direct(..., bytes) and slope(..., bytes, light), each
- * compiled for the path's target (ATTR) so that bytes is a constant in it: a kernel a wrapper
- * cannot inline copies every pixel byte by byte. */
+/* A vector path's kernels from its direct(..., bytes) and slope(..., bytes, shading), each
+ * compiled for the path's target (ATTR) so that bytes and shading are constants in it: a
+ * kernel a wrapper cannot inline copies every pixel byte by byte. */
+#define RENDER_ROW_KERNEL(name, ATTR, call)                                              \
+	ATTR static void name(uint8_t *restrict dst, const struct render *r, int y,      \
+			      const int16_t *h, int stride, int x0, int x1)              \
+	{                                                                                \
+		call;                                                                    \
+	}
 #define RENDER_ROW_KERNELS(kernels, ATTR)                                                \
-	ATTR static void direct_16(uint8_t *restrict dst, const struct render *r, int y, \
-			      const int16_t *h, int stride, int x0, int x1)              \
-	{                                                                                \
-		direct(dst, r, y, h, stride, x0, x1, 2);                                 \
-	}                                                                                \
-	ATTR static void direct_24(uint8_t *restrict dst, const struct render *r, int y, \
-			      const int16_t *h, int stride, int x0, int x1)              \
-	{                                                                                \
-		direct(dst, r, y, h, stride, x0, x1, 3);                                 \
-	}                                                                                \
-	ATTR static void direct_32(uint8_t *restrict dst, const struct render *r, int y, \
-			      const int16_t *h, int stride, int x0, int x1)              \
-	{                                                                                \
-		direct(dst, r, y, h, stride, x0, x1, 4);                                 \
-	}                                                                                \
-	ATTR static void slope_16(uint8_t *restrict dst, const struct render *r, int y,  \
-			     const int16_t *h, int stride, int x0, int x1)               \
-	{                                                                                \
-		slope(dst, r, y, h, stride, x0, x1, 2, false);                           \
-	}                                                                                \
-	ATTR static void slope_24(uint8_t *restrict dst, const struct render *r, int y,  \
-			     const int16_t *h, int stride, int x0, int x1)               \
-	{                                                                                \
-		slope(dst, r, y, h, stride, x0, x1, 3, false);                           \
-	}                                                                                \
-	ATTR static void slope_32(uint8_t *restrict dst, const struct render *r, int y,  \
-			     const int16_t *h, int stride, int x0, int x1)               \
-	{                                                                                \
-		slope(dst, r, y, h, stride, x0, x1, 4, false);                           \
-	}                                                                                \
-	ATTR static void lit_16(uint8_t *restrict dst, const struct render *r, int y,    \
-			   const int16_t *h, int stride, int x0, int x1)                 \
-	{                                                                                \
-		slope(dst, r, y, h, stride, x0, x1, 2, true);                            \
-	}                                                                                \
-	ATTR static void lit_24(uint8_t *restrict dst, const struct render *r, int y,    \
-			   const int16_t *h, int stride, int x0, int x1)                 \
-	{                                                                                \
-		slope(dst, r, y, h, stride, x0, x1, 3, true);                            \
-	}                                                                                \
-	ATTR static void lit_32(uint8_t *restrict dst, const struct render *r, int y,    \
-			   const int16_t *h, int stride, int x0, int x1)                 \
-	{                                                                                \
-		slope(dst, r, y, h, stride, x0, x1, 4, true);                            \
-	}                                                                                \
+	RENDER_ROW_KERNEL(direct_16, ATTR, direct(dst, r, y, h, stride, x0, x1, 2))      \
+	RENDER_ROW_KERNEL(direct_24, ATTR, direct(dst, r, y, h, stride, x0, x1, 3))      \
+	RENDER_ROW_KERNEL(direct_32, ATTR, direct(dst, r, y, h, stride, x0, x1, 4))      \
+	RENDER_ROW_KERNEL(slope_16, ATTR,                                                \
+			  slope(dst, r, y, h, stride, x0, x1, 2, SHADE_NONE))            \
+	RENDER_ROW_KERNEL(slope_24, ATTR,                                                \
+			  slope(dst, r, y, h, stride, x0, x1, 3, SHADE_NONE))            \
+	RENDER_ROW_KERNEL(slope_32, ATTR,                                                \
+			  slope(dst, r, y, h, stride, x0, x1, 4, SHADE_NONE))            \
+	RENDER_ROW_KERNEL(lit_16, ATTR, slope(dst, r, y, h, stride, x0, x1, 2, SHADE_FIELDS)) \
+	RENDER_ROW_KERNEL(lit_24, ATTR, slope(dst, r, y, h, stride, x0, x1, 3, SHADE_FIELDS)) \
+	RENDER_ROW_KERNEL(lit_32, ATTR, slope(dst, r, y, h, stride, x0, x1, 4, SHADE_FIELDS)) \
+	RENDER_ROW_KERNEL(lit_bytes_24, ATTR,                                            \
+			  slope(dst, r, y, h, stride, x0, x1, 3, SHADE_BYTES))           \
+	RENDER_ROW_KERNEL(lit_bytes_32, ATTR,                                            \
+			  slope(dst, r, y, h, stride, x0, x1, 4, SHADE_BYTES))           \
 	const struct render_kernels kernels = {                                          \
 		{ direct_16, direct_24, direct_32 },                                     \
 		{ slope_16, slope_24, slope_32 },                                        \
 		{ lit_16, lit_24, lit_32 },                                              \
+		{ NULL, lit_bytes_24, lit_bytes_32 },                                    \
 	};
 
 #endif

@@ -107,6 +107,13 @@ AVX2 static inline __m256i lit(__m256i p, __m256i a, __m256i neg, const __m256i 
 	return _mm256_or_si256(_mm256_xor_si256(out, neg), _mm256_andnot_si256(colour, p));
 }
 
+/* lit() where every colour field is a whole byte: the same sums, saturating byte by byte (the
+ * bytes outside the fields add nothing, a has none there); neg darkens its lanes. */
+AVX2 static inline __m256i lit_bytes(__m256i p, __m256i a, __m256i neg)
+{
+	return _mm256_blendv_epi8(_mm256_adds_epu8(p, a), _mm256_subs_epu8(p, a), neg);
+}
+
 /*
  * The slopes of 8 pixels from the cells on both sides of each, mixed by its weight, without a
  * gather: their cells lie within 8 of the first one's (a cell is at least a pixel wide), so
@@ -132,7 +139,7 @@ AVX2 static inline __m256i move(__m256i g, __m256i mul, __m256i dmax, __m256i nd
 
 AVX2 RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
 			      const int16_t *h, int stride, int x0, int x1, int bytes,
-			      bool light)
+			      enum render_shading shading)
 {
 	const int width = r->width;
 	const __m256i zero = _mm256_setzero_si256(), xmax = _mm256_set1_epi32(width - 1);
@@ -168,20 +175,22 @@ AVX2 RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int
 
 		__builtin_prefetch(ahead + (size_t)x * bytes);
 
-		if (light) {
+		if (shading != SHADE_NONE) {
 			__m256i sh = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(gx, lx),
 								       _mm256_mullo_epi32(gy, ly)),
 						      shade_half);
+			__m256i a, neg;
 
 			sh = clamp8(_mm256_sra_epi32(sh, shade_shift), smin, smax);
-			v = lit(v, load8((const uint8_t *)shades, _mm256_add_epi32(sh, smax), 4),
-				_mm256_and_si256(_mm256_srai_epi32(sh, 31), colour), f, colour);
+			a = load8((const uint8_t *)shades, _mm256_add_epi32(sh, smax), 4);
+			neg = _mm256_srai_epi32(sh, 31);
+			v = shading == SHADE_BYTES ? lit_bytes(v, a, neg)
+						   : lit(v, a, _mm256_and_si256(neg, colour), f, colour);
 		}
 		put(dst + (size_t)x * bytes, v, bytes);
 	}
 	if (x < x1)
-		(light ? render_kernels_scalar.lit : render_kernels_scalar.slope)[bytes - 2](
-			dst, r, y, h, stride, x, x1);
+		render_row_tail(bytes, shading)(dst, r, y, h, stride, x, x1);
 }
 
 RENDER_ROW_KERNELS(render_kernels_avx2, AVX2)

@@ -75,6 +75,16 @@ static inline uint32x4_t lit(uint32x4_t p, uint32x4_t a, uint32x4_t neg, const u
 	return vorrq_u32(veorq_u32(out, neg), vbicq_u32(p, colour));
 }
 
+/* lit() where every colour field is a whole byte: the same sums, saturating byte by byte (the
+ * bytes outside the fields add nothing, a has none there); neg darkens its lanes. */
+static inline uint32x4_t lit_bytes(uint32x4_t p, uint32x4_t a, uint32x4_t neg)
+{
+	uint8x16_t pb = vreinterpretq_u8_u32(p), ab = vreinterpretq_u8_u32(a);
+
+	return vreinterpretq_u32_u8(vbslq_u8(vreinterpretq_u8_u32(neg), vqsubq_u8(pb, ab),
+					     vqaddq_u8(pb, ab)));
+}
+
 /*
  * The slopes of 4 pixels from the cells on both sides of each, mixed by its weight: their
  * cells lie within 4 of the first one's (a cell is at least a pixel wide), so the 4 cells
@@ -133,7 +143,8 @@ static inline void put4(uint8_t *out, uint32x4_t v, int bytes)
 }
 
 RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
-			 const int16_t *h, int stride, int x0, int x1, int bytes, bool light)
+			 const int16_t *h, int stride, int x0, int x1, int bytes,
+			 enum render_shading shading)
 {
 	static const int32_t lanes[4] = { 0, 1, 2, 3 };
 	const int width = r->width;
@@ -166,20 +177,21 @@ RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
 		uint32x4_t v = load4(r->splash, vreinterpretq_u32_s32(vmlaq_s32(sx, sy, vw)), bytes);
 
 		__builtin_prefetch(ahead + (size_t)x * bytes);
-		if (light) {
+		if (shading != SHADE_NONE) {
 			int32x4_t sh = vaddq_s32(vaddq_s32(vmulq_s32(gx, lx), vmulq_s32(gy, ly)),
 						 shade_half);
+			uint32x4_t a, neg;
 
 			sh = clamp4(vshlq_s32(sh, shade_shift), smin, smax);
-			v = lit(v, load4(shades, vreinterpretq_u32_s32(vaddq_s32(sh, smax)), 4),
-				vandq_u32(vreinterpretq_u32_s32(vshrq_n_s32(sh, 31)), colour), f,
-				colour);
+			a = load4(shades, vreinterpretq_u32_s32(vaddq_s32(sh, smax)), 4);
+			neg = vreinterpretq_u32_s32(vshrq_n_s32(sh, 31));
+			v = shading == SHADE_BYTES ? lit_bytes(v, a, neg)
+						   : lit(v, a, vandq_u32(neg, colour), f, colour);
 		}
 		put4(dst + (size_t)x * bytes, v, bytes);
 	}
 	if (x < x1)
-		(light ? render_kernels_scalar.lit : render_kernels_scalar.slope)[bytes - 2](
-			dst, r, y, h, stride, x, x1);
+		render_row_tail(bytes, shading)(dst, r, y, h, stride, x, x1);
 }
 
 RENDER_ROW_KERNELS(render_kernels_neon, )

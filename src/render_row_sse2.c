@@ -108,6 +108,14 @@ static inline __m128i lit(__m128i p, __m128i a, __m128i neg, const __m128i f[3],
 	return _mm_or_si128(_mm_xor_si128(out, neg), _mm_andnot_si128(colour, p));
 }
 
+/* lit() where every colour field is a whole byte: the same sums, saturating byte by byte (the
+ * bytes outside the fields add nothing, a has none there); neg darkens its lanes. */
+static inline __m128i lit_bytes(__m128i p, __m128i a, __m128i neg)
+{
+	return _mm_or_si128(_mm_and_si128(neg, _mm_subs_epu8(p, a)),
+			    _mm_andnot_si128(neg, _mm_adds_epu8(p, a)));
+}
+
 /* The slopes of 4 pixels from cells c and c + 1 of each, mixed by its weight:
  * (a (64 - w) + b w) >> 6 is a + ((b - a) w >> 6) exactly, one multiply fewer. */
 static inline __m128i mix(const int32_t *g, const int32_t *c, __m128i wb)
@@ -162,7 +170,8 @@ static inline void put4(uint8_t *out, __m128i v, int bytes)
 }
 
 RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
-			 const int16_t *h, int stride, int x0, int x1, int bytes, bool light)
+			 const int16_t *h, int stride, int x0, int x1, int bytes,
+			 enum render_shading shading)
 {
 	const int width = r->width;
 	const __m128i zero = _mm_setzero_si128(), xmax = _mm_set1_epi32(width - 1);
@@ -193,19 +202,21 @@ RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
 
 		__builtin_prefetch(ahead + (size_t)x * bytes);
 
-		if (light) {
+		if (shading != SHADE_NONE) {
 			__m128i sh = _mm_add_epi32(_mm_add_epi32(mullo(gx, lx), mullo(gy, ly)),
 						   shade_half);
+			__m128i a, neg;
 
 			sh = clamp4(_mm_sra_epi32(sh, shade_shift), smin, smax);
-			v = lit(v, load4(shades, _mm_add_epi32(sh, smax), 4),
-				_mm_and_si128(_mm_srai_epi32(sh, 31), colour), f, colour);
+			a = load4(shades, _mm_add_epi32(sh, smax), 4);
+			neg = _mm_srai_epi32(sh, 31);
+			v = shading == SHADE_BYTES ? lit_bytes(v, a, neg)
+						   : lit(v, a, _mm_and_si128(neg, colour), f, colour);
 		}
 		put4(dst + (size_t)x * bytes, v, bytes);
 	}
 	if (x < x1)
-		(light ? render_kernels_scalar.lit : render_kernels_scalar.slope)[bytes - 2](
-			dst, r, y, h, stride, x, x1);
+		render_row_tail(bytes, shading)(dst, r, y, h, stride, x, x1);
 }
 
 RENDER_ROW_KERNELS(render_kernels_sse2, )
