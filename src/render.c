@@ -260,14 +260,6 @@ static uint32_t pack_grey(const struct pixfmt *fmt, int v)
 	return p;
 }
 
-/* The glint: nothing on gentle slopes, rising steeply to white on the ones facing the light. */
-static int glint(double specular, int s)
-{
-	double t = (s - 24) / 72.0;
-
-	return t <= 0 ? 0 : (int)fmin(255, specular * 255 * t * t);
-}
-
 void render_set_light(struct render *r, const struct render_light *l)
 {
 	double rad = l->direction * M_PI / 180, k = l->strength * M_SQRT1_2 * 256;
@@ -280,11 +272,11 @@ void render_set_light(struct render *r, const struct render_light *l)
 	r->light_y = (int)lround(-k * cos(rad));
 	r->shade_shift = SHADE_SHIFT + (r->scale > 1 ? 4 : 0);
 	light = r->light_x || r->light_y;	/* glints grow from the shade: no light, none */
-	for (int s = -RENDER_SHADES; s <= RENDER_SHADES; s++) {
-		int add = s > 0 ? s + glint(l->specular, s) : -s;
-
-		r->shade[RENDER_SHADES + s] = pack_grey(&r->fmt, add > 255 ? 255 : add);
-	}
+	/* the glint: nothing on gentle slopes, rising steeply to white on the ones facing the
+	 * light, specular x 255 (white) 72 shades past its start */
+	r->glint_k = (int)lround(l->specular * 255 * 65536 / (72 * 72));
+	for (int s = -RENDER_SHADES; s <= RENDER_SHADES; s++)
+		r->shade[RENDER_SHADES + s] = pack_grey(&r->fmt, render_grey(s, r->glint_k));
 	r->direct = r->cell == 1 && !light;
 	pick_row(r, light);
 }

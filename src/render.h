@@ -83,6 +83,7 @@ struct render {
 	int light_x, light_y;		/* the light's direction and strength, fixed point */
 	int shade_shift;		/* their fraction bits and the water's finer heights */
 	uint32_t *shade;		/* [RENDER_SHADES + s]: what shade s adds (s > 0) or takes */
+	int glint_k;			/* the glints' rise, render_glint's k */
 	uint32_t field[3];		/* the channel masks the shades saturate in */
 	uint8_t *splash;		/* logical layout, in fmt, width * bytes per row */
 	/* per page and logical row: the pixels that may show more than the plain splash */

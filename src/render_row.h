@@ -41,6 +41,21 @@ struct render_kernels {
 	render_row_fn *direct[3], *slope[3], *lit[3], *lit_bytes[3];
 };
 
+/*
+ * The grey level (0..255) shade s adds (s > 0) or takes from each channel: |s|, and on slopes
+ * facing the light past the glint's start the glint, t * t * k / 65536 levels t shades past
+ * it (render_set_light's k). In integers, so that a vector kernel may work it out and match
+ * the shade table exactly; t * t * k stays below 2^31 for the k of any specular up to 4.
+ */
+#define RENDER_GLINT_START 24
+static inline int render_grey(int s, int k)
+{
+	int t = s > RENDER_GLINT_START ? s - RENDER_GLINT_START : 0;
+	int grey = (s < 0 ? -s : s) + (int)((unsigned)(t * t * k) >> 16);
+
+	return grey < 255 ? grey : 255;
+}
+
 /* How a slope kernel lights its pixels: not at all, field by field whatever the format's
  * layout, or by saturating byte sums, where every colour field is a whole byte (the same
  * sums, a quarter of the work). */
