@@ -59,7 +59,7 @@ struct render_scratch {
 struct render_light {
 	double strength;	/* 0: off; 1: seed 003's (xoffset - yoffset) / 2 at 45 degrees */
 	int direction;		/* degrees clockwise from the top that the light comes from */
-	double specular;	/* 0: off; extra white on the slopes that face the light most */
+	double specular;	/* 0 (off) to 4: extra white on the slopes that face the light most */
 };
 
 /*
@@ -83,7 +83,7 @@ struct render {
 	int light_x, light_y;		/* the light's direction and strength, fixed point */
 	int shade_shift;		/* their fraction bits and the water's finer heights */
 	uint32_t *shade;		/* [RENDER_SHADES + s]: what shade s adds (s > 0) or takes */
-	int glint_k;			/* the glints' rise, render_glint's k */
+	int glint_k;			/* the glints' rise, render_grey's k */
 	uint32_t field[3];		/* the channel masks the shades saturate in */
 	uint8_t *splash;		/* logical layout, in fmt, width * bytes per row */
 	/* per page and logical row: the pixels that may show more than the plain splash */

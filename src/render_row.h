@@ -36,7 +36,8 @@ static inline const uint8_t *render_prefetch_row(const struct render *r, int y)
 
 /* A path's kernels per bytes per pixel - 2: cell 1 without light (the seeds' offsets straight
  * from the heights), slopes without light, slopes with light, and slopes with light for a
- * format whose colour fields are whole bytes (render_bytewise). NULL: the scalar one. */
+ * format whose colour fields are whole bytes (render_bytewise). NULL: the scalar one (in
+ * lit_bytes: the path's own lit). */
 struct render_kernels {
 	render_row_fn *direct[3], *slope[3], *lit[3], *lit_bytes[3];
 };
@@ -50,8 +51,8 @@ struct render_kernels {
 #define RENDER_GLINT_START 24
 static inline int render_grey(int s, int k)
 {
-	int t = s > RENDER_GLINT_START ? s - RENDER_GLINT_START : 0;
-	int grey = (s < 0 ? -s : s) + (int)((unsigned)(t * t * k) >> 16);
+	unsigned t = s > RENDER_GLINT_START ? (unsigned)(s - RENDER_GLINT_START) : 0;
+	int grey = (s < 0 ? -s : s) + (int)(t * t * (unsigned)k >> 16);
 
 	return grey < 255 ? grey : 255;
 }

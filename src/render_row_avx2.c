@@ -1,6 +1,7 @@
 /* render_row_avx2.c - the row kernels with AVX2: 8 pixels a step, the cells' slopes picked by
- * permutes, the splash and the shades loaded one by one (cheaper than a gather on Zen 4).
- * Chosen at run time: the rest stays x86-64. */
+ * permutes, the splash loaded one by one (cheaper than a gather on Zen 4), the shades too, or
+ * worked out where the format's colour fields are whole bytes. Chosen at run time: the rest
+ * stays x86-64. */
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include <string.h>

@@ -19,12 +19,17 @@ enum { SENTINEL = 0x5A };
 static const char *const formats[] = { "RGB565", "BGR565", "RGB888", "BGR888",
 				       "XRGB8888", "XBGR8888", "RGBX8888", "BGRX8888" };
 
-/* Layouts fbdev may report beside the named ones, whose colour fields are not whole bytes:
- * an 18-bit panel's in 24- and 32-bit pixels (light goes field by field there). */
+/* Layouts fbdev may report beside the named ones: an 18-bit panel's in 24- and 32-bit pixels
+ * and bytes off the byte boundaries (light goes field by field there), whole bytes around a
+ * gap and in another order (light by byte sums). */
 static const struct {
 	int bpp;
 	struct pixfmt_field red, green, blue;
-} unnamed[] = { { 24, { 12, 6 }, { 6, 6 }, { 0, 6 } }, { 32, { 20, 6 }, { 11, 6 }, { 2, 6 } } };
+} unnamed[] = {
+	{ 24, { 12, 6 }, { 6, 6 }, { 0, 6 } }, { 32, { 20, 6 }, { 11, 6 }, { 2, 6 } },
+	{ 32, { 20, 8 }, { 10, 8 }, { 1, 8 } }, { 32, { 24, 8 }, { 16, 8 }, { 0, 8 } },
+	{ 24, { 0, 8 }, { 16, 8 }, { 8, 8 } },
+};
 
 /* Logical sizes: odd widths around the vectors' 4, 8 and 16 pixels, some cells of 8 with a part
  * one at the end, rows that end on a whole vector (a byte written past it lands on the
@@ -230,6 +235,10 @@ static void test_cells_with_light(void **state)
 	check_all(3, &(struct render_light){ 4.0, 135, 1.0 });
 	check_all(5, &(struct render_light){ 2.0, 200, 0.8 });
 	check_all(8, &(struct render_light){ 1.0, 315, 0.5 });
+	/* the ends of water.specular's range: no glint, and the steepest */
+	check_all(3, &(struct render_light){ 4.0, 100, 0.0 });
+	check_all(2, &(struct render_light){ 4.0, 10, 4.0 });
+	check_all(6, &(struct render_light){ 0.1, 170, 4.0 });
 }
 
 /* FBRIPPLE_SIMD names a path; a name this CPU cannot run leaves the fastest it can. */
