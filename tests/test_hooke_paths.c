@@ -6,7 +6,6 @@
 #include <cmocka.h>
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "cpu.h"
 #include "testutil.h"
@@ -81,15 +80,31 @@ static void test_rows_equal_scalar(void **state)
 	}
 }
 
-static void open_on(struct water *w, enum cpu_simd simd, int width, int height, int vshift,
-		    int hshift)
+/* A water the hooke engine runs on one path: both shifts 5, or from variant 2 on 15 (the
+ * least damping). */
+static void open_on(struct water *w, enum cpu_simd simd, int width, int height, int variant)
 {
-	struct water_tuning t = { .velocity_shift = vshift, .height_shift = hshift };
+	int shift = variant & 2 ? 15 : 5;
+	struct water_tuning t = { .velocity_shift = shift, .height_shift = shift };
 
-	setenv("FBRIPPLE_SIMD", cpu_simd_name(simd), 1);
-	assert_int_equal(water_open(w, &water_hooke, width, height, 1, &t), 0);
-	unsetenv("FBRIPPLE_SIMD");
+	tu_water_open_on(w, &water_hooke, simd, width, height, 1, &t);
 	w->shape = WATER_DISC;
+}
+
+static void disturb(struct water *w, int step, uint64_t seed)
+{
+	tu_disturb(w, step, seed, 5);
+}
+
+/* Cells at the int16 limit, in the first of the height buffers (cur and prev by turns). */
+static int saturated_cells(const struct water *w)
+{
+	size_t cells = (size_t)w->stride * (w->height + 2);
+	int n = 0;
+
+	for (size_t c = 0; c < cells; c++)
+		n += abs(w->mem[0][c]) == INT16_MAX;
+	return n;
 }
 
 /* Whole waters, 300 steps each, every path forced through FBRIPPLE_SIMD beside the scalar
@@ -98,62 +113,13 @@ static void open_on(struct water *w, enum cpu_simd simd, int width, int height, 
 static void test_every_path_steps_like_scalar(void **state)
 {
 	static const int sizes[][2] = { { 1, 9 }, { 7, 13 }, { 33, 21 }, { 250, 17 }, { 483, 11 } };
-	enum cpu_simd paths[CPU_SIMD_COUNT];
-	int n = tu_vector_paths(paths), saturated = 0;
+	const struct tu_lockstep run = {
+		.sizes = sizes, .nsizes = (int)(sizeof(sizes) / sizeof(sizes[0])), .variants = 4,
+		.steps = 300, .open = open_on, .disturb = disturb, .saturated = saturated_cells,
+	};
 
 	(void)state;
-	for (int p = 0; p < n; p++)
-		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-			for (int variant = 0; variant < 4; variant++) {
-				int width = sizes[i][0], height = sizes[i][1];
-				int shift = variant & 2 ? 15 : 5;
-				size_t cells;
-				struct water a, b;
-				uint8_t *mask = calloc((size_t)width * height, 1);
-
-				open_on(&a, paths[p], width, height, shift, shift);
-				open_on(&b, CPU_SCALAR, width, height, shift, shift);
-				cells = (size_t)a.stride * (a.height + 2);
-				for (int c = 0; (variant & 1) && c < width * height; c++)
-					mask[c] = tu_random() % 7 == 0;
-				if (variant & 1) {
-					assert_int_equal(water_set_walls(&a, mask), 0);
-					assert_int_equal(water_set_walls(&b, mask), 0);
-				}
-				for (int step = 0; step < 300; step++) {
-					struct water_rain rain = { .rate = 2, .size = 3,
-								   .weight = INT16_MAX,
-								   .rng = i * 4 + variant + step };
-
-					if (step % 40 == 0) {
-						water_drop(&a, width / 2, height / 2, 5, INT16_MAX);
-						water_drop(&b, width / 2, height / 2, 5, INT16_MAX);
-					}
-					if (step < 150) {
-						water_rain(&a, &rain, 1.0);
-						rain.rng = i * 4 + variant + step;
-						water_rain(&b, &rain, 1.0);
-					}
-					water_step(&a);
-					water_step(&b);
-					for (int y = -1; y <= height; y++)
-						if (a.live[y] != b.live[y] ||
-						    a.prev_live[y] != b.prev_live[y])
-							fail_msg("%s step %d row %d: live differs",
-								 cpu_simd_name(paths[p]), step, y);
-					if (memcmp(a.mem[0], b.mem[0], cells * 2) ||
-					    memcmp(a.mem[1], b.mem[1], cells * 2))
-						fail_msg("%s step %d size %dx%d: heights differ",
-							 cpu_simd_name(paths[p]), step, width, height);
-					for (size_t c = 0; c < cells; c++)
-						saturated += abs(a.mem[0][c]) == INT16_MAX;
-				}
-				water_free(&a);
-				water_free(&b);
-				free(mask);
-			}
-	if (n)
-		assert_true(saturated > 0);
+	tu_lockstep_run(&run);
 }
 
 int main(void)

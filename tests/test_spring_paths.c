@@ -241,13 +241,24 @@ static void test_settle_flags_see_every_cell(void **state)
 	}
 }
 
-/* A water the spring engine runs on one path, chosen as the daemon does: by FBRIPPLE_SIMD. */
-static void open_on(struct water *w, enum cpu_simd simd, int width, int height, int cell,
-		    const struct water_tuning *t)
+/* A water the spring engine runs on one path, width x height cells: cell 4 from variant 2 on
+ * (their settle differs), and from variant 4 on config.c's extremes (the widest spread with
+ * the most passes, the weakest spring, whose creep is the largest) in place of the defaults. */
+static void open_on(struct water *w, enum cpu_simd simd, int width, int height, int variant)
 {
-	setenv("FBRIPPLE_SIMD", cpu_simd_name(simd), 1);
-	assert_int_equal(water_open(w, &water_spring, width * cell, height * cell, cell, t), 0);
-	unsetenv("FBRIPPLE_SIMD");
+	int cell = variant & 2 ? 4 : 1;
+	struct water_tuning t;
+	struct config cfg;
+
+	config_defaults(&cfg);
+	t = config_water_tuning(&cfg);
+	if (variant & 4) {
+		t.spread = 0.1;
+		t.passes = 8;
+		t.stiffness = 0.001;
+		t.viscosity = 0.001 + WATER_SPRING_MARGIN;
+	}
+	tu_water_open_on(w, &water_spring, simd, width * cell, height * cell, cell, &t);
 	w->shape = WATER_DISC;
 }
 
@@ -265,25 +276,16 @@ static void disturb(struct water *w, int step, uint64_t seed)
 		water_rain(w, &rain, 1.0);
 }
 
-static void assert_same_water(const struct water *a, const struct water *b, const char *path,
-			      int step)
+/* The springs' displacement and speed, beyond the heights they show. */
+static void same_springs(const struct water *a, const struct water *b, const char *label,
+			 int step)
 {
-	size_t cells = (size_t)a->stride * (a->height + 2);
 	const int32_t *ax, *av, *bx, *bv;
 
-	for (int y = -1; y <= a->height; y++)
-		if (a->live[y] != b->live[y] || a->prev_live[y] != b->prev_live[y])
-			fail_msg("%s step %d row %d: live %d/%d, scalar %d/%d", path, step, y,
-				 a->live[y], a->prev_live[y], b->live[y], b->prev_live[y]);
-	if (memcmp(a->cur - a->stride - 1, b->cur - b->stride - 1, cells * sizeof(int16_t)) ||
-	    memcmp(a->prev - a->stride - 1, b->prev - b->stride - 1, cells * sizeof(int16_t)))
-		fail_msg("%s step %d: heights differ from the scalar path's", path, step);
 	water_spring_state(a, &ax, &av);
 	water_spring_state(b, &bx, &bv);
-	for (size_t i = 0; i < cells; i++)
-		if (ax[i] != bx[i] || av[i] != bv[i])
-			fail_msg("%s step %d cell %zu: x %d v %d, scalar x %d v %d", path, step, i,
-				 ax[i], av[i], bx[i], bv[i]);
+	tu_same_grid(a, ax, bx, sizeof(int32_t), label, step, "displacement");
+	tu_same_grid(a, av, bv, sizeof(int32_t), label, step, "speed");
 }
 
 /* Cells whose displacement reached the clamp at LIMIT (within 1/64 of it). */
@@ -301,61 +303,21 @@ static int saturated_cells(const struct water *w)
 
 /*
  * Whole waters, 300 steps each, every path forced through FBRIPPLE_SIMD beside the scalar one
- * (heights, live rows, and the springs' displacement and speed): odd widths, cell 1 and 4
- * (their settle differs), walls or none, the heaviest stones (the state reaches LIMIT), and
- * the defaults beside config.c's extremes (the widest spread with the most passes, the
- * weakest spring, whose creep is the largest).
+ * (heights, live rows, and the springs' displacement and speed): odd widths, cell 1 and 4,
+ * walls or none, the heaviest stones (the state reaches LIMIT), the defaults beside config.c's
+ * extremes.
  */
 static void test_every_path_steps_like_scalar(void **state)
 {
 	static const int sizes[][2] = { { 1, 9 }, { 7, 13 }, { 33, 21 }, { 250, 17 }, { 483, 11 } };
-	enum cpu_simd paths[CPU_SIMD_COUNT];
-	int n = tu_vector_paths(paths), saturated = 0;
-	struct config cfg;
-	struct water_tuning defaults;
+	const struct tu_lockstep run = {
+		.sizes = sizes, .nsizes = (int)(sizeof(sizes) / sizeof(sizes[0])), .variants = 8,
+		.steps = 300, .open = open_on, .disturb = disturb, .same = same_springs,
+		.saturated = saturated_cells,
+	};
 
 	(void)state;
-	config_defaults(&cfg);
-	defaults = config_water_tuning(&cfg);
-	for (int p = 0; p < n; p++)
-		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-			for (int variant = 0; variant < 8; variant++) {
-				int width = sizes[i][0], height = sizes[i][1];
-				int cell = variant & 2 ? 4 : 1;
-				bool walls = variant & 1;
-				struct water_tuning t = defaults;
-				struct water a, b;
-				uint8_t *mask = calloc((size_t)width * height, 1);
-
-				if (variant & 4) {
-					t.spread = 0.1;
-					t.passes = 8;
-					t.stiffness = 0.001;
-					t.viscosity = 0.001 + WATER_SPRING_MARGIN;
-				}
-				open_on(&a, paths[p], width, height, cell, &t);
-				open_on(&b, CPU_SCALAR, width, height, cell, &t);
-				for (int c = 0; walls && c < width * height; c++)
-					mask[c] = tu_random() % 7 == 0;
-				if (walls) {
-					assert_int_equal(water_set_walls(&a, mask), 0);
-					assert_int_equal(water_set_walls(&b, mask), 0);
-				}
-				for (int step = 0; step < 300; step++) {
-					disturb(&a, step, i * 8 + variant);
-					disturb(&b, step, i * 8 + variant);
-					water_step(&a);
-					water_step(&b);
-					assert_same_water(&a, &b, cpu_simd_name(paths[p]), step);
-					saturated += saturated_cells(&a);
-				}
-				water_free(&a);
-				water_free(&b);
-				free(mask);
-			}
-	/* the premise: the heavy stones did drive the state to its clamp */
-	if (n)
-		assert_true(saturated > 0);
+	tu_lockstep_run(&run);
 }
 
 int main(void)

@@ -155,3 +155,108 @@ int tu_vector_paths(enum cpu_simd *paths)
 			paths[n++] = (enum cpu_simd)i;
 	return n;
 }
+
+void tu_water_open_on(struct water *w, const struct water_engine *engine, enum cpu_simd simd,
+		      int screen_width, int screen_height, int cell,
+		      const struct water_tuning *tuning)
+{
+	setenv("FBRIPPLE_SIMD", cpu_simd_name(simd), 1);
+	assert_int_equal(water_open(w, engine, screen_width, screen_height, cell, tuning), 0);
+	unsetenv("FBRIPPLE_SIMD");
+}
+
+void tu_disturb(struct water *w, int step, uint64_t seed, int radius)
+{
+	struct water_rain rain = { .rate = 2, .size = 3 * w->cell, .weight = INT16_MAX,
+				   .rng = seed + step };
+
+	if (step % 40 == 0)
+		water_drop(w, w->screen_width / 2, w->screen_height / 2, radius * w->cell,
+			   INT16_MAX);
+	if (step < 150)
+		water_rain(w, &rain, 1.0);
+}
+
+static long grid_value(const void *grid, size_t size, size_t i)
+{
+	return size == sizeof(int16_t) ? ((const int16_t *)grid)[i] : ((const int32_t *)grid)[i];
+}
+
+void tu_same_grid(const struct water *w, const void *got, const void *want, size_t size,
+		  const char *label, int step, const char *what)
+{
+	size_t cells = (size_t)w->stride * (w->height + 2);
+
+	assert_true(size == sizeof(int16_t) || size == sizeof(int32_t));
+	if (!memcmp(got, want, cells * size))
+		return;
+	for (size_t i = 0; i < cells; i++)
+		if (grid_value(got, size, i) != grid_value(want, size, i))
+			fail_msg("%s step %d: %s at x %d y %d: %ld, scalar %ld", label, step, what,
+				 (int)(i % w->stride) - 1, (int)(i / w->stride) - 1,
+				 grid_value(got, size, i), grid_value(want, size, i));
+}
+
+static void same_live_and_heights(const struct water *a, const struct water *b,
+				  const char *label, int step)
+{
+	for (int y = -1; y <= a->height; y++)
+		if (a->live[y] != b->live[y] || a->prev_live[y] != b->prev_live[y])
+			fail_msg("%s step %d row %d: live %d/%d, scalar %d/%d", label, step, y,
+				 a->live[y], a->prev_live[y], b->live[y], b->prev_live[y]);
+	tu_same_grid(a, a->cur - a->stride - 1, b->cur - b->stride - 1, sizeof(int16_t), label,
+		     step, "height");
+	tu_same_grid(a, a->prev - a->stride - 1, b->prev - b->stride - 1, sizeof(int16_t), label,
+		     step, "previous height");
+}
+
+/* One size and variant on one path: the run's saturated cells. */
+static int lockstep_one(const struct tu_lockstep *run, enum cpu_simd simd, int size,
+			int variant)
+{
+	int width = run->sizes[size][0], height = run->sizes[size][1], saturated = 0;
+	uint64_t seed = (uint64_t)size * run->variants + variant;
+	uint8_t *mask = calloc((size_t)width * height, 1);
+	struct water a, b;
+	char label[96];
+
+	assert_non_null(mask);
+	snprintf(label, sizeof(label), "%s %dx%d variant %d", cpu_simd_name(simd), width, height,
+		 variant);
+	run->open(&a, simd, width, height, variant);
+	run->open(&b, CPU_SCALAR, width, height, variant);
+	if (variant & 1) {
+		for (int c = 0; c < width * height; c++)
+			mask[c] = tu_random() % 7 == 0;
+		assert_int_equal(water_set_walls(&a, mask), 0);
+		assert_int_equal(water_set_walls(&b, mask), 0);
+	}
+	for (int step = 0; step < run->steps; step++) {
+		run->disturb(&a, step, seed);
+		run->disturb(&b, step, seed);
+		water_step(&a);
+		water_step(&b);
+		same_live_and_heights(&a, &b, label, step);
+		if (run->same)
+			run->same(&a, &b, label, step);
+		saturated += run->saturated(&a);
+	}
+	water_free(&a);
+	water_free(&b);
+	free(mask);
+	return saturated;
+}
+
+void tu_lockstep_run(const struct tu_lockstep *run)
+{
+	enum cpu_simd paths[CPU_SIMD_COUNT];
+	int n = tu_vector_paths(paths), saturated = 0;
+
+	for (int p = 0; p < n; p++)
+		for (int i = 0; i < run->nsizes; i++)
+			for (int variant = 0; variant < run->variants; variant++)
+				saturated += lockstep_one(run, paths[p], i, variant);
+	/* the premise: the heavy stones did drive the waters to the engine's limit */
+	if (n && saturated == 0)
+		fail_msg("no cell reached the engine's limit in %d steps", run->steps);
+}

@@ -17,12 +17,43 @@
 
 #include "cpu.h"
 #include "image.h"
+#include "water.h"
 
 /* The next 32 bits of one repeatable xorshift sequence per test program. */
 uint32_t tu_random(void);
 
 /* The vector paths this build and CPU can run (scalar excluded), into paths; how many. */
 int tu_vector_paths(enum cpu_simd *paths);
+
+/* water_open on path simd, picked as the daemon picks it: by FBRIPPLE_SIMD. */
+void tu_water_open_on(struct water *w, const struct water_engine *engine, enum cpu_simd simd,
+		      int screen_width, int screen_height, int cell,
+		      const struct water_tuning *tuning);
+
+/* The lock-step runs' storm: every 40 steps the heaviest stone, radius cells wide, in the
+ * middle, and rain of them (seed + step picks the drops) for the first 150 steps. */
+void tu_disturb(struct water *w, int step, uint64_t seed, int radius);
+
+/* Fails at the first cell, border included, where got and want (a water's stride x height + 2
+ * grid of size-byte integers, from its corner) differ, naming label, step, what, x and y. */
+void tu_same_grid(const struct water *w, const void *got, const void *want, size_t size,
+		  const char *label, int step, const char *what);
+
+/*
+ * One engine's lock-step run: on every vector path beside the scalar one, waters of each size
+ * (in cells) and variant, walls where variant & 1, disturbed and stepped alike, their live rows
+ * and heights compared after every step and then whatever same() adds. The callbacks get a
+ * label that names path, size and variant. Some cells must have reached the engine's limit.
+ */
+struct tu_lockstep {
+	const int (*sizes)[2];
+	int nsizes, variants, steps;
+	void (*open)(struct water *w, enum cpu_simd simd, int width, int height, int variant);
+	void (*disturb)(struct water *w, int step, uint64_t seed);
+	void (*same)(const struct water *a, const struct water *b, const char *label, int step);
+	int (*saturated)(const struct water *w);
+};
+void tu_lockstep_run(const struct tu_lockstep *run);
 
 /* A fresh directory under $TMPDIR, and its removal with everything in it. */
 char *tu_tmpdir(void);
