@@ -121,7 +121,7 @@ check-unit: all $(UNIT_TESTS)
 
 # The unit tests once per render path this CPU runs, each forced through FBRIPPLE_SIMD
 # (tests/test_render_paths also compares them all with the scalar one in every run).
-RENDER_PATHS_RUN ?= $(if $(filter aarch64%,$(shell $(CC) -dumpmachine)),scalar neon,scalar sse2 avx2)
+RENDER_PATHS_RUN ?= $(if $(filter aarch64%,$(shell $(CC) -dumpmachine)),scalar neon,scalar sse2 sse41 avx2)
 check-paths: all $(UNIT_TESTS)
 	@for p in $(RENDER_PATHS_RUN); do echo "FBRIPPLE_SIMD=$$p:"; \
 		FBRIPPLE_SIMD=$$p FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(UNIT_TESTS) \

@@ -5,7 +5,9 @@
 
 #include "cpu.h"
 
-static const char *const simd_names[CPU_SIMD_COUNT] = { "scalar", "sse2", "avx2", "neon" };
+static const char *const simd_names[CPU_SIMD_COUNT] = {
+	"scalar", "sse2", "sse41", "avx2", "neon",
+};
 
 bool cpu_simd_supported(enum cpu_simd simd)
 {
@@ -15,6 +17,9 @@ bool cpu_simd_supported(enum cpu_simd simd)
 #if defined(__x86_64__)
 	case CPU_SSE2:
 		return true;
+	case CPU_SSE41:
+		__builtin_cpu_init();
+		return __builtin_cpu_supports("sse4.1");
 	case CPU_AVX2:
 		__builtin_cpu_init();
 		return __builtin_cpu_supports("avx2");

@@ -43,8 +43,8 @@ static const char usage[] =
 	"  -h, --help            this text\n"
 	"  -V, --version         the version\n"
 	"\n"
-	"FBRIPPLE_SIMD=scalar|sse2|avx2|neon in the environment forces the kernels' vector path\n"
-	"(default: the best this CPU has).\n";
+	"FBRIPPLE_SIMD=scalar|sse2|sse41|avx2|neon in the environment forces the kernels'\n"
+	"vector path (default: the best this CPU has).\n";
 
 enum { OPT_FBDEV = 256, OPT_SIZE, OPT_BPP, OPT_FORMAT, OPT_STRIDE, OPT_FRAMES, OPT_SCREENSHOT,
        OPT_DROP, OPT_SEND, OPT_LIST_DEVICES };
@@ -251,8 +251,9 @@ static void log_simd(void)
 	enum cpu_simd simd;
 
 	if (cpu_simd_choose(&simd) < 0)
-		log_warn("FBRIPPLE_SIMD=%s: not a path this CPU runs (scalar, sse2, avx2, neon); "
-			 "using %s", getenv("FBRIPPLE_SIMD"), cpu_simd_name(simd));
+		log_warn("FBRIPPLE_SIMD=%s: not a path this CPU runs "
+			 "(scalar, sse2, sse41, avx2, neon); using %s", getenv("FBRIPPLE_SIMD"),
+			 cpu_simd_name(simd));
 	else
 		log_debug("kernels: %s", cpu_simd_name(simd));
 }

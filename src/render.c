@@ -27,6 +27,7 @@ static void pick_row(struct render *r, bool light)
 	static const struct render_kernels *const paths[RENDER_PATHS] = {
 #if defined(__x86_64__)
 		[RENDER_SSE2] = &render_kernels_sse2,
+		[RENDER_SSE41] = &render_kernels_sse41,
 		[RENDER_AVX2] = &render_kernels_avx2,
 #endif
 #if defined(__aarch64__)

@@ -35,7 +35,9 @@ typedef void render_row_fn(uint8_t *restrict dst, const struct render *r, int y,
 			   const int16_t *h, int stride, int x0, int x1);
 
 /* The kernels a renderer may run: the scalar reference, or vectors the CPU offers. */
-enum render_path { RENDER_SCALAR, RENDER_SSE2, RENDER_AVX2, RENDER_NEON, RENDER_PATHS };
+enum render_path {
+	RENDER_SCALAR, RENDER_SSE2, RENDER_SSE41, RENDER_AVX2, RENDER_NEON, RENDER_PATHS
+};
 
 /* Logical rows [lo, hi), each with something to draw (its render_cols). */
 struct render_run {
@@ -108,7 +110,7 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 		const struct pixfmt *fmt);
 void render_free(struct render *r);
 
-/* "scalar", "sse2", "avx2", "neon"; NULL past the end. */
+/* "scalar", "sse2", "sse41", "avx2", "neon"; NULL past the end. */
 const char *render_path_name(enum render_path path);
 /* Whether this CPU (and this build) can run path. */
 bool render_path_available(enum render_path path);

@@ -79,6 +79,7 @@ static inline bool render_bytewise(const struct pixfmt *fmt)
 
 extern const struct render_kernels render_kernels_scalar;
 extern const struct render_kernels render_kernels_sse2;	/* x86-64 only */
+extern const struct render_kernels render_kernels_sse41;	/* x86-64 only */
 extern const struct render_kernels render_kernels_avx2;	/* x86-64 only */
 extern const struct render_kernels render_kernels_neon;	/* arm64 only */
 

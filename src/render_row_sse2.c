@@ -1,11 +1,23 @@
 /* render_row_sse2.c - the row kernels with SSE2, which every x86-64 has: the positions of the
  * pixels to fetch in vectors, the fetches one by one (SSE2 has no gather), the light in
- * vectors again. */
+ * vectors again. render_row_sse41.c builds them once more with SSE4.1 (chosen at run time). */
 #if defined(__x86_64__)
 #include <emmintrin.h>
 #include <string.h>
 
 #include "render_row.h"
+
+#if defined(RENDER_ROW_SSE41)	/* render_row_sse41.c: these kernels with SSE4.1's instructions */
+#include <smmintrin.h>
+#define SSE __attribute__((target("sse4.1")))
+#define RENDER_KERNELS_SSE render_kernels_sse41
+#define max32 _mm_max_epi32
+#define min32 _mm_min_epi32
+#define minu32 _mm_min_epu32
+#define mullo _mm_mullo_epi32
+#else
+#define SSE
+#define RENDER_KERNELS_SSE render_kernels_sse2
 
 /* SSE2 lacks the 32-bit min, max and low multiply of later sets: built from what it has. */
 static inline __m128i max32(__m128i a, __m128i b)
@@ -20,11 +32,6 @@ static inline __m128i min32(__m128i a, __m128i b)
 	__m128i m = _mm_cmpgt_epi32(a, b);
 
 	return _mm_or_si128(_mm_and_si128(m, b), _mm_andnot_si128(m, a));
-}
-
-static inline __m128i clamp4(__m128i v, __m128i lo, __m128i hi)
-{
-	return min32(max32(v, lo), hi);
 }
 
 static inline __m128i minu32(__m128i a, __m128i b)
@@ -43,10 +50,16 @@ static inline __m128i mullo(__m128i a, __m128i b)
 	return _mm_unpacklo_epi32(_mm_shuffle_epi32(even, _MM_SHUFFLE(0, 0, 2, 0)),
 				  _mm_shuffle_epi32(odd, _MM_SHUFFLE(0, 0, 2, 0)));
 }
+#endif
+
+SSE static inline __m128i clamp4(__m128i v, __m128i lo, __m128i hi)
+{
+	return min32(max32(v, lo), hi);
+}
 
 /* n splash pixels at idx into out. */
-static inline void fetch(uint8_t *restrict out, const uint8_t *restrict in, const int32_t *idx,
-			 int n, int bytes)
+SSE static inline void fetch(uint8_t *restrict out, const uint8_t *restrict in,
+			     const int32_t *idx, int n, int bytes)
 {
 	for (int i = 0; i < n; i++)
 		memcpy(out + i * bytes, in + (size_t)idx[i] * bytes, bytes);
@@ -57,8 +70,8 @@ static inline void fetch(uint8_t *restrict out, const uint8_t *restrict in, cons
  * clamped positions: a sum that saturates lies beyond the picture on the same side as the
  * true one, and clamps to the same edge (the picture is at most 32767 pixels a side).
  */
-RENDER_INLINE void direct(uint8_t *restrict dst, const struct render *r, int y,
-			  const int16_t *h, int stride, int x0, int x1, int bytes)
+SSE RENDER_INLINE void direct(uint8_t *restrict dst, const struct render *r, int y,
+			      const int16_t *h, int stride, int x0, int x1, int bytes)
 {
 	const int width = r->width;
 	int x = x0;
@@ -95,7 +108,8 @@ RENDER_INLINE void direct(uint8_t *restrict dst, const struct render *r, int y,
 }
 
 /* render_row.c's lit(), 4 pixels at once. */
-static inline __m128i lit(__m128i p, __m128i a, __m128i neg, const __m128i f[3], __m128i colour)
+SSE static inline __m128i lit(__m128i p, __m128i a, __m128i neg, const __m128i f[3],
+			      __m128i colour)
 {
 	__m128i q = _mm_xor_si128(p, neg), out = _mm_setzero_si128();
 
@@ -110,7 +124,7 @@ static inline __m128i lit(__m128i p, __m128i a, __m128i neg, const __m128i f[3],
 
 /* lit() where every colour field is a whole byte: the same sums, saturating byte by byte (the
  * bytes outside the fields add nothing, a has none there); neg darkens its lanes. */
-static inline __m128i lit_bytes(__m128i p, __m128i a, __m128i neg)
+SSE static inline __m128i lit_bytes(__m128i p, __m128i a, __m128i neg)
 {
 	return _mm_or_si128(_mm_and_si128(neg, _mm_subs_epu8(p, a)),
 			    _mm_andnot_si128(neg, _mm_adds_epu8(p, a)));
@@ -118,7 +132,7 @@ static inline __m128i lit_bytes(__m128i p, __m128i a, __m128i neg)
 
 /* The slopes of 4 pixels from cells c and c + 1 of each, mixed by its weight:
  * (a (64 - w) + b w) >> 6 is a + ((b - a) w >> 6) exactly, one multiply fewer. */
-static inline __m128i mix(const int32_t *g, const int32_t *c, __m128i wb)
+SSE static inline __m128i mix(const int32_t *g, const int32_t *c, __m128i wb)
 {
 	__m128i a = _mm_setr_epi32(g[c[0]], g[c[1]], g[c[2]], g[c[3]]);
 	__m128i b = _mm_setr_epi32(g[c[0] + 1], g[c[1] + 1], g[c[2] + 1], g[c[3] + 1]);
@@ -126,7 +140,7 @@ static inline __m128i mix(const int32_t *g, const int32_t *c, __m128i wb)
 	return _mm_add_epi32(a, _mm_srai_epi32(mullo(_mm_sub_epi32(b, a), wb), RENDER_WEIGHT_BITS));
 }
 
-static inline __m128i move(__m128i g, __m128i mul, __m128i dmax, __m128i ndmax)
+SSE static inline __m128i move(__m128i g, __m128i mul, __m128i dmax, __m128i ndmax)
 {
 	__m128i m = _mm_add_epi32(mullo(g, mul), _mm_set1_epi32(MOVE_HALF));
 
@@ -135,7 +149,7 @@ static inline __m128i move(__m128i g, __m128i mul, __m128i dmax, __m128i ndmax)
 
 /* 4 pixels (or table entries) of bytes at idx, the indices taken from the register two at a
  * time: stored and read back one by one, they would stall store forwarding. */
-static inline __m128i load4(const uint8_t *in, __m128i idx, int bytes)
+SSE static inline __m128i load4(const uint8_t *in, __m128i idx, int bytes)
 {
 	uint64_t lo = (uint64_t)_mm_cvtsi128_si64(idx);
 	uint64_t hi = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(idx, idx));
@@ -151,7 +165,7 @@ static inline __m128i load4(const uint8_t *in, __m128i idx, int bytes)
 						     _mm_cvtsi32_si128((int)v[3])));
 }
 
-static inline void put4(uint8_t *out, __m128i v, int bytes)
+SSE static inline void put4(uint8_t *out, __m128i v, int bytes)
 {
 	if (bytes == 4) {
 		_mm_storeu_si128((__m128i *)out, v);
@@ -169,9 +183,9 @@ static inline void put4(uint8_t *out, __m128i v, int bytes)
 	}
 }
 
-RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
-			 const int16_t *h, int stride, int x0, int x1, int bytes,
-			 enum render_shading shading)
+SSE RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
+			     const int16_t *h, int stride, int x0, int x1, int bytes,
+			     enum render_shading shading)
 {
 	const int width = r->width;
 	const __m128i zero = _mm_setzero_si128(), xmax = _mm_set1_epi32(width - 1);
@@ -219,5 +233,5 @@ RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
 		render_row_tail(bytes, shading)(dst, r, y, h, stride, x, x1);
 }
 
-RENDER_ROW_KERNELS(render_kernels_sse2, )
+RENDER_ROW_KERNELS(RENDER_KERNELS_SSE, SSE)
 #endif

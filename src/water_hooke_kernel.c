@@ -62,6 +62,7 @@ int hooke_row_for(enum cpu_simd simd, hooke_row_fn **row)
 		[CPU_SCALAR] = hooke_row_scalar,
 #if defined(__x86_64__)
 		[CPU_SSE2] = hooke_row_sse2,
+		[CPU_SSE41] = hooke_row_sse2,
 		[CPU_AVX2] = hooke_row_avx2,
 #elif defined(__aarch64__)
 		[CPU_NEON] = hooke_row_neon,

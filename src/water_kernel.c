@@ -68,6 +68,7 @@ int water_kernels_for(enum cpu_simd simd, struct water_kernels *k)
 		[CPU_SCALAR] = { water_row_shift_scalar, water_row_fraction_scalar },
 #if defined(__x86_64__)
 		[CPU_SSE2] = { water_row_shift_sse2, water_row_fraction_sse2 },
+		[CPU_SSE41] = { water_row_shift_sse2, water_row_fraction_sse2 },
 		[CPU_AVX2] = { water_row_shift_avx2, water_row_fraction_avx2 },
 #elif defined(__aarch64__)
 		[CPU_NEON] = { water_row_shift_neon, water_row_fraction_neon },

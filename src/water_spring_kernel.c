@@ -99,6 +99,7 @@ int spring_kernels_for(enum cpu_simd simd, struct spring_kernels *k)
 		[CPU_SCALAR] = KERNELS(scalar),
 #if defined(__x86_64__)
 		[CPU_SSE2] = KERNELS(sse2),
+		[CPU_SSE41] = KERNELS(sse2),
 		[CPU_AVX2] = KERNELS(avx2),
 #elif defined(__aarch64__)
 		[CPU_NEON] = KERNELS(neon),

@@ -253,6 +253,8 @@ static void test_paths_are_named_and_forced(void **state)
 		if (render_path_available(p))
 			best = p;
 	assert_string_equal(render_path_name(RENDER_SCALAR), "scalar");
+	assert_string_equal(render_path_name(RENDER_SSE41), "sse41");
+	assert_string_equal(render_path_name(RENDER_AVX2), "avx2");
 	assert_null(render_path_name(RENDER_PATHS));
 	assert_int_equal(pixfmt_by_name(&fmt, "XRGB8888"), 0);
 	setenv("FBRIPPLE_SIMD", "scalar", 1);
@@ -265,9 +267,12 @@ static void test_paths_are_named_and_forced(void **state)
 	assert_int_equal(render_path_default(), best);
 #if defined(__x86_64__)
 	assert_true(render_path_available(RENDER_SSE2));
+	/* every AVX2 CPU has SSE4.1 */
+	assert_true(!render_path_available(RENDER_AVX2) || render_path_available(RENDER_SSE41));
 	assert_false(render_path_available(RENDER_NEON));
 #elif defined(__aarch64__)
 	assert_true(render_path_available(RENDER_NEON));
+	assert_false(render_path_available(RENDER_SSE41));
 	assert_false(render_path_available(RENDER_AVX2));
 #endif
 	assert_int_equal(render_init(&r, 8, 8, 0, 1, &fmt), 0);
