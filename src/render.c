@@ -21,7 +21,19 @@
 #define POOL_STRIPS 2
 #define POOL_STRIP_MIN 32
 
-/* The kernel of the renderer's path for its format and look. */
+/* The row kernel of set k for r's format and look; NULL where k has none. */
+static render_row_fn *row_of(const struct render_kernels *k, const struct render *r, bool light)
+{
+	int i = r->bytes - 2;
+
+	if (r->direct)
+		return k->direct[i];
+	if (!light)
+		return k->slope[i];
+	return render_bytewise(&r->fmt) && k->lit_bytes[i] ? k->lit_bytes[i] : k->lit[i];
+}
+
+/* The kernel of the renderer's path for its format and look, or the scalar one. */
 static void pick_row(struct render *r, bool light)
 {
 	static const struct render_kernels *const paths[RENDER_PATHS] = {
@@ -36,17 +48,10 @@ static void pick_row(struct render *r, bool light)
 		[RENDER_SCALAR] = &render_kernels_scalar,
 	};
 	const struct render_kernels *k = paths[r->path] ? paths[r->path] : paths[RENDER_SCALAR];
-	int i = r->bytes - 2;
 
-	if (r->direct)
-		r->row = k->direct[i];
-	else if (!light)
-		r->row = k->slope[i];
-	else
-		r->row = render_bytewise(&r->fmt) && k->lit_bytes[i] ? k->lit_bytes[i] : k->lit[i];
+	r->row = row_of(k, r, light);
 	if (!r->row)
-		r->row = (r->direct ? render_kernels_scalar.direct
-			  : light ? render_kernels_scalar.lit : render_kernels_scalar.slope)[i];
+		r->row = row_of(&render_kernels_scalar, r, light);
 }
 
 int render_set_path(struct render *r, enum render_path path)

@@ -4,8 +4,9 @@
 #include "render.h"
 
 _Static_assert((int)RENDER_SCALAR == (int)CPU_SCALAR && (int)RENDER_SSE2 == (int)CPU_SSE2 &&
-	       (int)RENDER_SSE41 == (int)CPU_SSE41 && (int)RENDER_AVX2 == (int)CPU_AVX2 && (int)RENDER_NEON == (int)CPU_NEON &&
-	       (int)RENDER_PATHS == (int)CPU_SIMD_COUNT, "a render path is a cpu path");
+	       (int)RENDER_SSE41 == (int)CPU_SSE41 && (int)RENDER_AVX2 == (int)CPU_AVX2 &&
+	       (int)RENDER_NEON == (int)CPU_NEON && (int)RENDER_PATHS == (int)CPU_SIMD_COUNT,
+	       "a render path is a cpu path");
 
 const char *render_path_name(enum render_path path)
 {
