@@ -26,7 +26,8 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -pthread -Wall -Wextra $(WERROR) -MMD -MP -I
 LIBS      = $(shell $(PKG_CONFIG) --libs $(PKGS) $(PKGS_OPT)) -lm -pthread
 TEST_LIBS = $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
-LIB_SRC   = $(filter-out src/main.c,$(wildcard src/*.c))
+# Every .c below src/ but main.c: a new file in any folder is built without naming it here.
+LIB_SRC   = $(sort $(filter-out src/main.c,$(shell find src -name '*.c')))
 LIB_OBJ   = $(LIB_SRC:%.c=$(B)/%.o)
 TEST_SRC  = $(wildcard tests/test_*.c)
 TESTS     = $(TEST_SRC:%.c=$(B)/%)
@@ -100,7 +101,7 @@ $(B)/tests/seed_prog: $(B)/tests/seed_prog.o $(B)/tests/seed_port.o $(B)/src/lib
 
 .SECONDARY:
 
--include $(wildcard $(B)/src/*.d $(B)/tests/*.d $(B)/tests/vm/*.d $(B)/tests/fuzz/*.d)
+-include $(LIB_OBJ:.o=.d) $(B)/src/main.d $(wildcard $(B)/tests/*.d $(B)/tests/vm/*.d $(B)/tests/fuzz/*.d)
 
 # Installs what is missing, as root through apt-get; otherwise says what to install.
 deps:
@@ -259,7 +260,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/fbripple $(DESTDIR)$(UNITDIR)/fbripple.service
 
 clean:
-	rm -rf build fbripple src/*.o src/*.d src/*.a tests/*.o tests/*.d $(TESTS) tests/bench tests/bench_render tests/bench_step tests/bench_threads \
+	find src \( -name '*.o' -o -name '*.d' -o -name '*.a' \) -delete
+	rm -rf build fbripple tests/*.o tests/*.d $(TESTS) tests/bench tests/bench_render tests/bench_step tests/bench_threads \
 		tests/vm/*.o tests/vm/*.d $(VM_HELPERS) tests/strip
 
 help:

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "control.h"
-#include "cpu.h"
+#include "daemon/app.h"
+#include "daemon/control.h"
+#include "util/cpu.h"
 
 #ifndef FBRIPPLE_VERSION
 #define FBRIPPLE_VERSION "unknown"

@@ -10,14 +10,14 @@
 #include <unistd.h>
 
 #include "bench_util.h"
-#include "config.h"
-#include "image.h"
+#include "config/config.h"
+#include "image/image.h"
 #include "look.h"
-#include "pixfmt.h"
-#include "pool.h"
-#include "render.h"
+#include "image/pixfmt.h"
+#include "util/pool.h"
+#include "render/render.h"
 #include "seed_port.h"
-#include "water.h"
+#include "water/water.h"
 
 /*
  * The rows. Each is a configuration (the text of an fbripple.conf on top of the defaults) timed

@@ -8,11 +8,11 @@
 #include <time.h>
 
 #include "bench_util.h"
-#include "config.h"
-#include "image.h"
-#include "pixfmt.h"
-#include "render.h"
-#include "water.h"
+#include "config/config.h"
+#include "image/image.h"
+#include "image/pixfmt.h"
+#include "render/render.h"
+#include "water/water.h"
 
 struct case_ {
 	int width, height;	/* the framebuffer's */

@@ -11,13 +11,13 @@
 #include <time.h>
 
 #include "bench_util.h"
-#include "config.h"
-#include "cpu.h"
-#include "image.h"
-#include "pixfmt.h"
-#include "render.h"
-#include "water.h"
-#include "water_engine.h"
+#include "config/config.h"
+#include "util/cpu.h"
+#include "image/image.h"
+#include "image/pixfmt.h"
+#include "render/render.h"
+#include "water/water.h"
+#include "water/water_engine.h"
 
 struct case_ {
 	int width, height;	/* the screen's */

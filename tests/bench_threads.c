@@ -6,13 +6,13 @@
 #include <time.h>
 
 #include "bench_util.h"
-#include "config.h"
-#include "image.h"
-#include "pixfmt.h"
-#include "pool.h"
-#include "render.h"
-#include "water.h"
-#include "water_engine.h"
+#include "config/config.h"
+#include "image/image.h"
+#include "image/pixfmt.h"
+#include "util/pool.h"
+#include "render/render.h"
+#include "water/water.h"
+#include "water/water_engine.h"
 
 /* Stones every 90 px, stepped until every row is wet; then frames of one step and one render
  * each, new stones now and then so that the water stays busy. */

@@ -4,7 +4,7 @@
 
 #include <time.h>
 
-#include "water.h"
+#include "water/water.h"
 
 /* clock_gettime(clock) in seconds. */
 double bench_seconds(clockid_t clock);

@@ -6,11 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "image.h"
+#include "image/image.h"
 #include "look.h"
-#include "pixfmt.h"
-#include "render.h"
-#include "water.h"
+#include "image/pixfmt.h"
+#include "render/render.h"
+#include "water/water.h"
 
 #define VISIBLE 24		/* |dR| + |dG| + |dB| above this is visible */
 #define LIVING 0.0002		/* this much of the screen visible: the ring lives */

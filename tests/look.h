@@ -2,7 +2,7 @@
 #ifndef FBRIPPLE_LOOK_H
 #define FBRIPPLE_LOOK_H
 
-#include "config.h"
+#include "config/config.h"
 
 /*
  * One stone dropped in the centre of a width x height screen in the given pixel format, with

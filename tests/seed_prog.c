@@ -5,8 +5,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "image.h"
-#include "pixfmt.h"
+#include "image/image.h"
+#include "image/pixfmt.h"
 #include "seed_port.h"
 
 /*

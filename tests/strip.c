@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "image.h"
+#include "image/image.h"
 
 enum { TILE_W = 640, TILE_H = 360 };
 

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "config_text.h"
-#include "log.h"
+#include "config/config.h"
+#include "config/config_text.h"
+#include "util/log.h"
 #include "testutil.h"
 
 #define MSG_MAX 1024

@@ -15,11 +15,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "control.h"
-#include "idle.h"
-#include "reload.h"
-#include "shot.h"
+#include "config/config.h"
+#include "daemon/control.h"
+#include "daemon/idle.h"
+#include "config/reload.h"
+#include "image/shot.h"
 #include "testutil.h"
 
 enum { FUZZ_LINES = 200000 };

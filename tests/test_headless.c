@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "image.h"
-#include "pixfmt.h"
+#include "image/image.h"
+#include "image/pixfmt.h"
 #include "testutil.h"
 
 enum { W = 320, H = 240, DROP_X = 150, DROP_Y = 110, FRAMES = 30 };

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "seed_hooke.h"
-#include "water.h"
-#include "water_engine.h"
+#include "water/water.h"
+#include "water/water_engine.h"
 
 static const struct water_tuning seed_tuning = { .velocity_shift = 6, .height_shift = 8 };
 

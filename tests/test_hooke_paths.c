@@ -7,11 +7,11 @@
 
 #include <stdlib.h>
 
-#include "cpu.h"
+#include "util/cpu.h"
 #include "testutil.h"
-#include "water.h"
-#include "water_engine.h"
-#include "water_hooke_kernel.h"
+#include "water/water.h"
+#include "water/water_engine.h"
+#include "water/kernels/water_hooke_kernel.h"
 
 /* Anything an int16 holds, the extremes, 0 and the values about a shift's 2^n often. */
 static int16_t random_height(int shift)

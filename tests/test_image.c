@@ -21,7 +21,7 @@
 #include <jpeglib.h>
 #include <png.h>
 
-#include "image.h"
+#include "image/image.h"
 #include "testutil.h"
 
 struct fixture {

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "input.h"
-#include "water.h"
+#include "input/input.h"
+#include "water/water.h"
 
 /* What the decoder reported, as text: "down 0 50,50; move 0 70,50; up 0 70,50". */
 struct record {

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "input_reader.h"
+#include "input/input_reader.h"
 
 struct got {
 	int n, in_order, tended;

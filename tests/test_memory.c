@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "image.h"
+#include "image/image.h"
 #include "testutil.h"
 
 /* The issue's bound (kB as /proc counts them): today's splash, water and renderer fit it with

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pixfmt.h"
+#include "image/pixfmt.h"
 
 static struct pixfmt_field fld(int offset, int length)
 {

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "pool.h"
+#include "util/pool.h"
 
 #define CALLS 2000
 #define MOST_CHUNKS 37

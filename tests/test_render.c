@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pixfmt.h"
-#include "render.h"
-#include "water.h"
+#include "image/pixfmt.h"
+#include "render/render.h"
+#include "water/water.h"
 
 enum { W = 48, H = 32, SENTINEL = 0xA5 };
 

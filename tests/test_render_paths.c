@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pixfmt.h"
-#include "render.h"
-#include "water.h"
+#include "image/pixfmt.h"
+#include "render/render.h"
+#include "water/water.h"
 
 enum { SENTINEL = 0x5A };
 

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "pixfmt.h"
-#include "pool.h"
-#include "render.h"
-#include "water.h"
+#include "config/config.h"
+#include "image/pixfmt.h"
+#include "util/pool.h"
+#include "render/render.h"
+#include "water/water.h"
 
 enum { W = 150, H = 70, WIDE_W = 701, WIDE_H = 53, FRAMES = 90, SENTINEL = 0xA5 };
 

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "pixfmt.h"
-#include "render.h"
-#include "water.h"
+#include "config/config.h"
+#include "image/pixfmt.h"
+#include "render/render.h"
+#include "water/water.h"
 
 enum { N = 31, MID = 15, BLOCK = 4 };	/* a square screen: its middle stays put when rotated */
 

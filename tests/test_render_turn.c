@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render_turn.h"
+#include "render/render_turn.h"
 
 enum { SENTINEL = 0xC3, PAD = 3 };
 

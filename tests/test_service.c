@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "control.h"
-#include "image.h"
+#include "daemon/control.h"
+#include "image/image.h"
 #include "testutil.h"
 
 enum { W = 320, H = 240 };

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "seed_spring.h"
-#include "water.h"
-#include "water_engine.h"
+#include "water/water.h"
+#include "water/water_engine.h"
 
 static int16_t at(const struct water *w, int x, int y)
 {

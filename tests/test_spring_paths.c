@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "cpu.h"
+#include "config/config.h"
+#include "util/cpu.h"
 #include "testutil.h"
-#include "water.h"
-#include "water_engine.h"
-#include "water_spring_kernel.h"
+#include "water/water.h"
+#include "water/water_engine.h"
+#include "water/kernels/water_spring_kernel.h"
 
 #define LIMIT SPRING_LIMIT
 

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
+#include "util/cpu.h"
 #include "testutil.h"
-#include "water.h"
-#include "water_engine.h"
-#include "water_kernel.h"
+#include "water/water.h"
+#include "water/water_engine.h"
+#include "water/kernels/water_kernel.h"
 
 /* Anything an int16 can hold, with the extremes and 0 often, so saturation and rows that come
  * out all zero both happen. */

@@ -9,11 +9,11 @@
 
 #include <cmocka.h>
 
-#include "config.h"
-#include "pixfmt.h"
-#include "pool.h"
-#include "render.h"
-#include "water.h"
+#include "config/config.h"
+#include "image/pixfmt.h"
+#include "util/pool.h"
+#include "render/render.h"
+#include "water/water.h"
 
 enum { SENTINEL = 0x5A, WIDTH = 301, HEIGHT = 157 };
 

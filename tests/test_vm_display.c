@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "image.h"
+#include "image/image.h"
 #include "vm/vmcase.h"
 
 enum { W = 640, H = 480, RED = 0xff0000, GREEN = 0x00ff00, BLUE = 0x0000ff, WHITE = 0xffffff,

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "image.h"
+#include "image/image.h"
 #include "vm/vmcase.h"
 
 #define W 640

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "image.h"
+#include "image/image.h"
 #include "testutil.h"
 #include "vm/vmcase.h"
 

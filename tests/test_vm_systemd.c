@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "image.h"
+#include "image/image.h"
 #include "testutil.h"
 #include "vm/vmcase.h"
 

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "testutil.h"
-#include "walls.h"
-#include "water.h"
-#include "water_engine.h"
+#include "water/walls.h"
+#include "water/water.h"
+#include "water/water_engine.h"
 
 /*
  * The scene in cells: a wall two cells thick at columns WALL..WALL + 1 across the whole field

@@ -13,9 +13,9 @@
 
 #include "seed_port.h"
 #include "testutil.h"
-#include "water.h"
-#include "water_engine.h"
-#include "water_kernel.h"
+#include "water/water.h"
+#include "water/water_engine.h"
+#include "water/kernels/water_kernel.h"
 
 static int16_t at(const struct water *w, int x, int y)
 {

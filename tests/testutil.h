@@ -15,9 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cpu.h"
-#include "image.h"
-#include "water.h"
+#include "util/cpu.h"
+#include "image/image.h"
+#include "water/water.h"
 
 /* The next 32 bits of one repeatable xorshift sequence per test program. */
 uint32_t tu_random(void);

@@ -1,7 +1,7 @@
 /* fuzz_config.c - libFuzzer target: any bytes as the configuration file, through config_load. */
 #include "fuzz.h"
 
-#include "config.h"
+#include "config/config.h"
 
 static void on_warning(void *ctx, const char *msg)
 {

@@ -2,7 +2,7 @@
  * control_parse. */
 #include "fuzz.h"
 
-#include "control.h"
+#include "daemon/control.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
  * by content), loaded with image_load and scaled as the screen would scale it. */
 #include "fuzz.h"
 
-#include "image.h"
+#include "image/image.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "input.h"
+#include "input/input.h"
 
 struct header {
 	uint8_t cls, rotate;

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "image.h"
+#include "image/image.h"
 
 enum vm_display {
 	VM_BOCHS,	/* -device VGA, bochs DRM, fb "bochs-drmdrmfb", 32 bpp */

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "image.h"
+#include "image/image.h"
 #include "vm.h"
 
 struct vm_suite {

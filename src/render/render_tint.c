@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "render.h"
 
 /* Speeds, in the seeds' height units per step, up to which the alpha table reaches. */

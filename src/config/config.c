@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "config_text.h"
-#include "file.h"
-#include "water_engine.h"
+#include "util/file.h"
+#include "water/water_engine.h"
 
 #define CONFIG_NAME_MAX 64	/* longer names are never near a known key */
 #define CONFIG_WHY_MAX 256

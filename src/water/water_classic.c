@@ -2,9 +2,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "pool.h"
+#include "util/pool.h"
 #include "water_engine.h"
-#include "water_kernel.h"
+#include "water/kernels/water_kernel.h"
 
 /* A chunk of a step shared among threads has at least this many rows. */
 #define STEP_POOL_ROWS 32

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cpu.h"
+#include "util/cpu.h"
 
 /* A kernel body the exported kernel inlines twice, once with keep NULL: no test in its loop. */
 #define WATER_INLINE static inline __attribute__((always_inline))

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "log.h"
-#include "loop.h"
+#include "util/log.h"
+#include "util/loop.h"
 
 #define INPUT_SLOTS 16		/* contacts per device; higher slots are ignored */
 #define INPUT_DEVICES_MAX 32

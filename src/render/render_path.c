@@ -1,6 +1,6 @@
 /* render_path.c - which row kernels this CPU can run, and which one runs: cpu.c decides. */
-#include "cpu.h"
-#include "log.h"
+#include "util/cpu.h"
+#include "util/log.h"
 #include "render.h"
 
 _Static_assert((int)RENDER_SCALAR == (int)CPU_SCALAR && (int)RENDER_SSE2 == (int)CPU_SSE2 &&

@@ -2,7 +2,7 @@
 #ifndef FBRIPPLE_RENDER_ROW_H
 #define FBRIPPLE_RENDER_ROW_H
 
-#include "render.h"
+#include "render/render.h"
 
 /* Slopes in 1/RENDER_WEIGHT height units are kept within this: a steeper one already moves
  * every pixel off any screen, and the products in the kernels stay inside 32 bits. */

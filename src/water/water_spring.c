@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "water_engine.h"
-#include "water_spring_kernel.h"
+#include "water/kernels/water_spring_kernel.h"
 
 /*
  * Fixed point, not float. Integers give the same water on every machine and compiler (float

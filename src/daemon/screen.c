@@ -6,10 +6,10 @@
 #include <time.h>
 
 #include "app.h"
-#include "image.h"
-#include "pixfmt.h"
-#include "shot.h"
-#include "water_engine.h"
+#include "image/image.h"
+#include "image/pixfmt.h"
+#include "image/shot.h"
+#include "water/water_engine.h"
 
 /* The VT under the framebuffer, in graphics mode and switching only when we agree. Without one
  * fbripple still runs; the console may then draw over the water. */

@@ -9,8 +9,8 @@
 
 #include "app.h"
 #include "notify.h"
-#include "shot.h"
-#include "water_engine.h"
+#include "image/shot.h"
+#include "water/water_engine.h"
 
 static void on_watchdog(struct loop_source *src, uint32_t events)
 {

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "loop.h"
+#include "util/loop.h"
 
 #define CONTROL_LINE_MAX 512	/* longer commands are refused */
 #define CONTROL_REPLY_MAX 512

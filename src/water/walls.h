@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "image.h"
+#include "image/image.h"
 #include "water.h"
 
 /* A pixel is a wall when its luma (0.299 R + 0.587 G + 0.114 B) is below this: dark. */

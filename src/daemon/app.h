@@ -6,20 +6,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "control.h"
-#include "fb.h"
+#include "display/fb.h"
 #include "idle.h"
-#include "input.h"
-#include "log.h"
-#include "loop.h"
-#include "pool.h"
-#include "reload.h"
-#include "render.h"
-#include "vt.h"
-#include "walls.h"
-#include "water.h"
-#include "worker.h"
+#include "input/input.h"
+#include "util/log.h"
+#include "util/loop.h"
+#include "util/pool.h"
+#include "config/reload.h"
+#include "render/render.h"
+#include "display/vt.h"
+#include "water/walls.h"
+#include "water/water.h"
+#include "util/worker.h"
 
 #define APP_MAX_DROPS 64
 

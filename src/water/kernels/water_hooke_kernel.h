@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cpu.h"
+#include "util/cpu.h"
 
 /*
  * Row y of the next step: the force a = (16 h - (3 x edge neighbours + corners)) / 16 with

@@ -6,9 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "image.h"
-#include "pixfmt.h"
-#include "water.h"
+#include "image/image.h"
+#include "image/pixfmt.h"
+#include "water/water.h"
 
 #define RENDER_PAGES 2
 #define RENDER_SHADES 255	/* light adds or takes up to this much of a channel (0..255) */

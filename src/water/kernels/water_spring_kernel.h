@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cpu.h"
-#include "water_engine.h"
+#include "util/cpu.h"
+#include "water/water_engine.h"
 
 /* Displacement and speed are int32 in 1/2^SPRING_FRAC of the seeds' height unit; the
  * coefficients have SPRING_COEF bits and their products are taken in 64 bits. */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "water_engine.h"
-#include "water_hooke_kernel.h"
+#include "water/kernels/water_hooke_kernel.h"
 
 /* The velocity field, the same shape as the heights (its border stays 0), and the keep mask
  * of a row without walls: every cell -1. */

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "input.h"
-#include "loop.h"
+#include "util/loop.h"
 
 #define INPUT_QUEUE_MAX 4096	/* contacts on their way to the loop */
 

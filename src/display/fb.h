@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "image.h"
-#include "pixfmt.h"
+#include "image/image.h"
+#include "image/pixfmt.h"
 
 enum fb_buffering {
 	FB_BUFFER_AUTO,		/* two pages where panning works, else one */

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pool.h"
-#include "render_row.h"
+#include "util/pool.h"
+#include "render/kernels/render_row.h"
 #include "render_turn.h"
 
 /* Strips of columns (render_frame) are this many times the farthest move wide. */

@@ -6,11 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fb.h"
-#include "image.h"
-#include "input.h"
-#include "log.h"
-#include "water.h"
+#include "display/fb.h"
+#include "image/image.h"
+#include "input/input.h"
+#include "util/log.h"
+#include "water/water.h"
 
 #define CONFIG_PATH_MAX 256
 #define CONFIG_LIST_MAX 8

@@ -15,7 +15,7 @@
 #include <jerror.h>
 #include <png.h>
 
-#include "file.h"
+#include "util/file.h"
 
 /* Bounds on the work a picture can ask for (README "Splash pictures"): a picture at the limit
  * decodes in about a second. */
