@@ -13,6 +13,7 @@
 #include "config/config.h"
 #include "seed_spring.h"
 #include "water/water.h"
+#include "water/kernels/water_spring_kernel.h"
 #include "water/water_engine.h"
 
 static int16_t at(const struct water *w, int x, int y)

@@ -148,33 +148,27 @@ static const struct key_enum shapes = {
 	"a stone shape", WATER_DISC, WATER_COSINE, shape_parse, shape_name,
 };
 
-/* water.engine's choices: a new engine is one more line here. */
-static const struct water_engine *const engines[] = { &water_classic, &water_hooke,
-							&water_spring };
-#define ENGINE_COUNT (int)(sizeof(engines) / sizeof(engines[0]))
-
+/* water.engine's choices: water_engine.c lists them. */
 static int engine_parse(const char *name, int *value)
 {
-	for (int i = 0; i < ENGINE_COUNT; i++)
-		if (!strcmp(name, engines[i]->name)) {
-			*value = i;
-			return 0;
-		}
-	return -EINVAL;
+	*value = water_engine_index(name);
+	return *value < 0 ? -EINVAL : 0;
 }
 
 static const char *engine_name(int value)
 {
-	return value >= 0 && value < ENGINE_COUNT ? engines[value]->name : "?";
+	const struct water_engine *e = water_engine_at(value);
+
+	return e ? e->name : "?";
 }
 
 static const struct key_enum engine_choices = {
-	"a water engine", 0, ENGINE_COUNT - 1, engine_parse, engine_name,
+	"a water engine", 0, WATER_ENGINES - 1, engine_parse, engine_name,
 };
 
 const struct water_engine *config_water_engine(const struct config *cfg)
 {
-	return engines[cfg->water.engine];
+	return water_engine_at(cfg->water.engine);
 }
 
 struct water_tuning config_water_tuning(const struct config *cfg)

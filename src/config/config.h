@@ -1,4 +1,9 @@
-/* config.h - the libconfig file read into a validated struct config, and the built-in defaults. */
+/* config.h - the libconfig file read into a validated struct config, and the built-in defaults.
+ *
+ * The config folder: the file's text (config_text.c), its keys, ranges and defaults (config.c)
+ * and what a reload changes (reload.c). It names the vocabulary of the parts it configures, so
+ * it includes water/, display/, input/, image/ and util/; nothing includes it but daemon/ and
+ * main.c. */
 #ifndef FBRIPPLE_CONFIG_H
 #define FBRIPPLE_CONFIG_H
 
@@ -14,7 +19,7 @@
 
 #define CONFIG_PATH_MAX 256
 #define CONFIG_LIST_MAX 8
-#define CONFIG_OFF 0xffffffffu	/* a colour key set to "off" */
+#define CONFIG_OFF 0xffffffffu	/* a colour key set to "off": above any 0xRRGGBB */
 
 /* List values, zero-padded so that configs compare with memcmp. */
 struct config_strings {

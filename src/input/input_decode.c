@@ -1,6 +1,6 @@
 /* input_decode.c - one input device's events into contacts: classification, protocol A and B
  * multitouch, single touch, pointers, and mapping through calibration and rotation. */
-#include "input.h"
+#include "input_decode.h"
 
 #include <errno.h>
 #include <libevdev/libevdev.h>

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "input.h"
+#include "input_decode.h"
 #include "util/loop.h"
 
 #define INPUT_QUEUE_MAX 4096	/* contacts on their way to the loop */

@@ -1,4 +1,8 @@
-/* render.h - refraction of the splash through the height field into framebuffer rows. */
+/* render.h - refraction of the splash through the height field into framebuffer rows.
+ *
+ * The render folder: slopes, refraction, light and tint (render.c, render_tint.c), rotation
+ * (render_turn.c), the choice of vector path (render_path.c), and in kernels/ the row kernels
+ * per path. It reads the water (water/), the picture (image/) and util/; it knows no display. */
 #ifndef FBRIPPLE_RENDER_H
 #define FBRIPPLE_RENDER_H
 
@@ -8,6 +12,7 @@
 
 #include "image/image.h"
 #include "image/pixfmt.h"
+#include "render_path.h"
 #include "water/water.h"
 
 #define RENDER_PAGES 2
@@ -34,10 +39,6 @@ struct render;
 typedef void render_row_fn(uint8_t *restrict dst, const struct render *r, int y,
 			   const int16_t *h, int stride, int x0, int x1);
 
-/* The kernels a renderer may run: the scalar reference, or vectors the CPU offers. */
-enum render_path {
-	RENDER_SCALAR, RENDER_SSE2, RENDER_SSE41, RENDER_AVX2, RENDER_NEON, RENDER_PATHS
-};
 
 /* Logical rows [lo, hi), each with something to draw (its render_cols). */
 struct render_run {
@@ -110,20 +111,14 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 		const struct pixfmt *fmt);
 void render_free(struct render *r);
 
-/* "scalar", "sse2", "sse41", "avx2", "neon"; NULL past the end. */
-const char *render_path_name(enum render_path path);
-/* Whether this CPU (and this build) can run path. */
-bool render_path_available(enum render_path path);
-/* The path to run: FBRIPPLE_SIMD if it names one this CPU has, else the fastest it has. */
-enum render_path render_path_default(void);
 /* Runs path from now on; 0, or -ENOTSUP where this CPU cannot. */
 int render_set_path(struct render *r, enum render_path path);
 
 /* The light for the next frames; strength 0 turns it off. */
 void render_set_light(struct render *r, const struct render_light *light);
 
-/* water.tint: 0xRRGGBB blended over the picture by the waves' speed, or CONFIG_OFF; 0 or
- * -ENOMEM (then no tint). */
+/* water.tint: 0xRRGGBB blended over the picture by the waves' speed; any larger value (the
+ * config's "off") draws without. 0 or -ENOMEM (then no tint). */
 int render_set_tint(struct render *r, uint32_t rgb);
 /* A row of the screen's width to draw a tinted row into (framebuffer memory is never read),
  * and the tint blended over pixels [x0, x1) of logical row y drawn there. */

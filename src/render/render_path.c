@@ -1,7 +1,9 @@
 /* render_path.c - which row kernels this CPU can run, and which one runs: cpu.c decides. */
+#include <stddef.h>
+
+#include "render_path.h"
 #include "util/cpu.h"
 #include "util/log.h"
-#include "render.h"
 
 _Static_assert((int)RENDER_SCALAR == (int)CPU_SCALAR && (int)RENDER_SSE2 == (int)CPU_SSE2 &&
 	       (int)RENDER_SSE41 == (int)CPU_SSE41 && (int)RENDER_AVX2 == (int)CPU_AVX2 &&

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/config.h"
 #include "render.h"
 
 /* Speeds, in the seeds' height units per step, up to which the alpha table reaches. */
@@ -34,7 +33,7 @@ int render_set_tint(struct render *r, uint32_t rgb)
 
 	free(r->tint);
 	r->tint = NULL;
-	if (rgb == CONFIG_OFF)
+	if (rgb > 0xffffff)
 		return 0;
 	t = malloc(sizeof(*t) + (size_t)longest * sizeof(uint32_t));
 	if (!t)

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "render.h"
+#include "render_path.h"
 
 /* How many logical rows of bytes per pixel a band holds before it is turned. */
 int render_turn_rows(int bytes);

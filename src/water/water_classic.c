@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "util/pool.h"
+#include "water.h"
 #include "water_engine.h"
 #include "water/kernels/water_kernel.h"
 

@@ -4,9 +4,8 @@
 
 #include <stdint.h>
 
-#include "water.h"
-
 struct pool;
+struct water;
 
 /*
  * An engine owns the way heights evolve; struct water owns the heights the renderer reads,
@@ -26,14 +25,15 @@ struct water_engine {
 	void (*set)(struct water *w, int x, int y, int16_t h);
 };
 
-/* The engines; config.c lists them for water.engine. */
 extern const struct water_engine water_classic;
 extern const struct water_engine water_hooke;
 extern const struct water_engine water_spring;
 
-/* The spring engine's heights are this many times its springs' displacement: a stone sets the
- * displacement, the picture refracts by the heights (water_spring.c says why). */
-#define WATER_SPRING_GAIN 4
+/* The engines water.engine may name, numbered from 0 (water_engine.c lists them). */
+#define WATER_ENGINES 3
+const struct water_engine *water_engine_at(int i);	/* NULL past the last */
+int water_engine_index(const char *name);		/* -1: no such engine */
+
 /* Its viscosity must exceed its stiffness by this, or the lake's mean level swings ever wider
  * (the seed's explicit step multiplies that mode by sqrt(1 - viscosity + stiffness)). */
 #define WATER_SPRING_MARGIN 0.0005

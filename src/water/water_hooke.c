@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "water.h"
 #include "water_engine.h"
 #include "water/kernels/water_hooke_kernel.h"
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "water.h"
 #include "water_engine.h"
 #include "water/kernels/water_spring_kernel.h"
 

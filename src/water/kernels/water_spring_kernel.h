@@ -6,7 +6,12 @@
 #include <stdint.h>
 
 #include "util/cpu.h"
-#include "water/water_engine.h"
+
+struct water;
+
+/* The spring engine's heights are this many times its springs' displacement: a stone sets the
+ * displacement, the picture refracts by the heights (water_spring.c says why). */
+#define WATER_SPRING_GAIN 4
 
 /* Displacement and speed are int32 in 1/2^SPRING_FRAC of the seeds' height unit; the
  * coefficients have SPRING_COEF bits and their products are taken in 64 bits. */
