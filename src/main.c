@@ -258,27 +258,78 @@ static void log_simd(void)
 		log_debug("kernels: %s", cpu_simd_name(simd));
 }
 
-/* --list-devices: the display's part, then every input device. */
+/* What to open: display.device, or the headless file the options describe. */
+static int display_request(const struct app *app, struct display_request *req)
+{
+	const struct options *o = &app->opt;
+
+	*req = (struct display_request){ .device = app->cfg.display.device,
+					 .buffering = app->cfg.display.double_buffer };
+	if (!o->fbdev_file)
+		return 0;
+	if (pixfmt_by_name(&req->fmt, o->format) < 0) {
+		log_error("unknown pixel format '%s'", o->format);
+		return -EINVAL;
+	}
+	req->device = o->fbdev_file;
+	req->file = true;
+	req->width = o->width;
+	req->height = o->height;
+	req->stride = o->stride ? o->stride : (size_t)o->width * req->fmt.bytes;
+	return 0;
+}
+
+/* --list-devices: the display, then every input device. */
 static int list_devices(struct app *app)
 {
 	const char *devices[CONFIG_LIST_MAX];
+	struct display_request req;
+	struct display d;
 	struct input_opts o;
-	int ret = screen_list(app);
+	char err[256];
+	int ret = display_request(app, &req);
 
-	touch_options(app, &o, devices);
-	if (input_list_devices(stdout, &o) < 0)
-		ret = -1;
-	return ret < 0 ? 1 : 0;
+	if (ret == 0 && (ret = display_open(&d, &req, err, sizeof(err))) < 0)
+		log_error("%s: %s", req.device, err);
+	if (ret < 0)
+		return 1;
+	display_describe(&d, stdout);
+	touch_options(&app->cfg, &app->opt, &d.mode, &o, devices);
+	display_close(&d, false);
+	return input_list_devices(stdout, &o) < 0 ? 1 : 0;
+}
+
+/* The display and the scene on it, the first stones dropped. */
+static int open_screen(struct app *app)
+{
+	struct display_request req;
+	struct pace_settings set = pace_settings(&app->cfg);
+	int ret = display_request(app, &req);
+
+	if (ret == 0)
+		ret = screen_open(&app->screen, &req);
+	if (ret == 0)
+		ret = screen_setup(&app->screen, &app->cfg);
+	if (ret < 0)
+		return ret;
+	pace_start(&app->pace, &set);
+	for (int i = 0; i < app->opt.ndrops; i++)
+		screen_drop(&app->screen, app->opt.drops[i][0], app->opt.drops[i][1],
+			    app->cfg.stone.size, app->cfg.stone.weight);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct app app = { .loop.epfd = -1, .signals.fd = -1, .ticks.fd = -1,
-			   .watchdog.fd = -1, .idle_timer.fd = -1 };
+	struct app app = { .loop.epfd = -1, .signals.fd = -1 };
+	const struct display *d = &app.screen.display;
 	int ret;
 
 	log_init(LOG_LEVEL_INFO);
-	control_init(&app.control, &app.loop, service_on_command, &app);
+	screen_init(&app.screen);
+	pace_init(&app.pace, &app.screen);
+	touch_init(&app.touch, &app.pace, &app.screen, &app.cfg);
+	service_init(&app.service, &app);
 	ret = parse_args(&app.opt, argc, argv);
 	if (ret != 0)
 		return ret > 0 ? 0 : 2;
@@ -297,27 +348,25 @@ int main(int argc, char **argv)
 	log_set_level(app.opt.verbose ? LOG_LEVEL_DEBUG : app.cfg.log.level);
 	log_simd();
 
-	app.fb.fd = -1;
-	app.vt.fd = -1;
 	/* a log line to a reader that went away must not kill us with the console taken */
 	signal(SIGPIPE, SIG_IGN);
 	/* from the moment the VT is ours a switch, Ctrl-C or a stop must reach our handlers, not
 	 * the default actions that would leave the console in graphics mode */
 	if (!app.opt.fbdev_file && daemon_block_signals() == 0)
-		screen_open_console(&app);
-	if (screen_open_display(&app) < 0 || screen_setup_scene(&app) < 0) {
+		screen_open_console(&app.screen, app.cfg.display.vt);
+	if (open_screen(&app) < 0) {
 		daemon_close(&app);
 		return 1;
 	}
-	log_info("%s: %dx%d %s, stride %zu", app.fb.path, app.fb.width, app.fb.height,
-		 app.fb.fmt.name, app.fb.stride);
+	log_info("%s: %s %dx%d %s, stride %zu", d->path, d->ops->name, d->mode.width,
+		 d->mode.height, d->mode.fmt.name, d->mode.stride);
 	if (app.opt.frames >= 0)
 		daemon_run_frames(&app);
 	else
 		ret = daemon_run(&app);
-	if (app.opt.screenshot && screen_write_png(&app, app.opt.screenshot) < 0)
+	if (app.opt.screenshot && screen_write_png(&app.screen, app.opt.screenshot) < 0)
 		ret = -1;
-	fb_flush(&app.fb);
+	display_flush(&app.screen.display);
 	daemon_close(&app);
 	return ret < 0 ? 1 : 0;
 }

@@ -219,7 +219,7 @@ static void test_reload_changes(void **state)
 	reload_describe(RELOAD_INPUT | RELOAD_RESTART, what, sizeof(what));
 	assert_string_equal(what, "input display.vt/double_buffer (at restart)");
 	b = a;
-	b.display.double_buffer = FB_BUFFER_OFF;
+	b.display.double_buffer = DISPLAY_BUFFER_OFF;
 	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_RESTART);
 	b = a;
 	b.display.threads = 3;

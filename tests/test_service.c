@@ -725,7 +725,7 @@ static void test_reload_look_and_grid(void **state)
 	expect_ok(d, "drop 100 100");
 	send_cmd(d, "status", reply, sizeof(reply));
 	assert_non_null(strstr(reply, "moving=yes"));
-	assert_non_null(strstr(reply, "engine=classic cell=4"));
+	assert_non_null(strstr(reply, "engine=classic cell=4 display=file"));
 
 	/* another engine: the same grid, started calm under the waves in flight */
 	expect_ok(d, "pause");

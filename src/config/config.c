@@ -53,7 +53,7 @@ struct value {
 
 _Static_assert(sizeof(enum scale_mode) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(enum log_level) == sizeof(int), "enum fields are stored as int");
-_Static_assert(sizeof(enum fb_buffering) == sizeof(int), "enum fields are stored as int");
+_Static_assert(sizeof(enum display_buffering) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(enum input_axes) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(enum water_shape) == sizeof(int), "enum fields are stored as int");
 
@@ -93,8 +93,8 @@ static const struct key_enum scale_modes = {
 
 static int buffering_parse(const char *name, int *value)
 {
-	enum fb_buffering mode;
-	int r = fb_buffering_parse(name, &mode);
+	enum display_buffering mode;
+	int r = display_buffering_parse(name, &mode);
 
 	if (r == 0)
 		*value = (int)mode;
@@ -103,7 +103,7 @@ static int buffering_parse(const char *name, int *value)
 
 static const char *buffering_name(int value)
 {
-	return fb_buffering_name((enum fb_buffering)value);
+	return display_buffering_name((enum display_buffering)value);
 }
 
 static int axes_parse(const char *name, int *value)
@@ -126,7 +126,7 @@ static const struct key_enum axes_pairs = {
 };
 
 static const struct key_enum bufferings = {
-	"a buffering mode", FB_BUFFER_AUTO, FB_BUFFER_OFF, buffering_parse, buffering_name,
+	"a buffering mode", DISPLAY_BUFFER_AUTO, DISPLAY_BUFFER_OFF, buffering_parse, buffering_name,
 };
 
 static int shape_parse(const char *name, int *value)

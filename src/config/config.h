@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "display/fb.h"
+#include "display/display.h"
 #include "image/image.h"
 #include "input/input.h"
 #include "util/log.h"
@@ -38,7 +38,7 @@ struct config {
 		int fps;
 		int rotate;			/* 0, 90, 180 or 270, clockwise */
 		int vt;				/* 0: our own tty, or the active VT */
-		enum fb_buffering double_buffer;
+		enum display_buffering double_buffer;
 		int threads;			/* 1..4 drawing and stepping; 0: "auto" */
 	} display;
 	struct {

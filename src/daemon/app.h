@@ -1,5 +1,10 @@
-/* app.h - the running daemon's state, shared by main (startup), screen (what is shown),
- * daemon (the event loop) and service (reload, idle, control socket, systemd). */
+/* app.h - the running daemon, in parts: each part is written by its own file only.
+ *
+ * The daemon folder is the program around the water: the event loop (daemon.c), reload and
+ * control commands (service.c), input devices into stones (touch.c), the frame and idle timers
+ * (pace.c), what is shown (screen.c), the control socket, sd_notify and idle timing. Calls go
+ * down that list, never up; every folder below src/ may be included, main.c drives it.
+ */
 #ifndef FBRIPPLE_APP_H
 #define FBRIPPLE_APP_H
 
@@ -7,19 +12,19 @@
 #include <stddef.h>
 
 #include "config/config.h"
-#include "control.h"
-#include "display/fb.h"
-#include "idle.h"
+#include "config/reload.h"
+#include "daemon/control.h"
+#include "daemon/idle.h"
+#include "display/display.h"
+#include "display/vt.h"
 #include "input/input.h"
+#include "render/render.h"
 #include "util/log.h"
 #include "util/loop.h"
 #include "util/pool.h"
-#include "config/reload.h"
-#include "render/render.h"
-#include "display/vt.h"
+#include "util/worker.h"
 #include "water/walls.h"
 #include "water/water.h"
-#include "util/worker.h"
 
 #define APP_MAX_DROPS 64
 
@@ -40,41 +45,77 @@ struct options {
 	const char *send;		/* a control command to send instead of running */
 };
 
-struct app {
-	struct options opt;
-	struct config cfg;
-	struct fb fb;
+/* screen.c: the display and the VT under it, the water and the picture it refracts. */
+struct screen {
+	struct display display;
 	struct vt vt;
-	bool vt_away;			/* switched to another VT: draw nothing */
+	bool away;			/* switched to another VT: draw nothing */
 	int full_pages;			/* pages still to draw whole */
 	struct water water;
 	struct render render;
 	struct pool pool;		/* display.threads: steps and frames in bands of rows */
+	struct walls walls;		/* water.obstacles at the screen's size */
+};
+
+/* What pace.c reads from the configuration. */
+struct pace_settings {
+	int fps;
+	int steps_per_second;
+	bool rain;			/* rain.enabled */
+	double rain_rate;
+	int rain_size, rain_weight;
+	int rain_idle_after, blank_after;	/* seconds; 0: never */
+};
+
+/* pace.c: when frames are drawn, and the rain and blanking that idleness brings. */
+struct pace {
+	struct screen *screen;		/* what it paces */
+	struct pace_settings set;
+	struct loop_source ticks, idle_timer;
+	struct idle idle;
 	struct water_rain rain;
-	struct loop loop;
-	struct loop_source signals, ticks;
-	struct loop_source watchdog, idle_timer;
+	bool rain_on, paused;
+	bool armed;			/* the frame timer runs */
+	long steps_due;			/* simulation steps owed, in 1/fps steps */
+	int64_t fps_start_ms;
+	int fps_frames;
+	double fps;
+};
+
+/* touch.c: the input devices, and the stones their contacts drop. */
+struct touch {
+	struct pace *pace;
+	struct screen *screen;
+	const struct config *cfg;
+	struct input *input;		/* NULL: no input (--frames, or none available) */
+	int contacts;
+	int64_t drop_event_us;		/* event time of a touch's stone not drawn yet; 0: none */
+};
+
+/* service.c: reload, the control socket's commands, the watchdog. */
+struct service {
 	struct control control;
+	struct loop_source watchdog;
 	struct worker shots;		/* PNG screenshots, one at a time */
 	struct worker reloads;		/* a reload's picture, decoded and scaled */
 	bool reload_again;		/* asked for while one was being prepared */
 	int reload_nwaiting;		/* clients waiting for that next reload's reply */
 	struct control_ticket reload_waiting[CONTROL_CLIENTS];
-	struct idle idle;
 	struct reload_file_id splash_id;	/* of the splash on screen, to see it change */
-	struct walls walls;		/* water.obstacles at the screen's size */
 	struct reload_file_id walls_id;	/* of its file, to see it change */
-	bool paused, rain_on;
-	struct input *input;		/* NULL: no input (--frames, or none available) */
-	int input_contacts;
-	int64_t drop_event_us;		/* event time of a touch's stone not drawn yet; 0: none */
-	long test_frame_ms;		/* FBRIPPLE_TEST_FRAME_MS: slower frames, for tests */
-	long steps_due;			/* simulation steps owed, in 1/fps steps */
-	int64_t fps_start_ms;
-	int fps_frames;
-	double fps;
-	bool timer_armed;
-	bool quit;
+};
+
+struct app {
+	struct options opt;		/* main.c */
+	struct config cfg;		/* main.c at start, service.c on reload */
+	struct loop loop;		/* daemon.c */
+	struct loop_source signals;	/* daemon.c */
+	long test_frame_ms;		/* daemon.c: FBRIPPLE_TEST_FRAME_MS, slower frames */
+	bool quit;			/* daemon.c */
+	struct screen screen;
+	struct pace pace;
+	struct touch touch;
+	struct service service;
 };
 
 /* config_load's warnings go to the log. */
@@ -85,51 +126,70 @@ static inline void app_warn_config(void *ctx, const char *msg)
 }
 
 /* screen.c */
-void screen_open_console(struct app *app);
-int screen_open_display(struct app *app);
-int screen_setup_scene(struct app *app);
-void screen_apply_look(struct app *app, const struct config *cfg);
-int screen_regrid(struct app *app, const struct config *cfg, char *err, size_t len);
-int screen_list(struct app *app);
-void screen_draw(struct app *app, bool full);
+void screen_init(struct screen *s);
+void screen_open_console(struct screen *s, int vt);
+int screen_open(struct screen *s, const struct display_request *req);
+int screen_setup(struct screen *s, const struct config *cfg);
+void screen_apply_look(struct screen *s, const struct config *cfg);
 /* display.threads: a pool of that many threads unless it has them already. */
-void screen_start_threads(struct app *app, const struct config *cfg);
-void screen_redraw(struct app *app);
-int screen_reopen(struct app *app, const struct config *cfg, char *err, size_t len);
+void screen_start_threads(struct screen *s, const struct config *cfg);
+int screen_reopen(struct screen *s, const struct display_request *req,
+		  const struct config *cfg, char *err, size_t len);
+int screen_regrid(struct screen *s, const struct config *cfg, char *err, size_t len);
 int screen_load_splash(const struct config *cfg, int width, int height, struct image *out,
 		       char *err, size_t len);
-int screen_reload_splash(struct app *app, const struct image *splash, char *err, size_t len);
-int screen_reload_walls(struct app *app, struct walls *walls, char *err, size_t len);
-void screen_blank(struct app *app, bool blank);
-int screen_capture(struct app *app, struct image *img);
-int screen_write_png(struct app *app, const char *path);
-void screen_release(struct app *app);
+int screen_reload_splash(struct screen *s, const struct image *splash, char *err, size_t len);
+int screen_reload_walls(struct screen *s, struct walls *walls, char *err, size_t len);
+void screen_drop(struct screen *s, int x, int y, int size, int weight);
+void screen_trail(struct screen *s, int x0, int y0, int x1, int y1, int size, int weight,
+		  int spacing);
+void screen_step(struct screen *s, struct water_rain *rain, int steps, double dt);
+bool screen_calm(const struct screen *s);
+bool screen_wants_frame(const struct screen *s);
+void screen_draw(struct screen *s, bool full);
+void screen_redraw(struct screen *s);
+void screen_blank(struct screen *s, bool blank);
+void screen_away(struct screen *s, bool away);
+int screen_capture(struct screen *s, struct image *img);
+int screen_write_png(struct screen *s, const char *path);
+void screen_release(struct screen *s);
+
+/* pace.c */
+struct pace_settings pace_settings(const struct config *cfg);
+void pace_init(struct pace *p, struct screen *screen);
+void pace_start(struct pace *p, const struct pace_settings *set);
+int pace_open(struct pace *p, struct loop *loop, loop_fn *on_tick, void *ctx);
+void pace_configure(struct pace *p, const struct pace_settings *set);
+int pace_take_steps(struct pace *p);
+int pace_arm_frames(struct pace *p, bool on);
+void pace_wake(struct pace *p);
+void pace_frame_done(struct pace *p);
+bool pace_activity(struct pace *p);
+void pace_set_rain(struct pace *p, bool on);
+void pace_pause(struct pace *p, bool paused);
+void pace_close(struct pace *p);
+int64_t pace_now_ms(void);
+
+/* touch.c */
+void touch_init(struct touch *t, struct pace *pace, struct screen *screen,
+		const struct config *cfg);
+void touch_options(const struct config *cfg, const struct options *opt,
+		   const struct display_mode *mode, struct input_opts *o, const char **devices);
+void touch_open(struct touch *t, const struct options *opt, struct loop *loop);
+void touch_grab(struct touch *t, bool grab);
+void touch_shown(struct touch *t);
+void touch_close(struct touch *t);
+
+/* service.c */
+void service_init(struct service *sv, struct app *app);
+int service_open(struct app *app);
+void service_close(struct app *app);
+void service_reload(struct app *app);
 
 /* daemon.c */
 int daemon_block_signals(void);
 void daemon_run_frames(struct app *app);
 int daemon_run(struct app *app);
 void daemon_close(struct app *app);
-
-/* pace.c */
-int64_t pace_now_ms(void);
-int pace_arm_frames(struct app *app, bool on);
-void pace_wake(struct app *app);
-void pace_frame_done(struct app *app);
-bool pace_activity(struct app *app);
-void pace_arm_idle(struct app *app);
-int pace_open_idle(struct app *app);
-void pace_close_idle(struct app *app);
-
-/* touch.c */
-void touch_options(const struct app *app, struct input_opts *o, const char **devices);
-void touch_open(struct app *app);
-
-/* service.c */
-int service_open(struct app *app);
-void service_close(struct app *app);
-void service_reload(struct app *app);
-int service_on_command(void *ctx, const struct control_command *cmd,
-		       struct control_ticket ticket, char *reply, size_t len);
 
 #endif

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,30 +29,16 @@ static void test_frame_delay(const struct app *app)
 		nanosleep(&ts, NULL);
 }
 
-static int64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
+/* steps simulation steps, then the frame that shows them; a frame alone where the screen owes
+ * one (woken from blank) though nothing moved. */
 static void advance(struct app *app, int steps)
 {
-	double dt = 1.0 / app->cfg.water.steps_per_second;
-
-	if (!steps)
+	if (!steps && !screen_wants_frame(&app->screen))
 		return;
-	for (int i = 0; i < steps; i++) {
-		water_rain(&app->water, &app->rain, dt);
-		water_step_pool(&app->water, &app->pool);
-	}
+	screen_step(&app->screen, &app->pace.rain, steps, 1.0 / app->cfg.water.steps_per_second);
 	test_frame_delay(app);
-	screen_draw(app, false);
-	if (app->drop_event_us)
-		log_debug("input: a touch shown %.1f ms after its event",
-			  (double)(now_us() - app->drop_event_us) / 1000);
-	app->drop_event_us = 0;
+	screen_draw(&app->screen, false);
+	touch_shown(&app->touch);
 }
 
 /* Without a loop a --frames run on a real display looks for a stop or a VT switch itself,
@@ -71,7 +56,7 @@ static bool asked_to_stop(const struct app *app)
 void daemon_run_frames(struct app *app)
 {
 	app->test_frame_ms = test_frame_ms();
-	screen_draw(app, true);
+	screen_draw(&app->screen, true);
 	for (long i = 0; i < app->opt.frames && !asked_to_stop(app); i++)
 		advance(app, 1);
 }
@@ -79,35 +64,24 @@ void daemon_run_frames(struct app *app)
 static void on_tick(struct loop_source *src, uint32_t events)
 {
 	struct app *app = src->ctx;
-	uint64_t expirations = 0;
 
 	(void)events;
-	if (read(src->fd, &expirations, sizeof(expirations)) != sizeof(expirations))
-		return;
-	advance(app, water_clock_steps(&app->steps_due, expirations,
-					      app->cfg.water.steps_per_second, app->cfg.display.fps));
-	pace_frame_done(app);
+	advance(app, pace_take_steps(&app->pace));
+	pace_frame_done(&app->pace);
 }
 
 /* The user switches VTs: let go of the screen, or take it back and redraw it whole. */
 static void on_vt_switch(struct app *app, bool back)
 {
 	if (!back) {
-		app->vt_away = true;
-		vt_set_away(true);
-		input_grab(app->input, false);	/* the other VT's programs get the touches */
-		pace_arm_frames(app, false);
-		vt_ack_release(&app->vt);
-		log_debug("VT %d released", app->vt.num);
+		touch_grab(&app->touch, false);
+		pace_arm_frames(&app->pace, false);
+		screen_away(&app->screen, true);
 		return;
 	}
-	vt_ack_acquire(&app->vt);
-	app->vt_away = false;
-	vt_set_away(false);
-	input_grab(app->input, true);
-	log_debug("VT %d acquired", app->vt.num);
-	screen_draw(app, true);
-	pace_wake(app);
+	screen_away(&app->screen, false);
+	touch_grab(&app->touch, true);
+	pace_wake(&app->pace);
 }
 
 static void on_signal(struct loop_source *src, uint32_t events)
@@ -159,21 +133,19 @@ static int open_loop(struct app *app)
 		return ret;
 	app->signals = (struct loop_source){ signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC),
 					     on_signal, app };
-	app->ticks = (struct loop_source){ timerfd_create(CLOCK_MONOTONIC,
-							  TFD_NONBLOCK | TFD_CLOEXEC),
-					   on_tick, app };
-	if (app->signals.fd < 0 || app->ticks.fd < 0)
+	if (app->signals.fd < 0)
 		return -errno;
 	ret = loop_init(&app->loop);
 	if (ret == 0)
 		ret = loop_add(&app->loop, &app->signals);
 	if (ret == 0)
-		ret = loop_add(&app->loop, &app->ticks);
+		ret = pace_open(&app->pace, &app->loop, on_tick, app);
 	return ret;
 }
 
 int daemon_run(struct app *app)
 {
+	const struct display *d = &app->screen.display;
 	int ret = open_loop(app);
 
 	app->test_frame_ms = test_frame_ms();
@@ -187,11 +159,11 @@ int daemon_run(struct app *app)
 			log_error("event loop: %s", strerror(-ret));
 		return ret;
 	}
-	screen_redraw(app);	/* the splash first: finding the input devices takes a while */
-	touch_open(app);
-	notify_sendf("READY=1\nSTATUS=showing %dx%d on %s", app->fb.width, app->fb.height,
-		     app->fb.path);
-	pace_wake(app);
+	screen_redraw(&app->screen);	/* the splash first: finding the input devices takes a while */
+	touch_open(&app->touch, &app->opt, &app->loop);
+	notify_sendf("READY=1\nSTATUS=showing %dx%d on %s", d->mode.width, d->mode.height,
+		     d->path);
+	pace_wake(&app->pace);
 	while (!app->quit) {
 		ret = loop_dispatch(&app->loop, -1);
 		if (ret < 0) {
@@ -205,16 +177,11 @@ int daemon_run(struct app *app)
 
 void daemon_close(struct app *app)
 {
-	input_close(app->input);
+	touch_close(&app->touch);
 	service_close(app);
-	render_free(&app->render);
-	water_free(&app->water);
-	pool_free(&app->pool);
-	walls_free(&app->walls);
-	screen_release(app);
+	pace_close(&app->pace);
+	screen_release(&app->screen);
 	loop_free(&app->loop);
-	if (app->ticks.fd >= 0)
-		close(app->ticks.fd);
 	if (app->signals.fd >= 0)
 		close(app->signals.fd);
 }

@@ -8,31 +8,37 @@
 
 #include "app.h"
 
-int pace_arm_frames(struct app *app, bool on)
+struct pace_settings pace_settings(const struct config *cfg)
 {
-	long period = 1000000000L / app->cfg.display.fps;
+	return (struct pace_settings){
+		.fps = cfg->display.fps, .steps_per_second = cfg->water.steps_per_second,
+		.rain = cfg->rain.enabled, .rain_rate = cfg->rain.rate,
+		.rain_size = cfg->rain.size, .rain_weight = cfg->rain.weight,
+		.rain_idle_after = cfg->rain.idle_after,
+		.blank_after = cfg->screensaver.blank_after,
+	};
+}
+
+int pace_arm_frames(struct pace *p, bool on)
+{
+	long period = 1000000000L / p->set.fps;
 	struct itimerspec its = { 0 };
 
-	on = on && !app->vt_away;
-	if (on == app->timer_armed)
+	on = on && !p->screen->away;
+	if (on == p->armed)
 		return 0;
 	/* the first frame at once: a touch on calm water shows without waiting a period */
 	if (on) {
 		its.it_interval = (struct timespec){ period / 1000000000L, period % 1000000000L };
 		its.it_value = (struct timespec){ 0, 1 };
 	}
-	app->steps_due = 0;
-	if (timerfd_settime(app->ticks.fd, 0, &its, NULL) < 0) {
+	p->steps_due = 0;
+	if (timerfd_settime(p->ticks.fd, 0, &its, NULL) < 0) {
 		log_error("frame timer: %s", strerror(errno));
 		return -errno;
 	}
-	app->timer_armed = on;
+	p->armed = on;
 	return 0;
-}
-
-static bool nothing_moves(const struct app *app)
-{
-	return water_calm(&app->water) && app->rain.rate == 0;
 }
 
 int64_t pace_now_ms(void)
@@ -43,111 +49,175 @@ int64_t pace_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Whether the frame timer has work: not paused or blanked, and the water moves or rain falls. */
-static bool should_run(const struct app *app)
+/* Whether the frame timer has work: a page owed, or the water moves or rain falls while
+ * neither paused nor blanked. */
+static bool should_run(const struct pace *p)
 {
-	return !app->paused && !app->idle.blanked && !nothing_moves(app);
+	if (p->idle.blanked)
+		return false;
+	return screen_wants_frame(p->screen) ||
+	       (!p->paused && (!screen_calm(p->screen) || p->rain.rate > 0));
 }
 
 /* Sets the rain from its switches, then runs the frame timer if there is something to draw. */
-void pace_wake(struct app *app)
+void pace_wake(struct pace *p)
 {
-	bool rain = (app->rain_on || app->idle.raining) && !app->idle.blanked;
+	bool rain = (p->rain_on || p->idle.raining) && !p->idle.blanked;
 
-	app->rain.rate = rain ? app->cfg.rain.rate : 0;
-	app->rain.size = app->cfg.rain.size;
-	app->rain.weight = app->cfg.rain.weight;
-	pace_arm_frames(app, should_run(app));
+	p->rain.rate = rain ? p->set.rain_rate : 0;
+	p->rain.size = p->set.rain_size;
+	p->rain.weight = p->set.rain_weight;
+	pace_arm_frames(p, should_run(p));
 }
 
-static void count_frame(struct app *app)
+/* The simulation steps a tick of the frame timer owes (0 when it did not fire). */
+int pace_take_steps(struct pace *p)
 {
-	int64_t now = pace_now_ms(), span = now - app->fps_start_ms;
+	uint64_t expirations = 0;
 
-	app->fps_frames++;
+	if (read(p->ticks.fd, &expirations, sizeof(expirations)) != sizeof(expirations))
+		return 0;
+	return water_clock_steps(&p->steps_due, expirations, p->set.steps_per_second, p->set.fps);
+}
+
+static void count_frame(struct pace *p)
+{
+	int64_t now = pace_now_ms(), span = now - p->fps_start_ms;
+
+	p->fps_frames++;
 	if (span > 2000) {		/* the timer slept: start a new window */
-		app->fps_start_ms = now;
-		app->fps_frames = 0;
+		p->fps_start_ms = now;
+		p->fps_frames = 0;
 	} else if (span >= 1000) {
-		app->fps = app->fps_frames * 1000.0 / (double)span;
-		app->fps_start_ms = now;
-		app->fps_frames = 0;
+		p->fps = p->fps_frames * 1000.0 / (double)span;
+		p->fps_start_ms = now;
+		p->fps_frames = 0;
 	}
 }
 
 /* After a frame: counts it, and stops the timer once nothing is left to draw. */
-void pace_frame_done(struct app *app)
+void pace_frame_done(struct pace *p)
 {
-	count_frame(app);
-	if (!should_run(app))
-		pace_arm_frames(app, false);
+	count_frame(p);
+	if (!should_run(p))
+		pace_arm_frames(p, false);
 }
 
-void pace_arm_idle(struct app *app)
+static void arm_idle(struct pace *p)
 {
-	int64_t next = idle_next(&app->idle);
+	int64_t next = idle_next(&p->idle);
 	struct itimerspec its = { 0 };
 
-	if (app->idle_timer.fd < 0)
+	if (p->idle_timer.fd < 0)
 		return;
 	if (next >= 0)
 		its.it_value = (struct timespec){ next / 1000, next % 1000 * 1000000 + 1 };
-	timerfd_settime(app->idle_timer.fd, TFD_TIMER_ABSTIME, &its, NULL);
+	timerfd_settime(p->idle_timer.fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
-static void apply_idle(struct app *app, unsigned events)
+static void apply_idle(struct pace *p, unsigned events)
 {
 	if (events & (IDLE_BLANK | IDLE_UNBLANK))
-		screen_blank(app, events & IDLE_BLANK);
+		screen_blank(p->screen, events & IDLE_BLANK);
 	if (events & IDLE_RAIN_START)
 		log_info("no input for rain.idle_after: rain starts");
-	pace_wake(app);
-	pace_arm_idle(app);
+	pace_wake(p);
+	arm_idle(p);
 }
 
 static void on_idle(struct loop_source *src, uint32_t events)
 {
-	struct app *app = src->ctx;
+	struct pace *p = src->ctx;
 	uint64_t expirations;
 
 	(void)events;
 	if (read(src->fd, &expirations, sizeof(expirations)) == sizeof(expirations))
-		apply_idle(app, idle_check(&app->idle, pace_now_ms()));
+		apply_idle(p, idle_check(&p->idle, pace_now_ms()));
 }
 
 /* Input happened (a touch, a press, a control-socket drop): stops idle rain, wakes a blank
  * screen. True when it only woke the screen: a touch then drops no stone. */
-bool pace_activity(struct app *app)
+bool pace_activity(struct pace *p)
 {
-	unsigned events = idle_activity(&app->idle, pace_now_ms());
+	unsigned events = idle_activity(&p->idle, pace_now_ms());
 
-	apply_idle(app, events);
+	apply_idle(p, events);
 	return events & IDLE_UNBLANK;
 }
 
-/* The idle timer, counting from now. 0 or -errno. */
-int pace_open_idle(struct app *app)
+/* The control socket's rain switch: off also stops the idle rain until the next idle spell. */
+void pace_set_rain(struct pace *p, bool on)
 {
-	const struct config *cfg = &app->cfg;
-	int ret;
+	p->rain_on = on;
+	p->idle.raining = p->idle.raining && on;
+}
 
-	idle_init(&app->idle, cfg->rain.idle_after, cfg->screensaver.blank_after, pace_now_ms());
-	app->idle_timer = (struct loop_source){ timerfd_create(CLOCK_MONOTONIC,
-							       TFD_NONBLOCK | TFD_CLOEXEC),
-						on_idle, app };
-	if (app->idle_timer.fd < 0)
-		return -errno;
-	ret = loop_add(&app->loop, &app->idle_timer);
+void pace_pause(struct pace *p, bool paused)
+{
+	p->paused = paused;
+}
+
+/* New settings (a reload): a new frame period takes effect at the next wake; new rain
+ * settings turn the rain to rain.enabled, whatever the control socket said. */
+void pace_configure(struct pace *p, const struct pace_settings *set)
+{
+	bool new_period = set->fps != p->set.fps;
+
+	if (set->rain != p->set.rain || set->rain_rate != p->set.rain_rate ||
+	    set->rain_size != p->set.rain_size || set->rain_weight != p->set.rain_weight)
+		p->rain_on = set->rain;
+	p->set = *set;
+	idle_configure(&p->idle, set->rain_idle_after, set->blank_after);
+	if (new_period)
+		pace_arm_frames(p, false);
+	arm_idle(p);
+}
+
+static int open_timer(struct loop *loop, struct loop_source *src, loop_fn *fn, void *ctx)
+{
+	*src = (struct loop_source){ timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC),
+				     fn, ctx };
+	return src->fd < 0 ? -errno : loop_add(loop, src);
+}
+
+/* Nothing open, nothing to pace yet. */
+void pace_init(struct pace *p, struct screen *screen)
+{
+	*p = (struct pace){ .screen = screen, .ticks.fd = -1, .idle_timer.fd = -1 };
+}
+
+/* Calm, not blanked, idle counting from now; the rain as configured. No timers yet: a
+ * --frames run draws without them. */
+void pace_start(struct pace *p, const struct pace_settings *set)
+{
+	p->set = *set;
+	p->rain_on = set->rain;
+	p->rain = (struct water_rain){ .rate = set->rain ? set->rain_rate : 0,
+				       .size = set->rain_size, .weight = set->rain_weight,
+				       .rng = (uint64_t)time(NULL) * 2654435761u | 1 };
+	idle_init(&p->idle, set->rain_idle_after, set->blank_after, pace_now_ms());
+}
+
+/* The frame timer (on_tick runs the frames) and the idle timer on the loop. */
+int pace_open(struct pace *p, struct loop *loop, loop_fn *on_tick, void *ctx)
+{
+	int ret = open_timer(loop, &p->ticks, on_tick, ctx);
+
 	if (ret == 0)
-		pace_arm_idle(app);
+		ret = open_timer(loop, &p->idle_timer, on_idle, p);
+	if (ret == 0)
+		arm_idle(p);
 	return ret;
 }
 
 /* A blanked display is unblanked on the way out. */
-void pace_close_idle(struct app *app)
+void pace_close(struct pace *p)
 {
-	if (app->idle.blanked)
-		fb_blank(&app->fb, false);
-	if (app->idle_timer.fd >= 0)
-		close(app->idle_timer.fd);
+	if (p->idle.blanked)
+		display_blank(&p->screen->display, false);
+	if (p->ticks.fd >= 0)
+		close(p->ticks.fd);
+	if (p->idle_timer.fd >= 0)
+		close(p->idle_timer.fd);
+	p->ticks.fd = p->idle_timer.fd = -1;
 }

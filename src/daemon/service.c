@@ -21,6 +21,18 @@ static void on_watchdog(struct loop_source *src, uint32_t events)
 		notify_send("WATCHDOG=1");
 }
 
+/* The display cfg names (a new device, rotation or cell): display.device is opened anew when
+ * it changed, never for a headless run. */
+static int reopen_screen(struct app *app, const struct config *cfg, char *err, size_t len)
+{
+	struct display_request req = { .device = cfg->display.device,
+				       .buffering = app->cfg.display.double_buffer };
+	bool new_device = !app->opt.fbdev_file &&
+			  strcmp(cfg->display.device, app->cfg.display.device) != 0;
+
+	return screen_reopen(&app->screen, new_device ? &req : NULL, cfg, err, len);
+}
+
 /* Applies what changed and clears from *changes what it could not; on an error err says why
  * and nothing changed. splash: the new picture, made for the screen as it is, when the picture
  * changed and neither the display nor the grid did; walls the same for the walls. */
@@ -28,6 +40,9 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 			const struct image *splash, struct walls *walls, char *err, size_t len)
 {
 	struct config adopted = *new, *cfg = &adopted;
+	struct service *sv = &app->service;
+	struct screen *screen = &app->screen;
+	struct pace_settings set;
 	int ret = 0;
 
 	if (*changes & RELOAD_RESTART) {
@@ -37,44 +52,39 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 	}
 
 	if (*changes & RELOAD_DISPLAY)
-		ret = screen_reopen(app, cfg, err, len);
+		ret = reopen_screen(app, cfg, err, len);
 	else if (*changes & RELOAD_GRID)
-		ret = screen_regrid(app, cfg, err, len);
+		ret = screen_regrid(screen, cfg, err, len);
 	if (ret == 0 && !(*changes & RELOAD_DISPLAY) && (*changes & RELOAD_SPLASH))
-		ret = screen_reload_splash(app, splash, err, len);
+		ret = screen_reload_splash(screen, splash, err, len);
 	if (ret == 0 && !(*changes & RELOAD_DISPLAY) && (*changes & RELOAD_WALLS))
-		ret = screen_reload_walls(app, walls, err, len);
+		ret = screen_reload_walls(screen, walls, err, len);
 	if (ret < 0)
 		return ret;
 	if (*changes & (RELOAD_DISPLAY | RELOAD_GRID))
-		screen_redraw(app);
+		screen_redraw(screen);
 	if ((*changes & RELOAD_CONTROL) &&
-	    (ret = control_listen(&app->control, cfg->control.socket)) < 0) {
+	    (ret = control_listen(&sv->control, cfg->control.socket)) < 0) {
 		log_warn("control socket %s: %s; keeping %s", cfg->control.socket,
 			 ret == -EADDRINUSE ? "another fbripple is running on it" : strerror(-ret),
-			 app->control.path[0] ? app->control.path : "none");
+			 sv->control.path[0] ? sv->control.path : "none");
 		snprintf(adopted.control.socket, sizeof(adopted.control.socket), "%s",
-			 app->control.path);
+			 sv->control.path);
 		*changes &= ~RELOAD_CONTROL;
 	}
 	if ((*changes & RELOAD_LOG) && !app->opt.verbose)
 		log_set_level(cfg->log.level);
-	if (*changes & RELOAD_RAIN)
-		app->rain_on = cfg->rain.enabled;
-	if (*changes & RELOAD_IDLE)
-		idle_configure(&app->idle, cfg->rain.idle_after, cfg->screensaver.blank_after);
-	if (*changes & RELOAD_FPS)
-		pace_arm_frames(app, false);	/* wake re-arms it with the new period */
 	if (*changes & RELOAD_THREADS)
-		screen_start_threads(app, cfg);
-	screen_apply_look(app, cfg);
+		screen_start_threads(screen, cfg);
+	screen_apply_look(screen, cfg);
 	if (*changes & (RELOAD_SPLASH | RELOAD_WATER | RELOAD_WALLS))
-		screen_redraw(app);	/* the new look at once, also on paused water */
+		screen_redraw(screen);	/* the new look at once, also on paused water */
 	memcpy(&app->cfg, cfg, sizeof(*cfg));
+	set = pace_settings(cfg);
+	pace_configure(&app->pace, &set);
 	if ((*changes & (RELOAD_DISPLAY | RELOAD_INPUT)) && app->loop.epfd >= 0)
-		touch_open(app);
-	pace_wake(app);
-	pace_arm_idle(app);
+		touch_open(&app->touch, &app->opt, &app->loop);
+	pace_wake(&app->pace);
 	return 0;
 }
 
@@ -121,15 +131,15 @@ static void reload_finish(struct reload_job *r, char *reply, size_t len)
 		notify_sendf("READY=1\nSTATUS=reload refused: %s", r->err);
 		snprintf(text, sizeof(text), "error: %.490s", r->err);
 	} else {
-		app->splash_id = r->splash_id;
-		app->walls_id = r->walls_id;
+		app->service.splash_id = r->splash_id;
+		app->service.walls_id = r->walls_id;
 		reload_describe(r->changes, what, sizeof(what));
 		log_info("reloaded %s: changed %s", app->opt.config_path, what);
 		notify_sendf("READY=1\nSTATUS=running; last reload changed %s", what);
 		snprintf(text, sizeof(text), "ok changed %s", what);
 	}
 	for (int i = 0; i < r->nwaiting; i++)
-		control_answer(&app->control, r->waiting[i], text);
+		control_answer(&app->service.control, r->waiting[i], text);
 	if (reply)
 		snprintf(reply, len, "%s", text);
 	image_free(&r->splash);
@@ -144,9 +154,9 @@ static int reload_begin(struct app *app, const struct control_ticket *waiting, i
 static void reload_done(struct worker_job *job)
 {
 	struct reload_job *r = (struct reload_job *)job;
-	struct app *app = r->app;
+	struct service *sv = &r->app->service;
 	struct control_ticket waiting[CONTROL_CLIENTS];
-	int n = app->reload_nwaiting;
+	int n = sv->reload_nwaiting;
 
 	if (job->cancelled) {
 		image_free(&r->splash);
@@ -154,13 +164,15 @@ static void reload_done(struct worker_job *job)
 		free(r);
 		return;
 	}
+	struct app *app = r->app;
+
 	reload_finish(r, NULL, 0);
-	if (!app->reload_again)
+	if (!sv->reload_again)
 		return;
 	if (n)
-		memcpy(waiting, app->reload_waiting, (size_t)n * sizeof(waiting[0]));
-	app->reload_again = false;
-	app->reload_nwaiting = 0;
+		memcpy(waiting, sv->reload_waiting, (size_t)n * sizeof(waiting[0]));
+	sv->reload_again = false;
+	sv->reload_nwaiting = 0;
 	reload_begin(app, waiting, n, NULL, 0);
 }
 
@@ -170,7 +182,7 @@ static bool walls_changed(const struct app *app, const struct reload_job *r)
 	const char *path = r->cfg.water.obstacles;
 
 	return strcmp(path, app->cfg.water.obstacles) ||
-	       memcmp(&r->walls_id, &app->walls_id, sizeof(r->walls_id)) ||
+	       memcmp(&r->walls_id, &app->service.walls_id, sizeof(r->walls_id)) ||
 	       (path[0] && r->cfg.splash.scale != app->cfg.splash.scale);
 }
 
@@ -186,7 +198,7 @@ static int reload_begin(struct app *app, const struct control_ticket *waiting, i
 		if (reply)
 			snprintf(reply, len, "error: out of memory");
 		for (int i = 0; i < nwaiting; i++)
-			control_answer(&app->control, waiting[i], "error: out of memory");
+			control_answer(&app->service.control, waiting[i], "error: out of memory");
 		notify_send("READY=1");
 		return 0;
 	}
@@ -202,15 +214,16 @@ static int reload_begin(struct app *app, const struct control_ticket *waiting, i
 		r->ret = 0;
 	if (r->ret == 0) {
 		reload_file_id(r->cfg.splash.image, &r->splash_id);
-		r->changes = reload_changes(&app->cfg, &r->cfg, &app->splash_id, &r->splash_id);
+		r->changes = reload_changes(&app->cfg, &r->cfg, &app->service.splash_id,
+					    &r->splash_id);
 		reload_file_id(r->cfg.water.obstacles, &r->walls_id);
 		r->changes |= walls_changed(app, r) ? RELOAD_WALLS : 0;
 	}
 	if (r->ret == 0 && (r->changes & (RELOAD_SPLASH | RELOAD_WALLS)) &&
 	    !(r->changes & RELOAD_DISPLAY)) {
-		r->width = app->render.width;
-		r->height = app->render.height;
-		if (worker_start(&app->reloads, &r->job) == 0)
+		r->width = app->screen.render.width;
+		r->height = app->screen.render.height;
+		if (worker_start(&app->service.reloads, &r->job) == 0)
 			return CONTROL_LATER;
 		reload_run(&r->job);	/* no thread to be had: make it here */
 	}
@@ -224,16 +237,18 @@ static int reload_begin(struct app *app, const struct control_ticket *waiting, i
 static int request_reload(struct app *app, const struct control_ticket *ticket, char *reply,
 			  size_t len)
 {
-	if (!worker_busy(&app->reloads))
+	struct service *sv = &app->service;
+
+	if (!worker_busy(&sv->reloads))
 		return reload_begin(app, ticket, ticket ? 1 : 0, reply, len);
-	app->reload_again = true;
+	sv->reload_again = true;
 	if (!ticket)
 		return 0;
-	if (app->reload_nwaiting == CONTROL_CLIENTS) {
+	if (sv->reload_nwaiting == CONTROL_CLIENTS) {
 		snprintf(reply, len, "error: busy");
 		return 0;
 	}
-	app->reload_waiting[app->reload_nwaiting++] = *ticket;
+	sv->reload_waiting[sv->reload_nwaiting++] = *ticket;
 	return CONTROL_LATER;
 }
 
@@ -270,7 +285,7 @@ static void shot_done(struct worker_job *job)
 			 shot_strerror(s->ret));
 	}
 	if (!job->cancelled)
-		control_answer(&s->app->control, s->ticket, reply);
+		control_answer(&s->app->service.control, s->ticket, reply);
 	image_free(&s->img);
 	free(s);
 }
@@ -282,7 +297,7 @@ static int start_screenshot(struct app *app, const char *path, struct control_ti
 	struct shot_job *s;
 	int ret;
 
-	if (worker_busy(&app->shots)) {
+	if (worker_busy(&app->service.shots)) {
 		snprintf(reply, len, "error: busy (writing another screenshot)");
 		return 0;
 	}
@@ -294,9 +309,9 @@ static int start_screenshot(struct app *app, const char *path, struct control_ti
 	*s = (struct shot_job){ .job = { .run = shot_run, .done = shot_done }, .app = app,
 				.ticket = ticket };
 	snprintf(s->path, sizeof(s->path), "%s", path);
-	ret = screen_capture(app, &s->img);
+	ret = screen_capture(&app->screen, &s->img);
 	if (ret == 0)
-		ret = worker_start(&app->shots, &s->job);
+		ret = worker_start(&app->service.shots, &s->job);
 	if (ret == 0)
 		return CONTROL_LATER;
 	snprintf(reply, len, "error: cannot write %.200s: %s", path, strerror(-ret));
@@ -307,40 +322,41 @@ static int start_screenshot(struct app *app, const char *path, struct control_ti
 
 static void status_line(const struct app *app, char *reply, size_t len)
 {
+	const struct pace *p = &app->pace;
+	const struct screen *s = &app->screen;
+
 	snprintf(reply, len, "ok fps=%.1f target=%d moving=%s contacts=%d devices=%d config=%s "
-		 "size=%dx%d paused=%s rain=%s blanked=%s engine=%s cell=%d",
-		 app->timer_armed ? app->fps : 0.0,
-		 app->cfg.display.fps, app->timer_armed ? "yes" : "no", app->input_contacts,
-		 input_count(app->input),
-		 app->opt.config_path, app->render.width, app->render.height,
-		 app->paused ? "yes" : "no", app->rain.rate > 0 ? "on" : "off",
-		 app->idle.blanked ? "yes" : "no", app->water.engine->name, app->water.cell);
+		 "size=%dx%d paused=%s rain=%s blanked=%s engine=%s cell=%d display=%s",
+		 p->armed ? p->fps : 0.0, p->set.fps, p->armed ? "yes" : "no",
+		 app->touch.contacts, input_count(app->touch.input), app->opt.config_path,
+		 s->render.width, s->render.height, p->paused ? "yes" : "no",
+		 p->rain.rate > 0 ? "on" : "off", p->idle.blanked ? "yes" : "no",
+		 s->water.engine->name, s->water.cell, s->display.ops->name);
 }
 
-int service_on_command(void *ctx, const struct control_command *cmd,
-		       struct control_ticket ticket, char *reply, size_t len)
+static int on_command(void *ctx, const struct control_command *cmd,
+		      struct control_ticket ticket, char *reply, size_t len)
 {
 	struct app *app = ctx;
 	const struct config *cfg = &app->cfg;
 
 	switch (cmd->type) {
 	case CONTROL_DROP:
-		pace_activity(app);
-		water_drop(&app->water, cmd->x, cmd->y, cmd->size ? cmd->size : cfg->stone.size,
-			   cmd->weight ? cmd->weight : cfg->stone.weight);
+		pace_activity(&app->pace);
+		screen_drop(&app->screen, cmd->x, cmd->y, cmd->size ? cmd->size : cfg->stone.size,
+			    cmd->weight ? cmd->weight : cfg->stone.weight);
 		break;
 	case CONTROL_TRAIL:
-		pace_activity(app);
-		water_trail(&app->water, cmd->x, cmd->y, cmd->x2, cmd->y2, cfg->stone.size,
-			    cfg->input.trail_weight, cfg->input.trail_spacing);
+		pace_activity(&app->pace);
+		screen_trail(&app->screen, cmd->x, cmd->y, cmd->x2, cmd->y2, cfg->stone.size,
+			     cfg->input.trail_weight, cfg->input.trail_spacing);
 		break;
 	case CONTROL_RAIN:
-		app->rain_on = cmd->on;
-		app->idle.raining = app->idle.raining && cmd->on;
+		pace_set_rain(&app->pace, cmd->on);
 		break;
 	case CONTROL_PAUSE:
 	case CONTROL_RESUME:
-		app->paused = cmd->type == CONTROL_PAUSE;
+		pace_pause(&app->pace, cmd->type == CONTROL_PAUSE);
 		break;
 	case CONTROL_SCREENSHOT:
 		return start_screenshot(app, cmd->path, ticket, reply, len);
@@ -350,39 +366,45 @@ int service_on_command(void *ctx, const struct control_command *cmd,
 		status_line(app, reply, len);
 		return 0;
 	}
-	pace_wake(app);
+	pace_wake(&app->pace);
 	snprintf(reply, len, "ok");
 	return 0;
 }
 
-/* The parts of the loop that make it a service: idle timer, watchdog, control socket. */
+/* Before the command line is read: --send's client needs the control part too. */
+void service_init(struct service *sv, struct app *app)
+{
+	*sv = (struct service){ .watchdog.fd = -1 };
+	control_init(&sv->control, &app->loop, on_command, app);
+}
+
+/* The parts of the loop that make it a service: watchdog, workers, control socket. */
 int service_open(struct app *app)
 {
 	const struct config *cfg = &app->cfg;
+	struct service *sv = &app->service;
 	uint64_t half = notify_watchdog_usec() / 2;
 	struct itimerspec its = { 0 };
-	int ret;
+	int ret = 0;
 
 	its.it_interval = (struct timespec){ (time_t)(half / 1000000), (long)(half % 1000000) * 1000 };
 	its.it_value = its.it_interval;
-	app->rain_on = cfg->rain.enabled;
-	reload_file_id(cfg->splash.image, &app->splash_id);
-	reload_file_id(cfg->water.obstacles, &app->walls_id);
-	ret = pace_open_idle(app);
-	if (ret == 0 && half) {
-		app->watchdog = (struct loop_source){ timerfd_create(CLOCK_MONOTONIC,
-								     TFD_NONBLOCK | TFD_CLOEXEC),
-						      on_watchdog, app };
-		if (app->watchdog.fd < 0 || timerfd_settime(app->watchdog.fd, 0, &its, NULL) < 0)
+	reload_file_id(cfg->splash.image, &sv->splash_id);
+	reload_file_id(cfg->water.obstacles, &sv->walls_id);
+	if (half) {
+		sv->watchdog = (struct loop_source){ timerfd_create(CLOCK_MONOTONIC,
+								    TFD_NONBLOCK | TFD_CLOEXEC),
+						     on_watchdog, app };
+		if (sv->watchdog.fd < 0 || timerfd_settime(sv->watchdog.fd, 0, &its, NULL) < 0)
 			return -errno;
-		ret = loop_add(&app->loop, &app->watchdog);
+		ret = loop_add(&app->loop, &sv->watchdog);
 		log_debug("watchdog: WATCHDOG=1 every %llu ms", (unsigned long long)half / 1000);
 	}
 	if (ret < 0)
 		return ret;
-	if (worker_open(&app->shots, &app->loop) < 0 || worker_open(&app->reloads, &app->loop) < 0)
+	if (worker_open(&sv->shots, &app->loop) < 0 || worker_open(&sv->reloads, &app->loop) < 0)
 		log_warn("no worker threads: screenshots and pictures are made on the loop");
-	ret = cfg->control.socket[0] ? control_listen(&app->control, cfg->control.socket) : 0;
+	ret = cfg->control.socket[0] ? control_listen(&sv->control, cfg->control.socket) : 0;
 	if (ret == -EADDRINUSE) {
 		/* its socket is the running one's way in: not ours to take */
 		log_error("another fbripple is running on %s", cfg->control.socket);
@@ -396,10 +418,12 @@ int service_open(struct app *app)
 
 void service_close(struct app *app)
 {
-	worker_close(&app->shots);
-	worker_close(&app->reloads);
-	control_close(&app->control);
-	pace_close_idle(app);
-	if (app->watchdog.fd >= 0)
-		close(app->watchdog.fd);
+	struct service *sv = &app->service;
+
+	worker_close(&sv->shots);
+	worker_close(&sv->reloads);
+	control_close(&sv->control);
+	if (sv->watchdog.fd >= 0)
+		close(sv->watchdog.fd);
+	sv->watchdog.fd = -1;
 }

@@ -11,18 +11,14 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "display.h"
 #include "vt.h"
 
 /* The only state outside a struct: a fatal signal handler cannot be passed any. */
 static struct {
 	int vt_fd;
-	int fb_fd;
-	bool restore_var;
-	struct fb_var_screeninfo var;
-	uint8_t *map;
-	size_t map_len;
 	volatile sig_atomic_t away;	/* another VT in front: its screen is not ours to clear */
-} crash = { .vt_fd = -1, .fb_fd = -1 };
+} crash = { .vt_fd = -1 };
 
 static int own_vt(void)
 {
@@ -149,11 +145,7 @@ void vt_restore(struct vt *vt)
 /* Only async-signal-safe calls: plain stores, ioctl, signal, raise. */
 static void on_crash(int sig)
 {
-	for (volatile uint8_t *p = crash.away ? NULL : crash.map;
-	     p && p < crash.map + crash.map_len; p++)
-		*p = 0;
-	if (crash.fb_fd >= 0 && crash.restore_var)
-		ioctl(crash.fb_fd, FBIOPUT_VSCREENINFO, &crash.var);
+	display_crash_restore(!crash.away);
 	if (crash.vt_fd >= 0)
 		give_back(crash.vt_fd);
 	signal(sig, SIG_DFL);
@@ -165,18 +157,12 @@ void vt_set_away(bool away)
 	crash.away = away;
 }
 
-int vt_guard_crashes(const struct vt *vt, const struct fb *fb)
+int vt_guard_crashes(const struct vt *vt)
 {
 	static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
 	struct sigaction sa = { .sa_handler = on_crash, .sa_flags = SA_RESETHAND };
 
 	crash.vt_fd = vt->taken ? vt->fd : -1;
-	crash.fb_fd = fb->is_file ? -1 : fb->fd;
-	crash.var = fb->saved;
-	crash.var.activate = FB_ACTIVATE_NOW;
-	crash.restore_var = fb->mode_changed || fb->pages > 1;
-	crash.map = fb->is_file ? NULL : fb->map;
-	crash.map_len = fb->map_len;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 		if (sigaction(fatal[i], &sa, NULL) < 0)

@@ -6,8 +6,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "fb.h"
-
 struct vt {
 	int fd;			/* -1 when there is no VT */
 	int num;		/* the N of /dev/ttyN */
@@ -34,11 +32,11 @@ int vt_ack_acquire(struct vt *vt);
 void vt_restore(struct vt *vt);
 
 /*
- * On SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGABRT: clear the screen, put back fb's mode and the
- * console in text mode, then die of the signal. Call again whenever fb or vt changes; vt may be
- * one with no VT. 0 or -errno.
+ * On SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGABRT: put back the display display_crash_guard names
+ * (cleared, unless another VT is in front) and the console in text mode, then die of the
+ * signal. Call again whenever vt changes; vt may be one with no VT. 0 or -errno.
  */
-int vt_guard_crashes(const struct vt *vt, const struct fb *fb);
+int vt_guard_crashes(const struct vt *vt);
 
 /* Whether another VT is in front, whose screen neither an exit nor a crash may clear. */
 void vt_set_away(bool away);

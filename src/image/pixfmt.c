@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct named_format {
@@ -252,4 +253,16 @@ void pixfmt_unconvert(const struct pixfmt *fmt, const void *src, size_t stride, 
 			break;
 		}
 	}
+}
+
+int pixfmt_read_image(const struct pixfmt *fmt, const void *src, size_t stride, int width,
+		      int height, struct image *img)
+{
+	img->width = width;
+	img->height = height;
+	img->pixels = malloc((size_t)width * height * sizeof(uint32_t));
+	if (!img->pixels)
+		return -ENOMEM;
+	pixfmt_unconvert(fmt, src, stride, img);
+	return 0;
 }

@@ -38,4 +38,8 @@ uint32_t pixfmt_unpack(const struct pixfmt *fmt, uint32_t pixel);
 void pixfmt_convert(const struct pixfmt *fmt, const struct image *src, void *dst, size_t stride);
 void pixfmt_unconvert(const struct pixfmt *fmt, const void *src, size_t stride, struct image *dst);
 
+/* A width x height picture of fmt into a new image (image_free frees it). 0 or -ENOMEM. */
+int pixfmt_read_image(const struct pixfmt *fmt, const void *src, size_t stride, int width,
+		      int height, struct image *img);
+
 #endif

@@ -1,4 +1,8 @@
-/* water.h - the height field any engine moves: stones, trails, rain, walls, live rows, calm. */
+/* water.h - the height field any engine moves: stones, trails, rain, walls, live rows, calm.
+ *
+ * The water folder: the height field (water.c), one file per engine behind water_engine.h,
+ * their list (water_engine.c), walls from an obstacle mask (walls.c), and in kernels/ the
+ * engines' row steps per vector path. It includes image/ (the mask) and util/, nothing above. */
 #ifndef FBRIPPLE_WATER_H
 #define FBRIPPLE_WATER_H
 

@@ -1,4 +1,7 @@
-/* render_row.h - what the row kernels of every path share: their table, fixed-point rules. */
+/* render_row.h - what the row kernels of every path share: their table, fixed-point rules.
+ *
+ * The render/kernels folder: one file per vector path (scalar, SSE2, SSE4.1, AVX2, NEON) that
+ * draws a renderer's rows; they are the renderer's insides, so they include render.h. */
 #ifndef FBRIPPLE_RENDER_ROW_H
 #define FBRIPPLE_RENDER_ROW_H
 

@@ -1,4 +1,8 @@
-/* water_kernel.h - the classic engine's row step on every vector path, and the pick of one. */
+/* water_kernel.h - the classic engine's row step on every vector path, and the pick of one.
+ *
+ * The water/kernels folder: each engine's row loop as a scalar reference and per vector path
+ * (SSE2, AVX2, NEON), on plain arrays of cells. It includes util/ (the CPU's paths) only: the
+ * engines above hand it rows, never a struct water to look into. */
 #ifndef FBRIPPLE_WATER_KERNEL_H
 #define FBRIPPLE_WATER_KERNEL_H
 

@@ -1,0 +1,124 @@
+/* display.h - where frames are shown: one small interface, one file per backend.
+ *
+ * The display folder holds the screen a frame is drawn into and the VT under it: this
+ * interface, its backends (fbdev.c: a Linux framebuffer device; file.c: a regular file standing
+ * in for one, for --fbdev) and vt.c. Its files include image/ (pixel formats, images) and util/,
+ * nothing above. The daemon picks no backend: display_open does, from the request.
+ */
+#ifndef FBRIPPLE_DISPLAY_H
+#define FBRIPPLE_DISPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "image/image.h"
+#include "image/pixfmt.h"
+
+enum display_buffering {
+	DISPLAY_BUFFER_AUTO,	/* two pages where the device can flip between them, else one */
+	DISPLAY_BUFFER_ON,	/* the same, but a warning when it cannot */
+	DISPLAY_BUFFER_OFF,
+};
+
+/* "auto", "on", "off". 0 or -EINVAL. */
+int display_buffering_parse(const char *name, enum display_buffering *mode);
+const char *display_buffering_name(enum display_buffering mode);
+
+/* What to open. file: a regular file as a raw framebuffer of the given geometry, created or
+ * resized to stride * height bytes; otherwise device is a device path. */
+struct display_request {
+	const char *device;
+	enum display_buffering buffering;
+	bool file;
+	int width, height;		/* the file's */
+	struct pixfmt fmt;
+	size_t stride;
+};
+
+/* What was opened. The picture is width x height pixels of fmt, rows stride bytes apart. */
+struct display_mode {
+	int width, height;
+	size_t stride;
+	struct pixfmt fmt;
+	int pages;			/* 1, or 2 when each frame is drawn off screen and flipped in */
+	int rotate;			/* the panel's own rotation, degrees clockwise */
+};
+
+/* The buffer the next frame goes into: page says which of the mode's pages it is. */
+struct display_buffer {
+	uint8_t *pixels;
+	int page;
+};
+
+struct display;
+
+/*
+ * A backend. Every function but open gets a display that open filled; functions left NULL do
+ * nothing and succeed (blank: -ENOTTY). present shows the buffer just drawn and hands out the
+ * other one from then on; it may wait for the vertical blank but never for longer. crash_guard
+ * copies what crash_restore needs into the backend's own storage; crash_restore runs in a
+ * fatal signal handler, so it may make async-signal-safe calls only.
+ */
+struct display_ops {
+	const char *name;
+	int (*open)(struct display *d, const struct display_request *req, char *err,
+		    size_t errlen);
+	void (*close)(struct display *d, bool clear);
+	struct display_buffer (*buffer)(const struct display *d);
+	int (*present)(struct display *d);
+	int (*flush)(struct display *d);		/* written pixels out to the device */
+	int (*blank)(struct display *d, bool blank);
+	int (*release)(struct display *d);		/* another VT takes the screen */
+	int (*acquire)(struct display *d);		/* and gives it back */
+	int (*read)(const struct display *d, struct image *img);	/* the shown frame */
+	void (*describe)(const struct display *d, FILE *out);
+	void (*crash_guard)(const struct display *d);
+	void (*crash_restore)(bool clear);
+};
+
+struct display {
+	const struct display_ops *ops;		/* NULL: closed */
+	struct display_mode mode;
+	char path[256];
+	void *state;				/* the backend's own */
+};
+
+/* The backend for req opens the display. 0, or -errno with err saying why (without the path);
+ * on failure d stays closed. */
+int display_open(struct display *d, const struct display_request *req, char *err,
+		 size_t errlen);
+
+/* Puts back what open changed (mode, panning, the CRTC) and closes; d is then closed. clear:
+ * blank the picture first, so that the console redraws on a clean screen (not while another
+ * VT shows it: that screen is not ours to clear). */
+void display_close(struct display *d, bool clear);
+
+static inline bool display_is_open(const struct display *d)
+{
+	return d->ops != NULL;
+}
+
+struct display_buffer display_buffer(const struct display *d);
+int display_present(struct display *d);
+int display_flush(struct display *d);
+/* 0, or -errno when the device refuses; -ENOTTY where the backend cannot blank. */
+int display_blank(struct display *d, bool blank);
+int display_release(struct display *d);
+int display_acquire(struct display *d);
+/* The frame on screen, for screenshots only: display memory may be slow to read. */
+int display_read(const struct display *d, struct image *img);
+/* --list-devices: what the device offers and what fbripple makes of it. */
+void display_describe(const struct display *d, FILE *out);
+
+/* After every open and close: what a crash must put back is d's (NULL: nothing). */
+void display_crash_guard(const struct display *d);
+/* In a fatal signal handler: puts back the display as open found it, clearing the screen
+ * first when clear is set. Async-signal-safe. */
+void display_crash_restore(bool clear);
+
+extern const struct display_ops display_fbdev;
+extern const struct display_ops display_file;
+
+#endif

@@ -1,0 +1,369 @@
+/* fbdev.c - the display on a Linux framebuffer device: its mode, two pages where it pans. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fb.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "display.h"
+
+struct fbdev {
+	int fd;
+	uint8_t *map;
+	size_t map_len;
+	uint8_t *pixels;	/* the top-left pixel of the virtual screen */
+	uint8_t *page_pixels[2];	/* pixels + yoffset * stride of each page */
+	int page;		/* the page drawn into next (the one not on screen) */
+	bool can_vsync;		/* FBIO_WAITFORVSYNC works */
+	bool mode_changed;	/* saved is to be put back on close */
+	char id[17];		/* the driver's name */
+	struct fb_var_screeninfo var, saved;
+};
+
+static struct fbdev *fbdev_of(const struct display *d)
+{
+	return d->state;
+}
+
+static void fbdev_close(struct display *d, bool clear);
+static int fbdev_flush(struct display *d);
+
+static int fail(struct display *d, int ret, char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int fail(struct display *d, int ret, char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	fbdev_close(d, false);
+	return ret;
+}
+
+static int format_from_var(struct pixfmt *fmt, const struct fb_fix_screeninfo *fix,
+			   const struct fb_var_screeninfo *var)
+{
+	struct pixfmt_field r = { var->red.offset, var->red.length };
+	struct pixfmt_field g = { var->green.offset, var->green.length };
+	struct pixfmt_field b = { var->blue.offset, var->blue.length };
+
+	if (fix->type != FB_TYPE_PACKED_PIXELS ||
+	    (fix->visual != FB_VISUAL_TRUECOLOR && fix->visual != FB_VISUAL_DIRECTCOLOR))
+		return -ENOTSUP;
+	return pixfmt_init(fmt, var->bits_per_pixel, r, g, b);
+}
+
+static int read_info(struct fbdev *fb, struct fb_fix_screeninfo *fix)
+{
+	if (ioctl(fb->fd, FBIOGET_FSCREENINFO, fix) < 0 ||
+	    ioctl(fb->fd, FBIOGET_VSCREENINFO, &fb->var) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Asks for a true-colour depth and reads back what the driver really did: some drivers
+ * return 0 and change nothing. */
+static int switch_depth(struct fbdev *fb, struct fb_fix_screeninfo *fix, struct pixfmt *fmt,
+			int bpp)
+{
+	struct fb_var_screeninfo want = fb->saved;
+
+	want.bits_per_pixel = bpp;
+	want.red = want.green = want.blue = want.transp = (struct fb_bitfield){ 0 };
+	want.activate = FB_ACTIVATE_NOW;
+	if (ioctl(fb->fd, FBIOPUT_VSCREENINFO, &want) < 0)
+		return -errno;
+	fb->mode_changed = true;
+	if (read_info(fb, fix) < 0)
+		return -errno;
+	return format_from_var(fmt, fix, &fb->var);
+}
+
+/* A depth below 16 bpp or a palette mode is switched to 32, else 16 bpp. */
+static int choose_format(struct fbdev *fb, struct fb_fix_screeninfo *fix, struct pixfmt *fmt)
+{
+	if (format_from_var(fmt, fix, &fb->var) == 0)
+		return 0;
+	if (switch_depth(fb, fix, fmt, 32) == 0 || switch_depth(fb, fix, fmt, 16) == 0)
+		return 0;
+	return -ENOTSUP;
+}
+
+static int pan_to(struct fbdev *fb, unsigned int yoffset)
+{
+	struct fb_var_screeninfo var = fb->var;
+
+	var.xoffset = fb->saved.xoffset;
+	var.yoffset = yoffset;
+	if (ioctl(fb->fd, FBIOPAN_DISPLAY, &var) < 0)
+		return -errno;
+	fb->var.yoffset = yoffset;
+	return 0;
+}
+
+/* Bytes from the start of the mapping to the end of the second page. */
+static size_t two_pages(const struct display *d)
+{
+	const struct fbdev *fb = fbdev_of(d);
+
+	return (size_t)(fb->pixels - fb->map) + (size_t)2 * fb->var.yres * d->mode.stride;
+}
+
+/* A second page needs room below the first, either already there or granted on request, and a
+ * pan to it that the driver both accepts and reports back. */
+static bool grow_virtual(struct display *d)
+{
+	struct fbdev *fb = fbdev_of(d);
+	struct fb_fix_screeninfo fix;
+	struct fb_var_screeninfo before = fb->var, var = fb->var;
+
+	var.yres_virtual = 2 * var.yres;
+	var.activate = FB_ACTIVATE_NOW;
+	if (ioctl(fb->fd, FBIOPUT_VSCREENINFO, &var) < 0)
+		return false;
+	if (read_info(fb, &fix) == 0 && fb->var.yres_virtual >= 2 * fb->var.yres &&
+	    fix.line_length == d->mode.stride && fb->map_len >= two_pages(d)) {
+		fb->mode_changed = true;
+		return true;
+	}
+	ioctl(fb->fd, FBIOPUT_VSCREENINFO, &before);
+	ioctl(fb->fd, FBIOGET_VSCREENINFO, &fb->var);
+	return false;
+}
+
+/* The pages are at y 0 and y yres, whatever offset the console left: two pages that overlap
+ * would show the one being drawn. */
+static bool probe_pan(struct display *d)
+{
+	struct fbdev *fb = fbdev_of(d);
+	struct fb_var_screeninfo var;
+	unsigned int second = fb->saved.yoffset == fb->var.yres ? 0 : fb->var.yres;
+
+	if (fb->var.yres_virtual < 2 * fb->var.yres && !grow_virtual(d))
+		return false;
+	if (fb->map_len < two_pages(d))
+		return false;
+	if (pan_to(fb, second) < 0 || ioctl(fb->fd, FBIOGET_VSCREENINFO, &var) < 0 ||
+	    var.yoffset != second) {
+		pan_to(fb, fb->saved.yoffset);
+		return false;
+	}
+	pan_to(fb, fb->saved.yoffset);
+	return true;
+}
+
+/* Probes panning (and vsync) once and sets the pages. */
+static void setup_pages(struct display *d, enum display_buffering mode)
+{
+	struct fbdev *fb = fbdev_of(d);
+	int zero = 0;
+
+	if (mode == DISPLAY_BUFFER_OFF || !probe_pan(d))
+		return;
+	fb->can_vsync = ioctl(fb->fd, FBIO_WAITFORVSYNC, &zero) == 0;
+	d->mode.pages = 2;
+	fb->page_pixels[0] = fb->pixels;
+	fb->page_pixels[1] = fb->pixels + (size_t)fb->var.yres * d->mode.stride;
+	/* the first frame goes into the page not on screen */
+	fb->page = fb->saved.yoffset == fb->var.yres ? 0 : 1;
+}
+
+static int map_device(struct display *d, const struct fb_fix_screeninfo *fix)
+{
+	struct fbdev *fb = fbdev_of(d);
+	size_t offset = fix->smem_start & (sysconf(_SC_PAGESIZE) - 1);
+
+	fb->map_len = offset + fix->smem_len;
+	fb->map = mmap(NULL, fb->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fb->fd, 0);
+	if (fb->map == MAP_FAILED) {
+		fb->map = NULL;
+		return -errno;
+	}
+	fb->pixels = fb->map + offset + (size_t)fb->var.xoffset * d->mode.fmt.bytes;
+	fb->page_pixels[0] = fb->page_pixels[1] =
+		fb->pixels + (size_t)fb->var.yoffset * d->mode.stride;
+	return 0;
+}
+
+static int fbdev_open(struct display *d, const struct display_request *req, char *err,
+		      size_t errlen)
+{
+	struct display_mode *m = &d->mode;
+	struct fb_fix_screeninfo fix;
+	struct fbdev *fb = calloc(1, sizeof(*fb));
+	int ret;
+
+	if (!fb)
+		return fail(d, -ENOMEM, err, errlen, "%s", strerror(ENOMEM));
+	d->state = fb;
+	fb->fd = open(req->device, O_RDWR | O_CLOEXEC);
+	if (fb->fd < 0)
+		return fail(d, -errno, err, errlen, "%s", strerror(errno));
+	ret = read_info(fb, &fix);
+	if (ret < 0)
+		return fail(d, ret, err, errlen, "not a framebuffer: %s", strerror(-ret));
+	fb->saved = fb->var;
+	memcpy(fb->id, fix.id, sizeof(fix.id));
+	fb->id[sizeof(fix.id)] = '\0';
+	if (choose_format(fb, &fix, &m->fmt) < 0)
+		return fail(d, -ENOTSUP, err, errlen,
+			    "%u bpp (type %u, visual %u) and no 32 or 16 bpp true-colour mode "
+			    "could be set", fb->saved.bits_per_pixel, fix.type, fix.visual);
+	m->width = fb->var.xres;
+	m->height = fb->var.yres;
+	m->stride = fix.line_length;
+	/* a driver's numbers are trusted only as far as they fit together */
+	if (m->width < 1 || m->height < 1 || m->stride < (size_t)m->width * m->fmt.bytes ||
+	    (m->fmt.bytes != 3 && m->stride % m->fmt.bytes) ||
+	    fix.smem_len < ((size_t)fb->var.yoffset + m->height) * m->stride)
+		return fail(d, -EINVAL, err, errlen,
+			    "inconsistent geometry: %dx%d at y %u, line length %u, memory %u",
+			    m->width, m->height, fb->var.yoffset, fix.line_length, fix.smem_len);
+	ret = map_device(d, &fix);
+	if (ret < 0)
+		return fail(d, ret, err, errlen, "mmap: %s", strerror(-ret));
+	setup_pages(d, req->buffering);
+	return 0;
+}
+
+/* Clears the screen so the console redraws on a clean one, puts back the mode and panning
+ * found at open, unmaps and closes. */
+static void fbdev_close(struct display *d, bool clear)
+{
+	struct fbdev *fb = fbdev_of(d);
+
+	if (!fb)
+		return;
+	if (clear && fb->map) {
+		memset(fb->map, 0, fb->map_len);
+		fbdev_flush(d);
+	}
+	if (fb->fd >= 0 && fb->mode_changed) {
+		fb->saved.activate = FB_ACTIVATE_NOW;
+		ioctl(fb->fd, FBIOPUT_VSCREENINFO, &fb->saved);
+	} else if (fb->fd >= 0 && fb->var.yoffset != fb->saved.yoffset) {
+		pan_to(fb, fb->saved.yoffset);
+	}
+	if (fb->map)
+		munmap(fb->map, fb->map_len);
+	if (fb->fd >= 0)
+		close(fb->fd);
+	free(fb);
+	d->state = NULL;
+}
+
+static struct display_buffer fbdev_buffer(const struct display *d)
+{
+	const struct fbdev *fb = fbdev_of(d);
+
+	return (struct display_buffer){ fb->page_pixels[fb->page], fb->page };
+}
+
+static int fbdev_present(struct display *d)
+{
+	struct fbdev *fb = fbdev_of(d);
+	int zero = 0, ret;
+	unsigned int yoffset;
+
+	if (d->mode.pages < 2)
+		return 0;
+	yoffset = (unsigned int)((fb->page_pixels[fb->page] - fb->pixels) / d->mode.stride);
+	fb->page ^= 1;
+	ret = pan_to(fb, yoffset);
+	/* the pan is latched at the next vblank: wait for it before drawing into the other page,
+	 * which is on screen until then */
+	if (fb->can_vsync)
+		ioctl(fb->fd, FBIO_WAITFORVSYNC, &zero);
+	return ret;
+}
+
+/* Drivers with deferred I/O (DRM's fbdev emulation) show writes only once flushed. */
+static int fbdev_flush(struct display *d)
+{
+	struct fbdev *fb = fbdev_of(d);
+
+	return msync(fb->map, fb->map_len, MS_SYNC) < 0 ? -errno : 0;
+}
+
+/* vesafb refuses with -EINVAL. */
+static int fbdev_blank(struct display *d, bool blank)
+{
+	int arg = blank ? FB_BLANK_POWERDOWN : FB_BLANK_UNBLANK;
+
+	return ioctl(fbdev_of(d)->fd, FBIOBLANK, arg) < 0 ? -errno : 0;
+}
+
+static int fbdev_read(const struct display *d, struct image *img)
+{
+	const struct fbdev *fb = fbdev_of(d);
+
+	return pixfmt_read_image(&d->mode.fmt, fb->page_pixels[d->mode.pages == 2 ? fb->page ^ 1 : 0],
+				 d->mode.stride, d->mode.width, d->mode.height, img);
+}
+
+static void fbdev_describe(const struct display *d, FILE *out)
+{
+	const struct fbdev *fb = fbdev_of(d);
+	const struct display_mode *m = &d->mode;
+
+	fprintf(out, "display %s: fbdev %s\n", d->path, fb->id);
+	fprintf(out, "  resolution %dx%d, virtual %ux%u, %d bpp %s, stride %zu bytes\n", m->width,
+		m->height, fb->var.xres_virtual, fb->var.yres_virtual, m->fmt.bpp, m->fmt.name,
+		m->stride);
+	if (fb->mode_changed && fb->saved.bits_per_pixel != fb->var.bits_per_pixel)
+		fprintf(out, "  switched from %u bpp, which fbripple cannot draw\n",
+			fb->saved.bits_per_pixel);
+	fprintf(out, "  pan: %s; vsync: %s; drawing: %s\n", m->pages == 2 ? "yes" : "no",
+		fb->can_vsync ? "yes" : "no", m->pages == 2 ? "double buffered" : "single buffer");
+}
+
+/* What a fatal signal handler puts back: read only there, written only by fbdev_crash_guard. */
+static struct {
+	int fd;
+	bool restore_var;
+	struct fb_var_screeninfo var;
+	uint8_t *map;
+	size_t map_len;
+} crash = { .fd = -1 };
+
+static void fbdev_crash_guard(const struct display *d)
+{
+	const struct fbdev *fb = fbdev_of(d);
+
+	crash.fd = fb->fd;
+	crash.var = fb->saved;
+	crash.var.activate = FB_ACTIVATE_NOW;
+	crash.restore_var = fb->mode_changed || d->mode.pages > 1;
+	crash.map = fb->map;
+	crash.map_len = fb->map_len;
+}
+
+/* Only plain stores and ioctl. */
+static void fbdev_crash_restore(bool clear)
+{
+	for (volatile uint8_t *p = clear ? crash.map : NULL; p && p < crash.map + crash.map_len; p++)
+		*p = 0;
+	if (crash.fd >= 0 && crash.restore_var)
+		ioctl(crash.fd, FBIOPUT_VSCREENINFO, &crash.var);
+}
+
+const struct display_ops display_fbdev = {
+	.name = "fbdev",
+	.open = fbdev_open,
+	.close = fbdev_close,
+	.buffer = fbdev_buffer,
+	.present = fbdev_present,
+	.flush = fbdev_flush,
+	.blank = fbdev_blank,
+	.read = fbdev_read,
+	.describe = fbdev_describe,
+	.crash_guard = fbdev_crash_guard,
+	.crash_restore = fbdev_crash_restore,
+};
