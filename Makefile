@@ -79,8 +79,9 @@ VM_HELPERS = $(B)/tests/vm/fbfill $(B)/tests/vm/evdump \
 $(VM_TESTS): $(B)/tests/vm/vm.o $(B)/tests/vm/vmcase.o | $(VM_HELPERS)
 $(B)/tests/test_vm_input: $(B)/tests/vm/vm.o | $(VM_HELPERS)
 $(B)/tests/vm/vm.o: ALL_CFLAGS += -DFBVM_SRCDIR='"$(CURDIR)/tests/vm"'
-# The systemd guest gets fbripple as an integrator installs it: `make install` into a stage.
-$(B)/tests/test_vm_systemd: | vm-stage
+# The systemd guest gets fbripple as an integrator installs it: the package of `make deb`.
+$(B)/tests/test_vm_systemd: | deb
+$(B)/tests/test_vm_systemd.o: ALL_CFLAGS += -DFBRIPPLE_DEB='"$(abspath $(DEB_OUT))"'
 $(B)/tests/vm/%: tests/vm/%.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) -static -o $@ $<
@@ -197,16 +198,9 @@ vm-kernel:
 	@sh tests/vm/kernel.sh || echo 'vm-kernel: no kernel; the VM tests will say why they skip'
 
 # Debian 12 with systemd as PID 1 for tests/test_vm_systemd, cached beside the kernel.
-.PHONY: vm-rootfs vm-stage vm-stage-clean
+.PHONY: vm-rootfs
 vm-rootfs: vm-kernel
 	@sh tests/vm/rootfs.sh >/dev/null || echo 'vm-rootfs: no root image; the systemd VM test will say why it skips'
-vm-stage: $(B)/fbripple
-	@rm -rf $(B)/tests/vm/install
-	@$(MAKE) --no-print-directory install B=$(B) DESTDIR=$(abspath $(B)/tests/vm/install) \
-		PREFIX=/usr/local SYSCONFDIR=/etc >/dev/null
-clean: vm-stage-clean
-vm-stage-clean:
-	rm -rf $(B)/tests/vm/install
 
 check-vm: all $(VM_TESTS) vm-kernel vm-rootfs
 	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(VM_TESTS)
