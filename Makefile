@@ -33,7 +33,9 @@ LIB_OBJ   = $(LIB_SRC:%.c=$(B)/%.o)
 TEST_SRC  = $(wildcard tests/test_*.c)
 TESTS     = $(TEST_SRC:%.c=$(B)/%)
 VM_TESTS  = $(filter $(B)/tests/test_vm%,$(TESTS))
-UNIT_TESTS = $(filter-out $(VM_TESTS),$(TESTS))
+# The tests of the Debian package `make deb` builds; like the VM tests, only `make check` runs them.
+PKG_TESTS = $(B)/tests/test_package
+UNIT_TESTS = $(filter-out $(VM_TESTS) $(PKG_TESTS),$(TESTS))
 TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/seed_hooke.o $(B)/tests/seed_spring.o \
             $(B)/tests/testutil.o $(B)/tests/look.o
 
@@ -80,8 +82,8 @@ $(VM_TESTS): $(B)/tests/vm/vm.o $(B)/tests/vm/vmcase.o | $(VM_HELPERS)
 $(B)/tests/test_vm_input: $(B)/tests/vm/vm.o | $(VM_HELPERS)
 $(B)/tests/vm/vm.o: ALL_CFLAGS += -DFBVM_SRCDIR='"$(CURDIR)/tests/vm"'
 # The systemd guest gets fbripple as an integrator installs it: the package of `make deb`.
-$(B)/tests/test_vm_systemd: | deb
-$(B)/tests/test_vm_systemd.o: ALL_CFLAGS += -DFBRIPPLE_DEB='"$(abspath $(DEB_OUT))"'
+$(B)/tests/test_vm_systemd $(PKG_TESTS): | deb
+$(B)/tests/test_vm_systemd.o $(PKG_TESTS:=.o): ALL_CFLAGS += -DFBRIPPLE_DEB='"$(abspath $(DEB_OUT))"'
 $(B)/tests/vm/%: tests/vm/%.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) -static -o $@ $<
