@@ -332,3 +332,4 @@ help:
 	@echo 'make check-arm64  cross-build for arm64, run the unit and headless tests under qemu-user'
 	@echo 'make bench      ms per frame beside a plain port of the seed code'
 	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) SYSCONFDIR=$(SYSCONFDIR)'
+	@echo 'make deb        build/fbripple_$(VERSION)_ARCH.deb for this machine (ARCH=arm64 cross-builds), lintian-checked'
