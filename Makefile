@@ -250,23 +250,25 @@ readme-picture: deps-test
 # The manual pages, made at build time so that they cannot drift from what they describe:
 # fbripple(8) from etc/man/fbripple.8.in and the binary's own --help, fbripple.conf(5) from
 # etc/fbripple.conf's comments (etc/man/*.awk say how). Dated by the changelog's last entry.
-MAN       = $(B)/man/fbripple.8 $(B)/man/fbripple.conf.5
+# They go to $(B)/man, or build/man for the default build beside the sources (the top level is fixed).
+MANOUT    = $(if $(filter .,$(B)),build/man,$(B)/man)
+MAN       = $(MANOUT)/fbripple.8 $(MANOUT)/fbripple.conf.5
 MANDATE   = $(shell date -u -d "$$(sed -n '/^ -- /{s/.*>  //p;q}' etc/debian/changelog)" +%Y-%m-%d)
 .PHONY: man
 man: $(MAN)
-$(B)/man/fbripple.8: $(B)/fbripple etc/man/fbripple.8.in etc/man/help.awk etc/debian/changelog
+$(MANOUT)/fbripple.8: $(B)/fbripple etc/man/fbripple.8.in etc/man/help.awk etc/debian/changelog
 	@mkdir -p $(@D)
 	$(RUN_HOST) $(B)/fbripple --help | awk -v version=$(VERSION) -v date=$(MANDATE) \
 		-f etc/man/help.awk - etc/man/fbripple.8.in >$@.tmp && mv $@.tmp $@
-$(B)/man/fbripple.conf.5: etc/fbripple.conf etc/man/conf.awk etc/debian/changelog
+$(MANOUT)/fbripple.conf.5: etc/fbripple.conf etc/man/conf.awk etc/debian/changelog
 	@mkdir -p $(@D)
 	awk -v version=$(VERSION) -v date=$(MANDATE) -f etc/man/conf.awk etc/fbripple.conf \
 		>$@.tmp && mv $@.tmp $@
 
 install: all man
 	install -D -m 0755 $(B)/fbripple $(DESTDIR)$(BINDIR)/fbripple
-	install -D -m 0644 $(B)/man/fbripple.8 $(DESTDIR)$(MANDIR)/man8/fbripple.8
-	install -D -m 0644 $(B)/man/fbripple.conf.5 $(DESTDIR)$(MANDIR)/man5/fbripple.conf.5
+	install -D -m 0644 $(MANOUT)/fbripple.8 $(DESTDIR)$(MANDIR)/man8/fbripple.8
+	install -D -m 0644 $(MANOUT)/fbripple.conf.5 $(DESTDIR)$(MANDIR)/man5/fbripple.conf.5
 	install -D -m 0644 systemd/fbripple.service $(DESTDIR)$(UNITDIR)/fbripple.service
 	sed -i 's|@BINDIR@|$(BINDIR)|g' $(DESTDIR)$(UNITDIR)/fbripple.service
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/fbripple.conf ]; then \
