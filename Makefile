@@ -1,10 +1,11 @@
 # fbripple - ripples on the Linux framebuffer. `make help` lists the targets.
 
-VERSION    = 0.1.0
+VERSION    = 0.2.0
 PREFIX    ?= /usr/local
 BINDIR    ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 UNITDIR   ?= $(PREFIX)/lib/systemd/system
+MANDIR    ?= $(PREFIX)/share/man
 DESTDIR   ?=
 
 # B is the build directory: `make B=build/asan CFLAGS='-O1 -g -fsanitize=address,undefined'`
@@ -32,7 +33,9 @@ LIB_OBJ   = $(LIB_SRC:%.c=$(B)/%.o)
 TEST_SRC  = $(wildcard tests/test_*.c)
 TESTS     = $(TEST_SRC:%.c=$(B)/%)
 VM_TESTS  = $(filter $(B)/tests/test_vm%,$(TESTS))
-UNIT_TESTS = $(filter-out $(VM_TESTS),$(TESTS))
+# The tests of the Debian package `make deb` builds; like the VM tests, only `make check` runs them.
+PKG_TESTS = $(B)/tests/test_package
+UNIT_TESTS = $(filter-out $(VM_TESTS) $(PKG_TESTS),$(TESTS))
 TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/seed_hooke.o $(B)/tests/seed_spring.o \
             $(B)/tests/testutil.o $(B)/tests/look.o
 
@@ -40,11 +43,15 @@ TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/seed_hooke.o $(B)/tests/seed_sprin
 DEB_BUILD = gcc make pkg-config libevdev-dev libconfig-dev libpng-dev libjpeg-dev libsystemd-dev libudev-dev
 DEB_TEST  = libcmocka-dev clang valgrind qemu-system-x86 busybox-static cpio kmod systemd \
             mmdebstrap e2fsprogs
+# The Debian package (make deb): debhelper's helpers, lintian, and man to check the man pages.
+DEB_PACKAGE = dpkg-dev debhelper lintian man-db
 # arm64: Debian's cross compiler, the arm64 -dev packages beside the native ones (multiarch), qemu.
 DEB_ARM64 = gcc-aarch64-linux-gnu qemu-user-static libevdev-dev:arm64 libconfig-dev:arm64 \
             libpng-dev:arm64 libjpeg-dev:arm64 libsystemd-dev:arm64 libudev-dev:arm64 libcmocka-dev:arm64
 ARM64     = B=build/arm64 CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar \
-            PKG_CONFIG=aarch64-linux-gnu-pkg-config
+            PKG_CONFIG=aarch64-linux-gnu-pkg-config RUN_HOST='qemu-aarch64-static -L /'
+# How this machine runs what $(CC) built (the man page asks the binary for its --help).
+RUN_HOST  ?=
 
 .PHONY: all clean install uninstall check check-unit check-paths check-vm check-asan check-valgrind check-valgrind-run deps-asan \
         check-clang bench run readme-picture deps deps-test help fuzz fuzz-smoke fuzz-run fuzz-build
@@ -74,8 +81,9 @@ VM_HELPERS = $(B)/tests/vm/fbfill $(B)/tests/vm/evdump \
 $(VM_TESTS): $(B)/tests/vm/vm.o $(B)/tests/vm/vmcase.o | $(VM_HELPERS)
 $(B)/tests/test_vm_input: $(B)/tests/vm/vm.o | $(VM_HELPERS)
 $(B)/tests/vm/vm.o: ALL_CFLAGS += -DFBVM_SRCDIR='"$(CURDIR)/tests/vm"'
-# The systemd guest gets fbripple as an integrator installs it: `make install` into a stage.
-$(B)/tests/test_vm_systemd: | vm-stage
+# The systemd guest gets fbripple as an integrator installs it: the package of `make deb`.
+$(B)/tests/test_vm_systemd $(PKG_TESTS): | deb
+$(B)/tests/test_vm_systemd.o $(PKG_TESTS:=.o): ALL_CFLAGS += -DFBRIPPLE_DEB='"$(abspath $(DEB_OUT))"'
 $(B)/tests/vm/%: tests/vm/%.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) -static -o $@ $<
@@ -107,7 +115,7 @@ $(B)/tests/seed_prog: $(B)/tests/seed_prog.o $(B)/tests/seed_port.o $(B)/src/lib
 deps:
 	@FBRIPPLE_PACKAGES="$(DEB_BUILD)" sh tests/deps.sh
 deps-test:
-	@FBRIPPLE_PACKAGES="$(DEB_BUILD) $(DEB_TEST)" sh tests/deps.sh
+	@FBRIPPLE_PACKAGES="$(DEB_BUILD) $(DEB_TEST) $(DEB_PACKAGE)" sh tests/deps.sh
 # clang's sanitizer runtime is only recommended by clang on Debian 12
 deps-asan:
 	@FBRIPPLE_PACKAGES="$(DEB_BUILD) $(DEB_TEST)" FBRIPPLE_OPTIONAL="libclang-rt-dev" sh tests/deps.sh
@@ -192,16 +200,9 @@ vm-kernel:
 	@sh tests/vm/kernel.sh || echo 'vm-kernel: no kernel; the VM tests will say why they skip'
 
 # Debian 12 with systemd as PID 1 for tests/test_vm_systemd, cached beside the kernel.
-.PHONY: vm-rootfs vm-stage vm-stage-clean
+.PHONY: vm-rootfs
 vm-rootfs: vm-kernel
 	@sh tests/vm/rootfs.sh >/dev/null || echo 'vm-rootfs: no root image; the systemd VM test will say why it skips'
-vm-stage: $(B)/fbripple
-	@rm -rf $(B)/tests/vm/install
-	@$(MAKE) --no-print-directory install B=$(B) DESTDIR=$(abspath $(B)/tests/vm/install) \
-		PREFIX=/usr/local SYSCONFDIR=/etc >/dev/null
-clean: vm-stage-clean
-vm-stage-clean:
-	rm -rf $(B)/tests/vm/install
 
 check-vm: all $(VM_TESTS) vm-kernel vm-rootfs
 	@FBRIPPLE_BIN=$(B)/fbripple sh tests/run-tests.sh $(VM_TESTS)
@@ -246,8 +247,28 @@ readme-picture: deps-test
 	@sh tests/gallery.sh $(B)/fbripple $(B)/tests/strip tests/golden/gallery.png
 	@echo "wrote tests/golden/*.png"
 
-install: all
+# The manual pages, made at build time so that they cannot drift from what they describe:
+# fbripple(8) from etc/man/fbripple.8.in and the binary's own --help, fbripple.conf(5) from
+# etc/fbripple.conf's comments (etc/man/*.awk say how). Dated by the changelog's last entry.
+# They go to $(B)/man, or build/man for the default build beside the sources (the top level is fixed).
+MANOUT    = $(if $(filter .,$(B)),build/man,$(B)/man)
+MAN       = $(MANOUT)/fbripple.8 $(MANOUT)/fbripple.conf.5
+MANDATE   = $(shell date -u -d "$$(sed -n '/^ -- /{s/.*>  //p;q}' etc/debian/changelog)" +%Y-%m-%d)
+.PHONY: man
+man: $(MAN)
+$(MANOUT)/fbripple.8: $(B)/fbripple etc/man/fbripple.8.in etc/man/help.awk etc/debian/changelog
+	@mkdir -p $(@D)
+	$(RUN_HOST) $(B)/fbripple --help | awk -v version=$(VERSION) -v date=$(MANDATE) \
+		-f etc/man/help.awk - etc/man/fbripple.8.in >$@.tmp && mv $@.tmp $@
+$(MANOUT)/fbripple.conf.5: etc/fbripple.conf etc/man/conf.awk etc/debian/changelog
+	@mkdir -p $(@D)
+	awk -v version=$(VERSION) -v date=$(MANDATE) -f etc/man/conf.awk etc/fbripple.conf \
+		>$@.tmp && mv $@.tmp $@
+
+install: all man
 	install -D -m 0755 $(B)/fbripple $(DESTDIR)$(BINDIR)/fbripple
+	install -D -m 0644 $(MANOUT)/fbripple.8 $(DESTDIR)$(MANDIR)/man8/fbripple.8
+	install -D -m 0644 $(MANOUT)/fbripple.conf.5 $(DESTDIR)$(MANDIR)/man5/fbripple.conf.5
 	install -D -m 0644 systemd/fbripple.service $(DESTDIR)$(UNITDIR)/fbripple.service
 	sed -i 's|@BINDIR@|$(BINDIR)|g' $(DESTDIR)$(UNITDIR)/fbripple.service
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/fbripple.conf ]; then \
@@ -257,7 +278,46 @@ install: all
 	fi
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/fbripple $(DESTDIR)$(UNITDIR)/fbripple.service
+	rm -f $(DESTDIR)$(BINDIR)/fbripple $(DESTDIR)$(UNITDIR)/fbripple.service \
+		$(DESTDIR)$(MANDIR)/man8/fbripple.8 $(DESTDIR)$(MANDIR)/man5/fbripple.conf.5
+
+# The Debian package, build/fbripple_$(VERSION)_$(ARCH).deb, for this machine or for
+# ARCH=arm64 (cross-built with check-arm64's toolchain): a `make install` staged with Debian's
+# build flags into the package tree of a debian/ directory assembled in build/deb-$(ARCH) from
+# etc/debian, then debhelper's own helpers, one by one: the unit's maintainer scripts
+# (dh_installsystemd), the conffile, the shared library dependencies (dpkg-shlibdeps), docs,
+# stripping, dpkg-deb. lintian then has to pass it without an error or a warning.
+ARCH      ?= $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB_DIR    = build/deb-$(ARCH)
+DEB_OUT    = build/fbripple_$(VERSION)_$(ARCH).deb
+DEB_CROSS  = $(if $(filter arm64,$(ARCH)),$(if $(filter aarch64%,$(shell $(CC) -dumpmachine 2>/dev/null)),,$(ARM64)))
+DEB_HELPERS = dh_installdocs README.md; dh_installchangelogs; dh_installsystemd; dh_compress; \
+	dh_fixperms; dh_strip --no-automatic-dbgsym; dh_makeshlibs; dh_shlibdeps; dh_installdeb; \
+	dh_gencontrol; dh_md5sums; dh_builddeb --destdir=..
+.PHONY: deb deb-build deps-deb
+deps-deb:
+	@FBRIPPLE_ARCH=$(ARCH) FBRIPPLE_PACKAGES="$(DEB_BUILD) $(DEB_PACKAGE) \
+		$(if $(DEB_CROSS),$(DEB_ARM64))" sh tests/deps.sh
+
+deb: deps-deb
+	@$(MAKE) --no-print-directory deb-build
+
+deb-build:
+	@v=$$(dpkg-parsechangelog -l etc/debian/changelog -S Version) && [ "$$v" = "$(VERSION)" ] || \
+		{ echo "etc/debian/changelog is at $$v, the Makefile at $(VERSION): add an entry"; exit 1; }
+	@rm -rf $(DEB_DIR)/debian $(DEB_OUT) && mkdir -p $(DEB_DIR)/debian
+	@cp etc/debian/control etc/debian/changelog $(DEB_DIR)/debian/
+	@awk -f etc/debian/copyright.awk LICENSE >$(DEB_DIR)/debian/copyright
+	@cp README.md $(DEB_DIR)/
+	@eval "$$(dpkg-architecture -a$(ARCH) -s 2>/dev/null)" && \
+	export DEB_BUILD_MAINT_OPTIONS=hardening=+all && \
+	$(MAKE) --no-print-directory $(DEB_CROSS) B=$(DEB_DIR)/build \
+		CFLAGS="$$(dpkg-buildflags --get CFLAGS) $$(dpkg-buildflags --get CPPFLAGS)" \
+		LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" PREFIX=/usr SYSCONFDIR=/etc \
+		UNITDIR=/lib/systemd/system DESTDIR=$(abspath $(DEB_DIR))/debian/fbripple install >/dev/null && \
+	cd $(DEB_DIR) && $(DEB_HELPERS)
+	@lintian --fail-on error,warning $(DEB_OUT)
+	@echo "$(DEB_OUT)"
 
 clean:
 	find src \( -name '*.o' -o -name '*.d' -o -name '*.a' \) -delete
@@ -274,3 +334,4 @@ help:
 	@echo 'make check-arm64  cross-build for arm64, run the unit and headless tests under qemu-user'
 	@echo 'make bench      ms per frame beside a plain port of the seed code'
 	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) SYSCONFDIR=$(SYSCONFDIR)'
+	@echo 'make deb        build/fbripple_$(VERSION)_ARCH.deb for this machine (ARCH=arm64 cross-builds), lintian-checked'

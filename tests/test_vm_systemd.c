@@ -1,5 +1,6 @@
 /* test_vm_systemd.c - fbripple under a real systemd: Debian 12 booted in QEMU with systemd as
- * PID 1 and udev, fbripple put in with `make install`, driven with systemctl and journalctl. */
+ * PID 1 and udev, fbripple installed from its .deb with dpkg, driven with systemctl and
+ * journalctl, then upgraded over itself, removed and purged, all in the same boot. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,10 +34,21 @@ static const char script[] =
 	"fds() { for f in /proc/$1/fd/*; do readlink $f 2>/dev/null; done; }\n"
 	"waitfor() { n=0; until eval \"$1\"; do n=$((n+1)); [ $n -ge $(($2*10)) ] && return 1;"
 	" sleep 0.1; done; }\n"
-	"cp $F/red.conf /etc/fbripple.conf\n"
+	"pkg() { dpkg-query -W -f='${Status}' fbripple 2>/dev/null | tr ' ' _; }\n"
+	"md5() { md5sum <$1 | cut -d' ' -f1; }\n"
+	"wants() { ls /etc/systemd/system/multi-user.target.wants | grep -c '^fbripple.service$'; }\n"
 	/* udev loads bochs by itself, late: wait for it as an enabled unit would have to */
 	"udevadm settle -t 60; waitfor '[ -e /dev/fb0 ]' 30\n"
 	"say \"booted $(systemctl is-system-running)\"\n"
+	"hear install\n"
+	/* the package's postinst enables and starts the unit (dh_installsystemd's snippets) */
+	"t0=$(mono); out=$(dpkg -i $F/fbripple.deb 2>&1); rc=$?; ms=$((($(mono) - t0) / 1000)); [ $rc = 0 ] || echo \"$out\"\n"
+	"pid=$(st MainPID)\n"
+	"say \"installed rc=$rc $(systemctl is-active fbripple) $(systemctl is-enabled fbripple)"
+	" exe=$(readlink /proc/$pid/exe) wants=$(wants) pkg=$(pkg) conf=$(md5 /etc/fbripple.conf)"
+	" dist=$(dpkg-query -W -f='${Conffiles}' fbripple | cut -d' ' -f3) text=$(st StatusText) ms=$ms\"\n"
+	/* the integrator edits the conffile, and the cases below start the unit with it */
+	"systemctl stop fbripple; cp $F/red.conf /etc/fbripple.conf\n"
 	"hear go\n"
 	/* start: active only once the splash is in the framebuffer */
 	"$H/fbfill -w d02020 >/tmp/splash & w=$!\n"
@@ -107,6 +119,26 @@ static const char script[] =
 	" [ $best = 0 ] || [ $t -lt $best ] && best=$t; done\n"
 	"say \"headless $best\"\n"
 	"journalctl -b -u fbripple --no-pager -o short-monotonic\n"
+	"hear upgrade\n"
+	/* the same package over itself: the unit restarts, the edited conffile stays */
+	"systemctl start fbripple; pid=$(st MainPID); sum=$(md5 /etc/fbripple.conf)\n"
+	"t0=$(mono); out=$(dpkg -i $F/fbripple.deb 2>&1); rc=$?; ms=$((($(mono) - t0) / 1000)); [ $rc = 0 ] || echo \"$out\"\n"
+	"say \"upgraded rc=$rc $(systemctl is-active fbripple) pid=$(st MainPID) was=$pid"
+	" conf=$( [ \"$(md5 /etc/fbripple.conf)\" = $sum ] && echo kept || echo replaced) pkg=$(pkg) ms=$ms\"\n"
+	"hear remove\n"
+	/* removed: the unit stops, the binary goes, the edited conffile stays */
+	"pid=$(st MainPID)\n"
+	"t0=$(mono); out=$(dpkg -r fbripple 2>&1); rc=$?; ms=$((($(mono) - t0) / 1000)); [ $rc = 0 ] || echo \"$out\"\n"
+	"say \"removed rc=$rc $(systemctl is-active fbripple)"
+	" proc=$(kill -0 $pid 2>/dev/null && echo running || echo gone)"
+	" bin=$( [ -e /usr/bin/fbripple ] && echo present || echo gone)"
+	" conf=$( [ -f /etc/fbripple.conf ] && [ \"$(md5 /etc/fbripple.conf)\" = $sum ] && echo kept || echo lost)"
+	" pkg=$(pkg) $($H/vtstate /dev/tty7) ms=$ms\"\n"
+	"hear purge\n"
+	/* purged: the conffile and the unit's enablement go too */
+	"t0=$(mono); out=$(dpkg -P fbripple 2>&1); rc=$?; ms=$((($(mono) - t0) / 1000)); [ $rc = 0 ] || echo \"$out\"\n"
+	"say \"purged rc=$rc conf=$( [ -e /etc/fbripple.conf ] && echo present || echo gone)"
+	" wants=$(wants) known=$(dpkg -s fbripple >/dev/null 2>&1 && echo yes || echo no) ms=$ms\"\n"
 	"hear bye\n";
 
 /* A colour with a fine checkerboard in green: refraction shows, the middle stays near rgb. */
@@ -229,28 +261,18 @@ struct files {
 	struct vm_file list[12];
 };
 
-/* The installed tree from `make install` (the Makefile's vm-stage), the test's pictures and
- * configurations; all copied into the root image by stage 1. */
-static void gather_files(struct vm_suite *s, struct files *f)
+/* The Debian package that `make deb` built (FBRIPPLE_DEB), the test's pictures and
+ * configurations; all copied into /fbvm/files of the root image by stage 1. */
+static void gather_files(struct files *f)
 {
-	static const char *const staged[][2] = {
-		{ "usr/local/bin/fbripple", "/fbvm-root/usr/local/bin/fbripple" },
-		{ "usr/local/lib/systemd/system/fbripple.service",
-		  "/fbvm-root/usr/local/lib/systemd/system/fbripple.service" },
-		{ "etc/fbripple.conf", "/fbvm-root/etc/fbripple.conf" },
-	};
 	static const char *const own[] = { "red.png", "blue.png", "red.conf", "blue.conf",
 					   "bad.conf" };
-	char path[700];
 	int n = 0;
 
 	f->dir = tu_tmpdir();
-	for (int i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s/install/%s", s->helpers, staged[i][0]);
-		if (access(path, R_OK))
-			fail_msg("%s: missing; `make check` installs fbripple there (vm-stage)", path);
-		f->list[n++] = (struct vm_file){ strdup(path), staged[i][1] };
-	}
+	if (access(FBRIPPLE_DEB, R_OK))
+		fail_msg("%s: missing; `make check` builds it (make deb)", FBRIPPLE_DEB);
+	f->list[n++] = (struct vm_file){ strdup(FBRIPPLE_DEB), strdup("/fbvm-root/fbvm/files/fbripple.deb") };
 	write_checker(tu_path(f->dir, "red.png"), RED);
 	write_checker(tu_path(f->dir, "blue.png"), BLUE);
 	tu_write(tu_path(f->dir, "red.conf"), "splash = { image = \"/fbvm/files/red.png\"; };\n");
@@ -272,8 +294,7 @@ static void free_files(struct files *f)
 {
 	for (int i = 0; f->list[i].src; i++) {
 		free((void *)f->list[i].src);
-		if (i >= 3)
-			free((void *)f->list[i].dest);
+		free((void *)f->list[i].dest);
 	}
 	tu_rmtree(f->dir);
 }
@@ -301,6 +322,30 @@ static void boot(struct vm_suite *s, const char *image, const struct files *f)
 		if (attempt == 2)
 			fail_msg("the systemd guest did not boot in %d s, twice", BOOT_MS / 1000);
 	}
+}
+
+/* dpkg -i on a system that never had fbripple: the unit enabled and running from the package. */
+static void check_install(struct vm_suite *s, struct failures *f)
+{
+	char buf[1024], conf[40] = "", dist[40] = "";
+	const char *at;
+	long t = vm_now_ms();
+
+	send(s, "install");
+	line(s, "installed ", buf, sizeof(buf));
+	check(f, strstr(buf, "installed rc=0 active enabled exe=/usr/bin/fbripple wants=1 "
+		  "pkg=install_ok_installed ") != NULL,
+	      "dpkg -i did not install, enable and start fbripple from the package: %s", buf);
+	if ((at = strstr(buf, " conf=")))
+		sscanf(at, " conf=%32s", conf);
+	if ((at = strstr(buf, " dist=")))
+		sscanf(at, " dist=%32s", dist);
+	check(f, strlen(conf) == 32 && strcmp(conf, dist) == 0,
+	      "/etc/fbripple.conf is not the package's conffile as dpkg lists it: %s", buf);
+	check(f, strstr(buf, " text=showing 640x480 on /dev/fb0") != NULL,
+	      "the unit the package started shows nothing: %s", buf);
+	printf("# TIMING dpkg -i on a fresh system, the unit started: %.1f s\n",
+	       (vm_now_ms() - t) / 1000.0);
 }
 
 static double check_start(struct vm_suite *s, struct failures *f)
@@ -421,6 +466,33 @@ static void check_restarts(struct vm_suite *s, struct failures *f)
 	check(f, screen_is(s, BLUE, true, 5000), "the splash stays on the screen after stop");
 }
 
+/* Upgrade over itself, remove, purge: what Debian's tools do with the unit and the conffile. */
+static void check_package(struct vm_suite *s, struct failures *f)
+{
+	char buf[1024];
+	long t = vm_now_ms();
+
+	send(s, "upgrade");
+	line(s, "upgraded ", buf, sizeof(buf));
+	check(f, strstr(buf, "upgraded rc=0 active ") && field(buf, "pid=") &&
+	      field(buf, "pid=") != field(buf, "was=") &&
+	      strstr(buf, " conf=kept pkg=install_ok_installed"),
+	      "dpkg -i over itself did not restart the unit or keep the edited conffile: %s", buf);
+	check(f, screen_is(s, BLUE, false, 5000),
+	      "after the upgrade the splash of the edited conffile is not on the screen");
+	send(s, "remove");
+	line(s, "removed ", buf, sizeof(buf));
+	check(f, strstr(buf, "removed rc=0 inactive proc=gone bin=gone conf=kept "
+		  "pkg=deinstall_ok_config-files vt 7 kd=text switching=auto active=7") != NULL,
+	      "dpkg -r: the unit did not stop, the binary stayed, or the conffile went: %s", buf);
+	check(f, screen_is(s, BLUE, true, 5000), "the splash stays on the screen after dpkg -r");
+	send(s, "purge");
+	line(s, "purged ", buf, sizeof(buf));
+	check(f, strstr(buf, "purged rc=0 conf=gone wants=0 known=no") != NULL,
+	      "dpkg -P left the conffile, the unit's enablement or the package behind: %s", buf);
+	printf("# TIMING upgrade, remove and purge: %.1f s\n", (vm_now_ms() - t) / 1000.0);
+}
+
 /* Best of three runs of fbripple's start-up work headless (load, scale, first frame, exit). */
 static long headless_ms(const char *bin, const char *dir, const char *size)
 {
@@ -482,8 +554,9 @@ static void test_systemd_unit(void **state)
 		       "mmdebstrap and Debian's archive; its messages are above)\n");
 		skip();
 	}
-	gather_files(s, &files);
+	gather_files(&files);
 	boot(s, image, &files);
+	check_install(s, &f);
 	double fork_to_ready = check_start(s, &f);
 
 	check_touch(s, &f);
@@ -491,6 +564,7 @@ static void test_systemd_unit(void **state)
 	check_refusal(s, &f);
 	check_restarts(s, &f);
 	compare_speed(s, fork_to_ready);
+	check_package(s, &f);
 	send(s, "bye");
 	vm_case_expect_exit(s, 0);
 	free_files(&files);
