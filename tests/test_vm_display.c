@@ -397,6 +397,62 @@ static void test_list_devices_display(void **state)
 	vm_case_expect_exit(s, 0);
 }
 
+/*
+ * The display goes away under the daemon (its driver unbound through sysfs, as when a USB
+ * display is unplugged): one clear line and exit 1 within seconds, never a SIGBUS or a hang;
+ * with the driver bound again, fbripple started anew shows its splash. The first run has rain
+ * falling, so it is drawing when the device goes.
+ */
+#define GONE_SCRIPT(driver)                                                                    \
+	"mkdir -p /etc/fbr\n"                                                                  \
+	"printf '%s\\n' " SPLASH_CONF("") " > /etc/fbr/fbr.conf\n"                             \
+	"cp /etc/fbr/fbr.conf /etc/fbr/rain.conf\n"                                            \
+	"echo 'rain: { enabled = true; rate = 20.0; };' >> /etc/fbr/rain.conf\n"               \
+	"drv=" driver "; dev=$(ls $drv | grep -E '^(0000:|virtio)')\n"                         \
+	"fbripple -c /etc/fbr/rain.conf 2>/tmp/fbr.log & pid=$!\n"                             \
+	"say started\n"                                                                        \
+	"hear cmd\n"                                                                           \
+	"echo $dev > $drv/unbind\n"                                                            \
+	"t=0; while kill -0 $pid 2>/dev/null && [ $t -lt 150 ]; do sleep 0.1; t=$((t+1)); done\n" \
+	"kill -0 $pid 2>/dev/null && { say 'still running'; kill -9 $pid; }\n"                   \
+	"wait $pid; say \"exit=$?;\"\n"                                                          \
+	"say \"log $(grep 'went away' /tmp/fbr.log)\"\n"                                         \
+	"echo $dev > $drv/bind\n"                                                              \
+	"t=0; while [ ! -e /dev/fb0 ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t+1)); done\n"      \
+	"fbripple -c /etc/fbr/fbr.conf 2>/tmp/fbr.log & pid=$!\n"                              \
+	"say restarted\n"                                                                      \
+	"hear cmd\n"                                                                           \
+	"kill $pid; wait $pid; say \"exit again=$?;\"\n"
+
+static void gone_case(void **state, enum vm_display display, const char *name,
+		      const char *script)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	struct vm_opts o = { .display = display, .width = W, .height = H, .name = name,
+			     .script = script };
+
+	start_on_splash(s, &o);
+	assert_int_equal(vm_send(&s->vm, "unbind"), 0);
+	vm_case_expect(s, "exit=1;", 30000);
+	vm_case_expect(s, "log fbripple: error: /dev/fb0: the display went away", 2000);
+	vm_case_expect(s, "restarted", 30000);
+	vm_case_wait_screen(s, 20000, check_points, (void *)&fitted);
+	assert_int_equal(vm_send(&s->vm, "bye"), 0);
+	vm_case_expect(s, "exit again=0;", 10000);
+	vm_case_expect_exit(s, 0);
+}
+
+static void test_bochs_goes_away(void **state)
+{
+	gone_case(state, VM_BOCHS, "bochs goes away", GONE_SCRIPT("/sys/bus/pci/drivers/bochs-drm"));
+}
+
+static void test_virtio_goes_away(void **state)
+{
+	gone_case(state, VM_VIRTIO, "virtio goes away",
+		  GONE_SCRIPT("/sys/bus/virtio/drivers/virtio_gpu"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +469,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_8bpp_refused_clearly, vm_case_teardown),
 		cmocka_unit_test_teardown(test_list_devices_display, vm_case_teardown),
 		cmocka_unit_test_teardown(test_no_vt_draws_anyway, vm_case_teardown),
+		cmocka_unit_test_teardown(test_bochs_goes_away, vm_case_teardown),
+		cmocka_unit_test_teardown(test_virtio_goes_away, vm_case_teardown),
 	};
 
 	if (getenv("FBRIPPLE_TEST_FILTER"))

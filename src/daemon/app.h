@@ -50,6 +50,8 @@ struct screen {
 	struct display display;
 	struct vt vt;
 	bool away;			/* switched to another VT: draw nothing */
+	bool gone;			/* the display device went away: the daemon ends */
+	struct loop_source watch;	/* inotify on the display's device node */
 	int full_pages;			/* pages still to draw whole */
 	struct water water;
 	struct render render;
@@ -129,6 +131,7 @@ static inline void app_warn_config(void *ctx, const char *msg)
 void screen_init(struct screen *s);
 void screen_open_console(struct screen *s, int vt);
 int screen_open(struct screen *s, const struct display_request *req);
+int screen_watch(struct screen *s, struct loop *loop);
 int screen_setup(struct screen *s, const struct config *cfg);
 void screen_apply_look(struct screen *s, const struct config *cfg);
 /* display.threads: a pool of that many threads unless it has them already. */

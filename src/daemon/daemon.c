@@ -159,18 +159,22 @@ int daemon_run(struct app *app)
 			log_error("event loop: %s", strerror(-ret));
 		return ret;
 	}
+	if (screen_watch(&app->screen, &app->loop) < 0)
+		log_warn("%s: cannot watch it for going away", d->path);
 	screen_redraw(&app->screen);	/* the splash first: finding the input devices takes a while */
 	touch_open(&app->touch, &app->opt, &app->loop);
 	notify_sendf("READY=1\nSTATUS=showing %dx%d on %s", d->mode.width, d->mode.height,
 		     d->path);
 	pace_wake(&app->pace);
-	while (!app->quit) {
+	while (!app->quit && !app->screen.gone) {
 		ret = loop_dispatch(&app->loop, -1);
 		if (ret < 0) {
 			log_error("event loop: %s", strerror(-ret));
 			break;
 		}
 	}
+	if (app->screen.gone)
+		ret = -ENODEV;
 	notify_send("STOPPING=1");
 	return ret;
 }

@@ -3,6 +3,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "image/image.h"
@@ -11,7 +13,8 @@
 
 void screen_init(struct screen *s)
 {
-	*s = (struct screen){ .vt.fd = -1 };
+	*s = (struct screen){ .vt.fd = -1, .display.watch_fd = -1, .display.watch = -1,
+			      .watch.fd = -1 };
 }
 
 /* The VT under the display, in graphics mode and switching only when we agree. Without one
@@ -70,6 +73,44 @@ int screen_open(struct screen *s, const struct display_request *req)
 	return ret;
 }
 
+/* The display's device is gone: nothing to draw on until it comes back, and the daemon is
+ * started anew then (the unit's Restart=, or whoever started it). */
+static void lose_display(struct screen *s)
+{
+	if (s->gone)
+		return;
+	s->gone = true;
+	log_error("%s: the display went away (its driver unbound or the device unplugged); "
+		  "exiting", s->display.path);
+}
+
+static void on_display_node(struct loop_source *src, uint32_t events)
+{
+	struct screen *s = src->ctx;
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+	(void)events;
+	while (read(src->fd, buf, sizeof(buf)) > 0)
+		;
+	if (display_gone(&s->display))
+		lose_display(s);
+}
+
+/* Notices the display's device going away, at no cost until it does. 0 or -errno. */
+int screen_watch(struct screen *s, struct loop *loop)
+{
+	int ret;
+
+	s->watch = (struct loop_source){ inotify_init1(IN_NONBLOCK | IN_CLOEXEC), on_display_node,
+					 s };
+	if (s->watch.fd < 0)
+		return -errno;
+	ret = display_watch(&s->display, s->watch.fd);
+	if (ret == 0)
+		ret = loop_add(loop, &s->watch);
+	return ret;
+}
+
 /* Leaves the screen as found: cleared, in its old mode, the console in text mode so it
  * redraws itself. */
 void screen_release(struct screen *s)
@@ -78,9 +119,12 @@ void screen_release(struct screen *s)
 	render_free(&s->render);
 	water_free(&s->water);
 	walls_free(&s->walls);
-	display_close(&s->display, !s->away);
+	display_close(&s->display, !s->away && !s->gone);
 	guard_crashes(s);	/* nothing of the display left for a crash to touch */
 	vt_restore(&s->vt);
+	if (s->watch.fd >= 0)
+		close(s->watch.fd);
+	s->watch.fd = -1;
 }
 
 /* The configured splash scaled to the screen (the built-in one for ""); 0 or -errno with err
@@ -296,6 +340,8 @@ int screen_reopen(struct screen *s, const struct display_request *req,
 		display_close(&s->display, false);
 		s->display = m.display;
 		guard_crashes(s);
+		if (s->watch.fd >= 0 && display_watch(&s->display, s->watch.fd) < 0)
+			log_warn("%s: cannot watch it for going away", s->display.path);
 	}
 	render_take_splash(&m.render, &m.splash);
 	image_free(&m.splash);
@@ -427,7 +473,7 @@ void screen_draw(struct screen *s, bool full)
 {
 	struct display_buffer buf;
 
-	if (s->away)
+	if (s->away || s->gone)
 		return;
 	if (full)
 		s->full_pages = s->display.mode.pages;
@@ -439,7 +485,8 @@ void screen_draw(struct screen *s, bool full)
 	buf = display_buffer(&s->display);
 	render_frame_pool(&s->render, &s->water, buf.pixels, s->display.mode.stride, buf.page,
 			  full, &s->pool);
-	display_present(&s->display);
+	if (display_present(&s->display) == -ENODEV)
+		lose_display(s);
 }
 
 void screen_redraw(struct screen *s)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "image/image.h"
 #include "image/pixfmt.h"
@@ -83,6 +84,9 @@ struct display {
 	struct display_mode mode;
 	char path[256];
 	void *state;				/* the backend's own */
+	dev_t node_dev;				/* the device node opened (0: a file) */
+	ino_t node_ino;
+	int watch_fd, watch;			/* display_watch's inotify fd and watch; -1: none */
 };
 
 /* The backend for req opens the display. 0, or -errno with err saying why (without the path);
@@ -111,6 +115,14 @@ int display_acquire(struct display *d);
 int display_read(const struct display *d, struct image *img);
 /* --list-devices: what the device offers and what fbripple makes of it. */
 void display_describe(const struct display *d, FILE *out);
+
+/*
+ * A device can go away under a running daemon (its driver unbound, a USB display unplugged, a
+ * GPU reset): inotify_fd becomes readable when d's device node changes, and display_gone then
+ * says whether the node that was opened is gone. A file display is never watched. 0 or -errno.
+ */
+int display_watch(struct display *d, int inotify_fd);
+bool display_gone(const struct display *d);
 
 /* After every open and close: what a crash must put back is d's (NULL: nothing). */
 void display_crash_guard(const struct display *d);
