@@ -57,6 +57,7 @@ struct screen {
 	struct render render;
 	struct pool pool;		/* display.threads: steps and frames in bands of rows */
 	struct walls walls;		/* water.obstacles at the screen's size */
+	struct water_rain rain;		/* where and when drops fall; pace sets how many */
 };
 
 /* What pace.c reads from the configuration. */
@@ -75,7 +76,6 @@ struct pace {
 	struct pace_settings set;
 	struct loop_source ticks, idle_timer;
 	struct idle idle;
-	struct water_rain rain;
 	bool rain_on, paused;
 	bool armed;			/* the frame timer runs */
 	long steps_due;			/* simulation steps owed, in 1/fps steps */
@@ -146,7 +146,8 @@ int screen_reload_walls(struct screen *s, struct walls *walls, char *err, size_t
 void screen_drop(struct screen *s, int x, int y, int size, int weight);
 void screen_trail(struct screen *s, int x0, int y0, int x1, int y1, int size, int weight,
 		  int spacing);
-void screen_step(struct screen *s, struct water_rain *rain, int steps, double dt);
+void screen_set_rain(struct screen *s, double rate, int size, int weight);
+void screen_step(struct screen *s, int steps, double dt);
 bool screen_calm(const struct screen *s);
 bool screen_wants_frame(const struct screen *s);
 void screen_draw(struct screen *s, bool full);

@@ -35,7 +35,7 @@ static void advance(struct app *app, int steps)
 {
 	if (!steps && !screen_wants_frame(&app->screen))
 		return;
-	screen_step(&app->screen, &app->pace.rain, steps, 1.0 / app->cfg.water.steps_per_second);
+	screen_step(&app->screen, steps, 1.0 / app->cfg.water.steps_per_second);
 	test_frame_delay(app);
 	screen_draw(&app->screen, false);
 	touch_shown(&app->touch);

@@ -56,7 +56,7 @@ static bool should_run(const struct pace *p)
 	if (p->idle.blanked)
 		return false;
 	return screen_wants_frame(p->screen) ||
-	       (!p->paused && (!screen_calm(p->screen) || p->rain.rate > 0));
+	       (!p->paused && (!screen_calm(p->screen) || p->screen->rain.rate > 0));
 }
 
 /* Sets the rain from its switches, then runs the frame timer if there is something to draw. */
@@ -64,9 +64,8 @@ void pace_wake(struct pace *p)
 {
 	bool rain = (p->rain_on || p->idle.raining) && !p->idle.blanked;
 
-	p->rain.rate = rain ? p->set.rain_rate : 0;
-	p->rain.size = p->set.rain_size;
-	p->rain.weight = p->set.rain_weight;
+	screen_set_rain(p->screen, rain ? p->set.rain_rate : 0, p->set.rain_size,
+			p->set.rain_weight);
 	pace_arm_frames(p, should_run(p));
 }
 
@@ -192,9 +191,8 @@ void pace_start(struct pace *p, const struct pace_settings *set)
 {
 	p->set = *set;
 	p->rain_on = set->rain;
-	p->rain = (struct water_rain){ .rate = set->rain ? set->rain_rate : 0,
-				       .size = set->rain_size, .weight = set->rain_weight,
-				       .rng = (uint64_t)time(NULL) * 2654435761u | 1 };
+	screen_set_rain(p->screen, set->rain ? set->rain_rate : 0, set->rain_size,
+			set->rain_weight);
 	idle_init(&p->idle, set->rain_idle_after, set->blank_after, pace_now_ms());
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app.h"
@@ -14,7 +15,8 @@
 void screen_init(struct screen *s)
 {
 	*s = (struct screen){ .vt.fd = -1, .display.watch_fd = -1, .display.watch = -1,
-			      .watch.fd = -1 };
+			      .watch.fd = -1,
+			      .rain.rng = (uint64_t)time(NULL) * 2654435761u | 1 };
 }
 
 /* The VT under the display, in graphics mode and switching only when we agree. Without one
@@ -448,11 +450,19 @@ void screen_trail(struct screen *s, int x0, int y0, int x1, int y1, int size, in
 	water_trail(&s->water, x0, y0, x1, y1, size, weight, spacing);
 }
 
+/* rate drops a second (0: none) of size and weight from the next step on. */
+void screen_set_rain(struct screen *s, double rate, int size, int weight)
+{
+	s->rain.rate = rate;
+	s->rain.size = size;
+	s->rain.weight = weight;
+}
+
 /* steps simulation steps of dt seconds each, the rain falling in every one. */
-void screen_step(struct screen *s, struct water_rain *rain, int steps, double dt)
+void screen_step(struct screen *s, int steps, double dt)
 {
 	for (int i = 0; i < steps; i++) {
-		water_rain(&s->water, rain, dt);
+		water_rain(&s->water, &s->rain, dt);
 		water_step_pool(&s->water, &s->pool);
 	}
 }

@@ -330,7 +330,7 @@ static void status_line(const struct app *app, char *reply, size_t len)
 		 p->armed ? p->fps : 0.0, p->set.fps, p->armed ? "yes" : "no",
 		 app->touch.contacts, input_count(app->touch.input), app->opt.config_path,
 		 s->render.width, s->render.height, p->paused ? "yes" : "no",
-		 p->rain.rate > 0 ? "on" : "off", p->idle.blanked ? "yes" : "no",
+		 s->rain.rate > 0 ? "on" : "off", p->idle.blanked ? "yes" : "no",
 		 s->water.engine->name, s->water.cell, s->display.ops->name);
 }
 
