@@ -100,6 +100,14 @@ static const char script[] =
 	"hear stop\n"
 	"systemctl stop fbripple; rc=$?\n"
 	"say \"stopped rc=$rc $($H/vtstate /dev/tty7)\"\n"
+	"hear drm\n"
+	/* the unit on the DRM card, as display.device = \"auto\" finds it */
+	"cp $F/drm.conf /etc/fbripple.conf; systemctl start fbripple; rc=$?; pid=$(st MainPID)\n"
+	"say \"drm rc=$rc card=$(fds $pid | grep -c '^/dev/dri/card0$')"
+	" $(fbripple -c /etc/fbripple.conf --send status)\"\n"
+	"hear drmstop\n"
+	"systemctl stop fbripple; rc=$?\n"
+	"say \"drmstopped rc=$rc $($H/vtstate /dev/tty7)\"\n"
 	"hear bench\n"
 	/* fbripple's own start-up work headless, best of 3, to compare with the host */
 	"best=0; for i in 1 2 3; do t0=$(mono);"
@@ -240,7 +248,7 @@ static void gather_files(struct vm_suite *s, struct files *f)
 		{ "etc/fbripple.conf", "/fbvm-root/etc/fbripple.conf" },
 	};
 	static const char *const own[] = { "red.png", "blue.png", "red.conf", "blue.conf",
-					   "bad.conf" };
+					   "bad.conf", "drm.conf" };
 	char path[700];
 	int n = 0;
 
@@ -253,12 +261,15 @@ static void gather_files(struct vm_suite *s, struct files *f)
 	}
 	write_checker(tu_path(f->dir, "red.png"), RED);
 	write_checker(tu_path(f->dir, "blue.png"), BLUE);
-	tu_write(tu_path(f->dir, "red.conf"), "splash = { image = \"/fbvm/files/red.png\"; };\n");
+	/* /dev/fb0 first: the guest's checks read what is shown from the framebuffer's memory */
+	tu_write(tu_path(f->dir, "red.conf"), "splash = { image = \"/fbvm/files/red.png\"; };\n"
+		 "display = { device = \"/dev/fb0\"; };\n");
 	tu_write(tu_path(f->dir, "blue.conf"), "splash = { image = \"/fbvm/files/blue.png\"; };\n"
-		 "display = { fps = 30; };\n");
+		 "display = { fps = 30; device = \"/dev/fb0\"; };\n");
 	tu_write(tu_path(f->dir, "bad.conf"), "splash = { image = \"/fbvm/files/blue.png\"; };\n"
-		 "stone = {\n size = 1000;\n};\n");
-	for (int i = 0; i < 5; i++) {
+		 "stone = {\n size = 1000;\n};\ndisplay = { device = \"/dev/fb0\"; };\n");
+	tu_write(tu_path(f->dir, "drm.conf"), "splash = { image = \"/fbvm/files/red.png\"; };\n");
+	for (int i = 0; i < 6; i++) {
 		char dest[64];
 
 		chmod(tu_path(f->dir, own[i]), 0644);	/* the service's dynamic user reads them */
@@ -421,6 +432,24 @@ static void check_restarts(struct vm_suite *s, struct failures *f)
 	check(f, screen_is(s, BLUE, true, 5000), "the splash stays on the screen after stop");
 }
 
+/* The unit on DRM: the card open through DeviceAllow= and the video group, the water on it, the
+ * console back in text mode after a stop. */
+static void check_drm(struct vm_suite *s, struct failures *f)
+{
+	char buf[1024];
+
+	send(s, "drm");
+	line(s, "drm ", buf, sizeof(buf));
+	check(f, strstr(buf, "drm rc=0 card=1 ok ") && strstr(buf, " display=drm "),
+	      "the unit did not start on /dev/dri/card0: %s", buf);
+	check(f, screen_is(s, RED, false, 10000), "the splash is not on the screen through DRM");
+	send(s, "drmstop");
+	line(s, "drmstopped ", buf, sizeof(buf));
+	check(f, strstr(buf, "rc=0 vt 7 kd=text switching=auto active=7") != NULL,
+	      "after a stop on DRM the console is not back: %s", buf);
+	check(f, screen_is(s, RED, true, 5000), "the splash stays on the screen after stop");
+}
+
 /* Best of three runs of fbripple's start-up work headless (load, scale, first frame, exit). */
 static long headless_ms(const char *bin, const char *dir, const char *size)
 {
@@ -490,6 +519,7 @@ static void test_systemd_unit(void **state)
 	check_reload(s, &f);
 	check_refusal(s, &f);
 	check_restarts(s, &f);
+	check_drm(s, &f);
 	compare_speed(s, fork_to_ready);
 	send(s, "bye");
 	vm_case_expect_exit(s, 0);
