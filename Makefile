@@ -16,7 +16,7 @@ PKG_CONFIG ?= pkg-config
 CFLAGS    ?= -O2 -g
 WERROR    ?= -Werror
 
-PKGS      = libevdev libconfig libpng libjpeg
+PKGS      = libevdev libconfig libpng libjpeg libdrm
 PKGS_OPT  = $(shell $(PKG_CONFIG) --exists libsystemd 2>/dev/null && echo libsystemd) \
             $(shell $(PKG_CONFIG) --exists libudev 2>/dev/null && echo libudev)
 DEFS      = -DFBRIPPLE_VERSION='"$(VERSION)"' -DFBRIPPLE_SYSCONFDIR='"$(SYSCONFDIR)"' \
@@ -40,14 +40,14 @@ TEST_AUX  = $(B)/tests/seed_port.o $(B)/tests/seed_hooke.o $(B)/tests/seed_sprin
             $(B)/tests/testutil.o $(B)/tests/look.o
 
 # Debian/Ubuntu packages: to build, and to test (the VM tests need QEMU and a kernel package).
-DEB_BUILD = gcc make pkg-config libevdev-dev libconfig-dev libpng-dev libjpeg-dev libsystemd-dev libudev-dev
+DEB_BUILD = gcc make pkg-config libevdev-dev libconfig-dev libpng-dev libjpeg-dev libdrm-dev libsystemd-dev libudev-dev
 DEB_TEST  = libcmocka-dev clang valgrind qemu-system-x86 busybox-static cpio kmod systemd \
             mmdebstrap e2fsprogs
 # The Debian package (make deb): debhelper's helpers, lintian, and man to check the man pages.
 DEB_PACKAGE = dpkg-dev debhelper lintian man-db
 # arm64: Debian's cross compiler, the arm64 -dev packages beside the native ones (multiarch), qemu.
 DEB_ARM64 = gcc-aarch64-linux-gnu qemu-user-static libevdev-dev:arm64 libconfig-dev:arm64 \
-            libpng-dev:arm64 libjpeg-dev:arm64 libsystemd-dev:arm64 libudev-dev:arm64 libcmocka-dev:arm64
+            libpng-dev:arm64 libjpeg-dev:arm64 libdrm-dev:arm64 libsystemd-dev:arm64 libudev-dev:arm64 libcmocka-dev:arm64
 ARM64     = B=build/arm64 CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar \
             PKG_CONFIG=aarch64-linux-gnu-pkg-config RUN_HOST='qemu-aarch64-static -L /'
 # How this machine runs what $(CC) built (the man page asks the binary for its --help).

@@ -264,7 +264,9 @@ static int display_request(const struct app *app, struct display_request *req)
 	const struct options *o = &app->opt;
 
 	*req = (struct display_request){ .device = app->cfg.display.device,
-					 .buffering = app->cfg.display.double_buffer };
+					 .buffering = app->cfg.display.double_buffer,
+					 .output = app->cfg.display.output,
+					 .mode = app->cfg.display.mode };
 	if (!o->fbdev_file)
 		return 0;
 	if (pixfmt_by_name(&req->fmt, o->format) < 0) {
@@ -321,7 +323,7 @@ static int open_screen(struct app *app)
 
 int main(int argc, char **argv)
 {
-	struct app app = { .loop.epfd = -1, .signals.fd = -1 };
+	struct app app = { .loop.epfd = -1, .signals.fd = -1, .retake.fd = -1 };
 	const struct display *d = &app.screen.display;
 	int ret;
 

@@ -74,7 +74,7 @@ static void test_defaults(void **state)
 
 	(void)state;
 	config_defaults(&cfg);
-	assert_string_equal(cfg.display.device, "/dev/fb0");
+	assert_string_equal(cfg.display.device, "auto");
 	assert_int_equal(cfg.display.fps, 60);
 	assert_string_equal(cfg.splash.image, "");
 	assert_int_equal(cfg.splash.scale, SCALE_FILL);
@@ -280,6 +280,12 @@ static void test_error_messages(void **state)
 		    "display.device: expected a quoted string");
 	check_error("water", "damping_shift = 13;",
 		    "water.damping_shift: 13 is out of range (expected an integer from 1 to 12)");
+	check_error("display", "mode = \"1280x\";",
+		    "display.mode: \"1280x\" is not a mode (expected \"WxH\" or \"WxH@Hz\", e.g. "
+		    "\"1280x800\" or \"1920x1080@60\", or \"\" for the preferred one)");
+	check_error("display", "mode = \"1280x800@\";",
+		    "display.mode: \"1280x800@\" is not a mode (expected \"WxH\" or \"WxH@Hz\", e.g. "
+		    "\"1280x800\" or \"1920x1080@60\", or \"\" for the preferred one)");
 }
 
 /* A bad entry in a list spread over lines is reported at its own line, not the list's. */

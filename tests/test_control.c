@@ -217,7 +217,7 @@ static void test_reload_changes(void **state)
 	b.display.vt = 7;
 	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_INPUT | RELOAD_RESTART);
 	reload_describe(RELOAD_INPUT | RELOAD_RESTART, what, sizeof(what));
-	assert_string_equal(what, "input display.vt/double_buffer (at restart)");
+	assert_string_equal(what, "input display.vt/double_buffer/output/mode (at restart)");
 	b = a;
 	b.display.double_buffer = DISPLAY_BUFFER_OFF;
 	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_RESTART);

@@ -1,11 +1,13 @@
 /* test_vm_display.c - fbripple on a real kernel's framebuffer: the splash at 16, 24 and 32 bpp,
  * rings, rotation, VT switching, and the console given back after SIGTERM and SIGSEGV. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -397,32 +399,278 @@ static void test_list_devices_display(void **state)
 	vm_case_expect_exit(s, 0);
 }
 
+/* ---- DRM/KMS: /dev/dri/card0 of bochs-drm and virtio-gpu ---- */
+
+/*
+ * One boot per driver runs several steps: fbripple with FBRIPPLE_TEST_STRIPES=1 on DRM in busy
+ * water (rain), then what the host asks: send CMD (a control command, its reply said back), vt
+ * N, kill (SIGKILL), again (start it once more), fbdev (fbripple on /dev/fb0 instead, the same
+ * water), bye.
+ */
+#define DRM_CONF(device)                                                                       \
+	SPLASH_CONF("'control: { socket = \"/tmp/fbr.sock\"; };' "                             \
+		    "'rain: { enabled = true; rate = 40.0; };' "                                \
+		    "'display: { device = \"" device "\"; };'")
+
+#define DRM_SCRIPT                                                                             \
+	"mkdir -p /etc/fbr\n"                                                                  \
+	"printf '%s\\n' " DRM_CONF("auto") " > /etc/fbr/drm.conf\n"                          \
+	"printf '%s\\n' " DRM_CONF("/dev/fb0") " > /etc/fbr/fb.conf\n"                       \
+	"printf '\\033[2J\\033[HFBRIPPLE CONSOLE MARK\\n' > /dev/tty1\n"                     \
+	"fbripple --list-devices -c /etc/fbr/drm.conf 2>&1 | head -n 4 |"                        \
+	" while read -r l; do say \"list $l\"; done\n"                                          \
+	"drm() { FBRIPPLE_TEST_STRIPES=1 fbripple -c /etc/fbr/drm.conf --drop 320,240"           \
+	" 2>>/tmp/fbr.log & pid=$!; }\n"                                                        \
+	"drm; say started\n"                                                                   \
+	"while hear cmd; do\n"                                                                 \
+	"  case $cmd in\n"                                                                     \
+	"  send*) say \"reply $(fbripple -c /etc/fbr/drm.conf --send \"${cmd#send }\")\" ;;\n" \
+	"  vt*) chvt ${cmd#vt}; say \"on $cmd\" ;;\n"                                          \
+	"  kill) kill -KILL $pid; wait $pid; say \"exited $?\" ;;\n"                           \
+	"  again) drm; say \"started again\" ;;\n"                                              \
+	"  fbdev) FBRIPPLE_TEST_STRIPES=1 fbripple -c /etc/fbr/fb.conf 2>>/tmp/fbr.log & pid=$!;"\
+	" say \"fbdev started\" ;;\n"                                                          \
+	"  bye) break ;;\n"                                                                    \
+	"  esac\n"                                                                             \
+	"done\n"                                                                               \
+	"kill $pid 2>/dev/null; wait $pid\n"                                                    \
+	"cat /tmp/fbr.log\n"
+
+/* The frame number a test stripe row holds: bit i white or black at x = 8i + 4. -1 for a row
+ * that is not a stripe (water drawn over it, or half of one frame and half of another). */
+static int stripe_number(const struct image *img, int y, uint32_t *n)
+{
+	*n = 0;
+	for (int i = 0; i < 32; i++) {
+		uint32_t p = img->pixels[(size_t)y * img->width + 8 * i + 4] & 0xffffff;
+
+		if (vm_colour_near(p, WHITE, 24))
+			*n |= 1u << i;
+		else if (!vm_colour_near(p, 0, 24))
+			return -1;
+	}
+	return 0;
+}
+
+/* fbripple's frames on screen again: numbered, in the rain (which moves every colour). */
+static int check_numbered(const struct image *img, void *ctx, char *why, size_t len)
+{
+	uint32_t top, bottom;
+
+	(void)ctx;
+	if (stripe_number(img, 3, &top) == 0 && stripe_number(img, img->height - 4, &bottom) == 0)
+		return 0;
+	snprintf(why, len, "no frame number in the top and bottom rows");
+	return -1;
+}
+
+struct tears {
+	int dumps, differ, distinct, backwards;
+	uint32_t first, last;
+};
+
+/*
+ * A screendump with the guest stopped: what the display scans out at one instant. QEMU reads
+ * the guest's video memory while the guest runs on, so a running guest that flips and draws on
+ * during a dump would show a tear no screen ever shows.
+ */
+static int instant_screendump(struct vm_suite *s, struct image *img)
+{
+	int rc = vm_qmp(&s->vm, "{\"execute\":\"stop\"}", NULL, 0);
+
+	rc = rc ? rc : vm_screendump(&s->vm, img);
+	if (vm_qmp(&s->vm, "{\"execute\":\"cont\"}", NULL, 0) && !rc)
+		rc = -EIO;
+	return rc;
+}
+
+/* dumps screendumps about a frame apart, each read for its top and bottom number. */
+static void count_tears(struct vm_suite *s, int dumps, struct tears *t)
+{
+	*t = (struct tears){ .dumps = dumps };
+	for (int i = 0; i < dumps; i++) {
+		struct image img = { 0 };
+		uint32_t top, bottom;
+		int rc = instant_screendump(s, &img), ok;
+
+		if (rc)
+			fail_msg("%s: screendump: %s", s->vm.name, strerror(-rc));
+		ok = stripe_number(&img, 3, &top) == 0 &&
+		     stripe_number(&img, img.height - 4, &bottom) == 0 && top == bottom;
+		free(img.pixels);
+		usleep(20000);		/* a frame's time for the guest between two instants */
+		if (!ok) {
+			t->differ++;
+			continue;
+		}
+		if (t->distinct && top < t->last)
+			t->backwards++;
+		if (!t->distinct)
+			t->first = top;
+		if (!t->distinct || top != t->last)
+			t->distinct++;
+		t->last = top;
+	}
+}
+
+/* "ok ... key=N ...": N. */
+static unsigned long status_value(const char *reply, const char *key)
+{
+	char want[32];
+	const char *at;
+
+	snprintf(want, sizeof(want), " %s=", key);
+	at = strstr(reply, want);
+	if (!at)
+		fail_msg("no %s in the status reply: %s", key, reply);
+	return strtoul(at + strlen(want), NULL, 10);
+}
+
+static void send_control(struct vm_suite *s, const char *cmd, char *reply, size_t len)
+{
+	char line[64];
+
+	snprintf(line, sizeof(line), "send %s", cmd);
+	assert_int_equal(vm_send(&s->vm, line), 0);
+	if (vm_expect_line(&s->vm, "reply ", 20000, reply, len))
+		fail_msg("%s: no reply to %s", s->vm.name, cmd);
+}
+
+/* Paused water: every frame drawn has been flipped to, none lost and none counted twice. */
+static void expect_flips_equal_frames(struct vm_suite *s)
+{
+	char reply[1024];
+
+	send_control(s, "pause", reply, sizeof(reply));
+	usleep(300000);
+	send_control(s, "status", reply, sizeof(reply));
+	printf("# vm[%s]: %s\n", s->vm.name, reply);
+	if (!strstr(reply, " display=drm"))
+		fail_msg("%s: not on DRM: %s", s->vm.name, reply);
+	if (status_value(reply, "frames") < 10 ||
+	    status_value(reply, "flips") != status_value(reply, "frames"))
+		fail_msg("%s: flips and frames differ, or too few frames: %s", s->vm.name, reply);
+	send_control(s, "resume", reply, sizeof(reply));
+}
+
+/* Busy water on DRM: every screendump holds one whole frame, and the frames advance. */
+static void expect_no_tears(struct vm_suite *s, int dumps)
+{
+	struct tears t;
+	long start = vm_now_ms();
+
+	count_tears(s, dumps, &t);
+	printf("# vm[%s]: drm: %d of %d screendumps torn, %d frames seen (%u..%u), %.1f s\n",
+	       s->vm.name, t.differ, t.dumps, t.distinct, t.first, t.last,
+	       (vm_now_ms() - start) / 1000.0);
+	if (t.differ || t.backwards || t.distinct < 10)
+		fail_msg("%s: %d of %d screendumps torn, %d went backwards, %d frames seen",
+			 s->vm.name, t.differ, t.dumps, t.backwards, t.distinct);
+}
+
+/* The same water through /dev/fb0 on the same VM, counted for the record only: the kernel's
+ * fbdev emulation copies a single buffer out while it is drawn. */
+static void report_fbdev_tears(struct vm_suite *s, int dumps)
+{
+	struct tears t;
+
+	assert_int_equal(vm_send(&s->vm, "fbdev"), 0);
+	vm_case_expect(s, "fbdev started", 5000);
+	usleep(3000000);	/* the splash decoded and the rain falling */
+	count_tears(s, dumps, &t);
+	printf("# vm[%s]: fbdev: %d of %d screendumps torn, %d frames seen (%u..%u)\n",
+	       s->vm.name, t.differ, t.dumps, t.distinct, t.first, t.last);
+}
+
+static void drm_case(void **state, enum vm_display display, const char *driver, bool fbdev_too)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	struct vm_opts o = { .display = display, .width = W, .height = H, .name = driver,
+			     .script = DRM_SCRIPT, .timeout_ms = 120000 };
+	char want[128];
+
+	vm_case_start(s, &o);
+	snprintf(want, sizeof(want), "list display /dev/dri/card0: drm %s", driver);
+	vm_case_expect(s, want, 30000);
+	vm_case_expect(s, "list connector Virtual-1: connected; modes 640x480@", 2000);
+	vm_case_expect(s, "list chosen Virtual-1 640x480@", 2000);
+	vm_case_expect(s, "list flips: atomic; drawing: double buffered", 2000);
+	vm_case_expect(s, "started", 30000);
+	vm_case_wait_screen(s, 30000, check_rings, NULL);
+	expect_no_tears(s, 200);
+	expect_flips_equal_frames(s);
+	/* killed outright: closing the card puts the console's framebuffer back on the CRTC, the
+	 * water gone (fbdev would keep the last frame on screen until the next program draws).
+	 * Its text is there on virtio-gpu; bochs shows it black: the VT stays in graphics mode
+	 * after a SIGKILL, so the console does not redraw it. */
+	assert_int_equal(vm_send(&s->vm, "kill"), 0);
+	vm_case_expect(s, "exited 137", 10000);
+	vm_case_wait_screen(s, 5000, check_black, NULL);
+	/* master dropped for the console's VT, which shows its own screen, then taken back */
+	assert_int_equal(vm_send(&s->vm, "again"), 0);
+	vm_case_expect(s, "started again", 5000);
+	vm_case_wait_screen(s, 20000, check_numbered, NULL);
+	assert_int_equal(vm_send(&s->vm, "vt2"), 0);
+	vm_case_expect(s, "on vt2", 10000);
+	vm_case_wait_screen(s, 5000, check_black, NULL);
+	assert_int_equal(vm_send(&s->vm, "vt1"), 0);
+	vm_case_expect(s, "on vt1", 10000);
+	vm_case_wait_screen(s, 10000, check_numbered, NULL);
+	if (fbdev_too)
+		report_fbdev_tears(s, 200);
+	end_case(s);
+}
+
+static void test_drm_bochs(void **state)
+{
+	drm_case(state, VM_BOCHS, "bochs-drm", true);
+}
+
+static void test_drm_virtio(void **state)
+{
+	drm_case(state, VM_VIRTIO, "virtio_gpu", false);
+}
+
 /*
  * The display goes away under the daemon (its driver unbound through sysfs, as when a USB
- * display is unplugged): one clear line and exit 1 within seconds, never a SIGBUS or a hang;
- * with the driver bound again, fbripple started anew shows its splash. The first run has rain
- * falling, so it is drawing when the device goes.
+ * display is unplugged): one clear line naming the device and exit 1 within seconds, never a
+ * SIGBUS or a hang, on DRM and then on fbdev; with the driver bound again, fbripple started
+ * anew shows its splash. Rain falls, so the daemon is drawing when the device goes.
  */
 #define GONE_SCRIPT(driver)                                                                    \
 	"mkdir -p /etc/fbr\n"                                                                  \
 	"printf '%s\\n' " SPLASH_CONF("") " > /etc/fbr/fbr.conf\n"                             \
 	"cp /etc/fbr/fbr.conf /etc/fbr/rain.conf\n"                                            \
 	"echo 'rain: { enabled = true; rate = 20.0; };' >> /etc/fbr/rain.conf\n"               \
+	"cp /etc/fbr/rain.conf /etc/fbr/fbdev.conf\n"                                          \
+	"echo 'display: { device = \"/dev/fb0\"; };' >> /etc/fbr/fbdev.conf\n"                 \
 	"drv=" driver "; dev=$(ls $drv | grep -E '^(0000:|virtio)')\n"                         \
-	"fbripple -c /etc/fbr/rain.conf 2>/tmp/fbr.log & pid=$!\n"                             \
-	"say started\n"                                                                        \
-	"hear cmd\n"                                                                           \
-	"echo $dev > $drv/unbind\n"                                                            \
-	"t=0; while kill -0 $pid 2>/dev/null && [ $t -lt 150 ]; do sleep 0.1; t=$((t+1)); done\n" \
-	"kill -0 $pid 2>/dev/null && { say 'still running'; kill -9 $pid; }\n"                   \
-	"wait $pid; say \"exit=$?;\"\n"                                                          \
-	"say \"log $(grep 'went away' /tmp/fbr.log)\"\n"                                         \
-	"echo $dev > $drv/bind\n"                                                              \
-	"t=0; while [ ! -e /dev/fb0 ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t+1)); done\n"      \
-	"fbripple -c /etc/fbr/fbr.conf 2>/tmp/fbr.log & pid=$!\n"                              \
-	"say restarted\n"                                                                      \
+	"gone() {\n"                                                                           \
+	"  hear cmd; echo $dev > $drv/unbind\n"                                                \
+	"  t=0; while kill -0 $pid 2>/dev/null && [ $t -lt 150 ]; do sleep 0.1; t=$((t+1)); done\n" \
+	"  kill -0 $pid 2>/dev/null && { say 'still running'; kill -9 $pid; }\n"                 \
+	"  wait $pid; say \"exit=$?;\"; say \"log $(grep 'went away' /tmp/fbr.log)\"\n"          \
+	"  echo $dev > $drv/bind\n"                                                            \
+	"  t=0; while [ ! -e $1 ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t+1)); done\n"         \
+	"}\n"                                                                                  \
+	"fbripple -c /etc/fbr/rain.conf 2>/tmp/fbr.log & pid=$!; say started\n"                \
+	"gone /dev/dri/card0\n"                                                                \
+	"fbripple -c /etc/fbr/fbdev.conf 2>/tmp/fbr.log & pid=$!; say 'fbdev started'\n"       \
+	"gone /dev/fb0\n"                                                                      \
+	"fbripple -c /etc/fbr/fbr.conf 2>/tmp/fbr.log & pid=$!; say restarted\n"               \
 	"hear cmd\n"                                                                           \
 	"kill $pid; wait $pid; say \"exit again=$?;\"\n"
+
+/* Unbinds the driver under the running daemon: exit 1 and the line naming device. */
+static void expect_gone(struct vm_suite *s, const char *device)
+{
+	char want[128];
+
+	assert_int_equal(vm_send(&s->vm, "unbind"), 0);
+	vm_case_expect(s, "exit=1;", 30000);
+	snprintf(want, sizeof(want), "log fbripple: error: %s: the display went away", device);
+	vm_case_expect(s, want, 2000);
+}
 
 static void gone_case(void **state, enum vm_display display, const char *name,
 		      const char *script)
@@ -432,9 +680,10 @@ static void gone_case(void **state, enum vm_display display, const char *name,
 			     .script = script };
 
 	start_on_splash(s, &o);
-	assert_int_equal(vm_send(&s->vm, "unbind"), 0);
-	vm_case_expect(s, "exit=1;", 30000);
-	vm_case_expect(s, "log fbripple: error: /dev/fb0: the display went away", 2000);
+	expect_gone(s, "/dev/dri/card0");
+	vm_case_expect(s, "fbdev started", 30000);
+	vm_case_wait_screen(s, 20000, check_points, (void *)&fitted);
+	expect_gone(s, "/dev/fb0");
 	vm_case_expect(s, "restarted", 30000);
 	vm_case_wait_screen(s, 20000, check_points, (void *)&fitted);
 	assert_int_equal(vm_send(&s->vm, "bye"), 0);
@@ -469,6 +718,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_8bpp_refused_clearly, vm_case_teardown),
 		cmocka_unit_test_teardown(test_list_devices_display, vm_case_teardown),
 		cmocka_unit_test_teardown(test_no_vt_draws_anyway, vm_case_teardown),
+		cmocka_unit_test_teardown(test_drm_bochs, vm_case_teardown),
+		cmocka_unit_test_teardown(test_drm_virtio, vm_case_teardown),
 		cmocka_unit_test_teardown(test_bochs_goes_away, vm_case_teardown),
 		cmocka_unit_test_teardown(test_virtio_goes_away, vm_case_teardown),
 	};

@@ -89,7 +89,7 @@ static int case_teardown(void **state)
 #define PRELUDE \
 	"waitlog() { n=0; while ! grep -q \"$1\" /tmp/log 2>/dev/null && [ $n -lt 200 ];" \
 	" do sleep 0.05; n=$((n+1)); done; grep -q \"$1\" /tmp/log; }\n" \
-	"start() { /usr/bin/fbripple -v >/tmp/log 2>&1 4>&- & pid=$!; waitlog '/dev/fb0: 640x480'" \
+	"start() { /usr/bin/fbripple -v >/tmp/log 2>&1 4>&- & pid=$!; waitlog ' 640x480 '" \
 	" || say 'fbripple did not start'; }\n" \
 	"mkdev() { rm -f /tmp/dev; mkfifo /tmp/dev; /bin/uinput-dev \"$@\" </tmp/dev >>/tmp/dev.out &" \
 	" exec 4>/tmp/dev; n=0; while ! grep -q event /tmp/dev.out 2>/dev/null && [ $n -lt 100 ];" \
@@ -407,7 +407,7 @@ static void test_permissions_later(void **state)
 		"printf 'root:x:0:\\nkiosk:x:1000:\\n' >/etc/group\n"
 		"chmod 666 /dev/fb0; chmod 644 /etc/fbripple.conf /usr/share/fbvm/checker.png\n"
 		"su kiosk -s /bin/sh -c 'exec /usr/bin/fbripple -v' >/tmp/log 2>&1 4>&- & pid=$!\n"
-		"waitlog '/dev/fb0: 640x480' || { say 'fbripple did not start:'; say \"$(cat /tmp/log)\"; }\n"
+		"waitlog ' 640x480 ' || { say 'fbripple did not start:'; say \"$(cat /tmp/log)\"; }\n"
 		"mkdev mt 'fbvm late acl' 0 639 0 479\n"
 		"node=$(grep -o '/dev/input/event[0-9]*' /tmp/dev.out | tail -n 1)\n"
 		"waitlog \"$node: Permission denied; retrying\" && say refused\n"
@@ -507,7 +507,7 @@ static void test_slow_frames(void **state)
 	write_conf(0, "rain = { enabled = true; rate = 30.0; };");
 	start_case(s, "slow frames, busy devices", PRELUDE
 		"FBRIPPLE_TEST_FRAME_MS=100 /usr/bin/fbripple -v >/tmp/log 2>&1 4>&- & pid=$!\n"
-		"waitlog '/dev/fb0: 640x480' || say 'fbripple did not start'\n"
+		"waitlog ' 640x480 ' || say 'fbripple did not start'\n"
 		"mkdev mt 'fbvm panel' 0 639 0 479\n"
 		"waitlog 'fbvm panel' || say 'panel not opened'\n"
 		"printf 'fingers 5 250 400\\n' >&4\n"

@@ -112,6 +112,16 @@ static const char script[] =
 	"hear stop\n"
 	"systemctl stop fbripple; rc=$?\n"
 	"say \"stopped rc=$rc $($H/vtstate /dev/tty7)\"\n"
+	"hear drm\n"
+	/* the unit on the DRM card, as display.device = \"auto\" finds it; the edited conffile
+	 * back afterwards, for the package's steps */
+	"cp /etc/fbripple.conf /tmp/conf.before; cp $F/drm.conf /etc/fbripple.conf\n"
+	"systemctl start fbripple; rc=$?; pid=$(st MainPID)\n"
+	"say \"drm rc=$rc card=$(fds $pid | grep -c '^/dev/dri/card0$')"
+	" $(fbripple -c /etc/fbripple.conf --send status)\"\n"
+	"hear drmstop\n"
+	"systemctl stop fbripple; rc=$?; cp /tmp/conf.before /etc/fbripple.conf\n"
+	"say \"drmstopped rc=$rc $($H/vtstate /dev/tty7)\"\n"
 	"hear bench\n"
 	/* fbripple's own start-up work headless, best of 3, to compare with the host */
 	"best=0; for i in 1 2 3; do t0=$(mono);"
@@ -266,7 +276,7 @@ struct files {
 static void gather_files(struct files *f)
 {
 	static const char *const own[] = { "red.png", "blue.png", "red.conf", "blue.conf",
-					   "bad.conf" };
+					   "bad.conf", "drm.conf" };
 	int n = 0;
 
 	f->dir = tu_tmpdir();
@@ -275,12 +285,15 @@ static void gather_files(struct files *f)
 	f->list[n++] = (struct vm_file){ strdup(FBRIPPLE_DEB), strdup("/fbvm-root/fbvm/files/fbripple.deb") };
 	write_checker(tu_path(f->dir, "red.png"), RED);
 	write_checker(tu_path(f->dir, "blue.png"), BLUE);
-	tu_write(tu_path(f->dir, "red.conf"), "splash = { image = \"/fbvm/files/red.png\"; };\n");
+	/* /dev/fb0 first: the guest's checks read what is shown from the framebuffer's memory */
+	tu_write(tu_path(f->dir, "red.conf"), "splash = { image = \"/fbvm/files/red.png\"; };\n"
+		 "display = { device = \"/dev/fb0\"; };\n");
 	tu_write(tu_path(f->dir, "blue.conf"), "splash = { image = \"/fbvm/files/blue.png\"; };\n"
-		 "display = { fps = 30; };\n");
+		 "display = { fps = 30; device = \"/dev/fb0\"; };\n");
 	tu_write(tu_path(f->dir, "bad.conf"), "splash = { image = \"/fbvm/files/blue.png\"; };\n"
-		 "stone = {\n size = 1000;\n};\n");
-	for (int i = 0; i < 5; i++) {
+		 "stone = {\n size = 1000;\n};\ndisplay = { device = \"/dev/fb0\"; };\n");
+	tu_write(tu_path(f->dir, "drm.conf"), "splash = { image = \"/fbvm/files/red.png\"; };\n");
+	for (int i = 0; i < 6; i++) {
 		char dest[64];
 
 		chmod(tu_path(f->dir, own[i]), 0644);	/* the service's dynamic user reads them */
@@ -342,8 +355,9 @@ static void check_install(struct vm_suite *s, struct failures *f)
 		sscanf(at, " dist=%32s", dist);
 	check(f, strlen(conf) == 32 && strcmp(conf, dist) == 0,
 	      "/etc/fbripple.conf is not the package's conffile as dpkg lists it: %s", buf);
-	check(f, strstr(buf, " text=showing 640x480 on /dev/fb0") != NULL,
-	      "the unit the package started shows nothing: %s", buf);
+	/* the packaged configuration's display.device = "auto": the DRM card */
+	check(f, strstr(buf, " text=showing 640x480 on /dev/dri/card0") != NULL,
+	      "the unit the package started shows nothing on the DRM card: %s", buf);
 	printf("# TIMING dpkg -i on a fresh system, the unit started: %.1f s\n",
 	       (vm_now_ms() - t) / 1000.0);
 }
@@ -493,6 +507,24 @@ static void check_package(struct vm_suite *s, struct failures *f)
 	printf("# TIMING upgrade, remove and purge: %.1f s\n", (vm_now_ms() - t) / 1000.0);
 }
 
+/* The unit on DRM: the card open through DeviceAllow= and the video group, the water on it, the
+ * console back in text mode after a stop. */
+static void check_drm(struct vm_suite *s, struct failures *f)
+{
+	char buf[1024];
+
+	send(s, "drm");
+	line(s, "drm ", buf, sizeof(buf));
+	check(f, strstr(buf, "drm rc=0 card=1 ok ") && strstr(buf, " display=drm "),
+	      "the unit did not start on /dev/dri/card0: %s", buf);
+	check(f, screen_is(s, RED, false, 10000), "the splash is not on the screen through DRM");
+	send(s, "drmstop");
+	line(s, "drmstopped ", buf, sizeof(buf));
+	check(f, strstr(buf, "rc=0 vt 7 kd=text switching=auto active=7") != NULL,
+	      "after a stop on DRM the console is not back: %s", buf);
+	check(f, screen_is(s, RED, true, 5000), "the splash stays on the screen after stop");
+}
+
 /* Best of three runs of fbripple's start-up work headless (load, scale, first frame, exit). */
 static long headless_ms(const char *bin, const char *dir, const char *size)
 {
@@ -563,6 +595,7 @@ static void test_systemd_unit(void **state)
 	check_reload(s, &f);
 	check_refusal(s, &f);
 	check_restarts(s, &f);
+	check_drm(s, &f);
 	compare_speed(s, fork_to_ready);
 	check_package(s, &f);
 	send(s, "bye");

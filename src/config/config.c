@@ -192,7 +192,9 @@ static const struct key_enum log_levels = {
 #define FIELD(m) offsetof(struct config, m), sizeof(((struct config *)0)->m)
 
 static const struct key keys[] = {
-	{ "display.device", KEY_STRING, FIELD(display.device), .def_str = "/dev/fb0" },
+	{ "display.device", KEY_STRING, FIELD(display.device), .def_str = "auto" },
+	{ "display.output", KEY_STRING, FIELD(display.output), .def_str = "" },
+	{ "display.mode", KEY_STRING, FIELD(display.mode), .def_str = "" },
 	{ "display.fps", KEY_INT, FIELD(display.fps), 1, 240, .def_num = 60 },
 	{ "display.rotate", KEY_INT, FIELD(display.rotate), 0, 270, .step = 90, .def_num = 0 },
 	{ "display.vt", KEY_INT, FIELD(display.vt), 0, 63, .def_num = 0 },
@@ -859,6 +861,21 @@ static int check_spring(const struct load_ctx *lc, const config_t *file)
 	return load_error(lc, visc, "water.spring_viscosity", why);
 }
 
+/* display.mode is a size, with a refresh rate or without. */
+static int check_display_mode(const struct load_ctx *lc, const config_t *file)
+{
+	const config_setting_t *s = config_lookup(file, "display.mode");
+	const char *mode = lc->cfg->display.mode;
+	char why[CONFIG_WHY_MAX];
+	int w, h, hz;
+
+	if (!s || !mode[0] || display_mode_parse(mode, &w, &h, &hz) == 0)
+		return 0;
+	snprintf(why, sizeof(why), "\"%.31s\" is not a mode (expected \"WxH\" or \"WxH@Hz\", e.g. "
+		 "\"1280x800\" or \"1920x1080@60\", or \"\" for the preferred one)", mode);
+	return load_error(lc, s, "display.mode", why);
+}
+
 static int read_error(const config_t *lc, const char *path, char *err, size_t errlen)
 {
 	if (err && errlen)
@@ -938,6 +955,8 @@ int config_load(struct config *cfg, const char *path, char *err, size_t errlen,
 			r = check_damping(&lc, &file);
 		if (r == 0)
 			r = check_spring(&lc, &file);
+		if (r == 0)
+			r = check_display_mode(&lc, &file);
 		if (r == 0)
 			warn_more_unknown(&lc);
 	}

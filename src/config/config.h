@@ -34,7 +34,9 @@ struct config_numbers {
 
 struct config {
 	struct {
-		char device[CONFIG_PATH_MAX];
+		char device[CONFIG_PATH_MAX];	/* "auto": a DRM card, else /dev/fb0 */
+		char output[32];		/* DRM connector name; "": the first connected */
+		char mode[32];			/* DRM "WxH" or "WxH@Hz"; "": the preferred one */
 		int fps;
 		int rotate;			/* 0, 90, 180 or 270, clockwise */
 		int vt;				/* 0: our own tty, or the active VT */

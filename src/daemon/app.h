@@ -48,11 +48,16 @@ struct options {
 /* screen.c: the display and the VT under it, the water and the picture it refracts. */
 struct screen {
 	struct display display;
+	struct loop *loop;		/* where the display's events are read; NULL: none yet */
+	struct loop_source events;	/* the display's event_fd there */
 	struct vt vt;
-	bool away;			/* switched to another VT: draw nothing */
+	bool away;			/* switched to another VT (or waiting to get the display
+					 * back): draw nothing */
 	bool gone;			/* the display device went away: the daemon ends */
 	struct loop_source watch;	/* inotify on the display's device node */
+	bool stripes;			/* FBRIPPLE_TEST_STRIPES: frame numbers in the edge rows */
 	int full_pages;			/* pages still to draw whole */
+	unsigned long frames;		/* frames drawn and presented */
 	struct water water;
 	struct render render;
 	struct pool pool;		/* display.threads: steps and frames in bands of rows */
@@ -112,6 +117,7 @@ struct app {
 	struct config cfg;		/* main.c at start, service.c on reload */
 	struct loop loop;		/* daemon.c */
 	struct loop_source signals;	/* daemon.c */
+	struct loop_source retake;	/* daemon.c: the display taken back after a VT switch */
 	long test_frame_ms;		/* daemon.c: FBRIPPLE_TEST_FRAME_MS, slower frames */
 	bool quit;			/* daemon.c */
 	struct screen screen;
@@ -131,7 +137,6 @@ static inline void app_warn_config(void *ctx, const char *msg)
 void screen_init(struct screen *s);
 void screen_open_console(struct screen *s, int vt);
 int screen_open(struct screen *s, const struct display_request *req);
-int screen_watch(struct screen *s, struct loop *loop);
 int screen_setup(struct screen *s, const struct config *cfg);
 void screen_apply_look(struct screen *s, const struct config *cfg);
 /* display.threads: a pool of that many threads unless it has them already. */
@@ -153,7 +158,11 @@ bool screen_wants_frame(const struct screen *s);
 void screen_draw(struct screen *s, bool full);
 void screen_redraw(struct screen *s);
 void screen_blank(struct screen *s, bool blank);
-void screen_away(struct screen *s, bool away);
+void screen_leave(struct screen *s);
+int screen_return(struct screen *s);
+int screen_retake(struct screen *s);
+/* The display's events read on loop from now on. */
+void screen_attach(struct screen *s, struct loop *loop);
 int screen_capture(struct screen *s, struct image *img);
 int screen_write_png(struct screen *s, const char *path);
 void screen_release(struct screen *s);

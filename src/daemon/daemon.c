@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,18 +71,53 @@ static void on_tick(struct loop_source *src, uint32_t events)
 	pace_frame_done(&app->pace);
 }
 
+/* Every 20 ms while another process holds the display we came back to (kmscon's way): the
+ * loop runs on meanwhile. 0 stops it. */
+static void retry_retake(struct app *app, bool on)
+{
+	struct itimerspec its = { 0 };
+
+	if (on)
+		its.it_interval = its.it_value = (struct timespec){ 0, 20000000 };
+	if (app->retake.fd >= 0)
+		timerfd_settime(app->retake.fd, 0, &its, NULL);
+}
+
+static void came_back(struct app *app)
+{
+	retry_retake(app, false);
+	touch_grab(&app->touch, true);
+	pace_wake(&app->pace);
+}
+
+static void on_retake(struct loop_source *src, uint32_t events)
+{
+	struct app *app = src->ctx;
+	uint64_t expirations;
+
+	(void)events;
+	if (read(src->fd, &expirations, sizeof(expirations)) == sizeof(expirations) &&
+	    app->screen.away && screen_retake(&app->screen) == 0)
+		came_back(app);
+}
+
 /* The user switches VTs: let go of the screen, or take it back and redraw it whole. */
 static void on_vt_switch(struct app *app, bool back)
 {
 	if (!back) {
+		retry_retake(app, false);
 		touch_grab(&app->touch, false);
 		pace_arm_frames(&app->pace, false);
-		screen_away(&app->screen, true);
+		screen_leave(&app->screen);
 		return;
 	}
-	screen_away(&app->screen, false);
-	touch_grab(&app->touch, true);
-	pace_wake(&app->pace);
+	if (screen_return(&app->screen) == 0) {
+		came_back(app);
+		return;
+	}
+	log_info("%s: held by another process; taking it back once it lets go",
+		 app->screen.display.path);
+	retry_retake(app, true);
 }
 
 static void on_signal(struct loop_source *src, uint32_t events)
@@ -138,8 +174,15 @@ static int open_loop(struct app *app)
 	ret = loop_init(&app->loop);
 	if (ret == 0)
 		ret = loop_add(&app->loop, &app->signals);
+	app->retake = (struct loop_source){ timerfd_create(CLOCK_MONOTONIC,
+							   TFD_NONBLOCK | TFD_CLOEXEC),
+					    on_retake, app };
+	if (ret == 0)
+		ret = app->retake.fd < 0 ? -errno : loop_add(&app->loop, &app->retake);
 	if (ret == 0)
 		ret = pace_open(&app->pace, &app->loop, on_tick, app);
+	if (ret == 0)
+		screen_attach(&app->screen, &app->loop);
 	return ret;
 }
 
@@ -159,8 +202,6 @@ int daemon_run(struct app *app)
 			log_error("event loop: %s", strerror(-ret));
 		return ret;
 	}
-	if (screen_watch(&app->screen, &app->loop) < 0)
-		log_warn("%s: cannot watch it for going away", d->path);
 	screen_redraw(&app->screen);	/* the splash first: finding the input devices takes a while */
 	touch_open(&app->touch, &app->opt, &app->loop);
 	notify_sendf("READY=1\nSTATUS=showing %dx%d on %s", d->mode.width, d->mode.height,
@@ -188,4 +229,6 @@ void daemon_close(struct app *app)
 	loop_free(&app->loop);
 	if (app->signals.fd >= 0)
 		close(app->signals.fd);
+	if (app->retake.fd >= 0)
+		close(app->retake.fd);
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <time.h>
@@ -12,11 +13,87 @@
 #include "image/shot.h"
 #include "water/water_engine.h"
 
+/* FBRIPPLE_TEST_STRIPES=1: every frame carries its number in its top and bottom 8 rows, so
+ * that a screendump shows whether it holds one frame or parts of two. Read once, at start. */
+static bool test_stripes(void)
+{
+	const char *env = getenv("FBRIPPLE_TEST_STRIPES");
+
+	return env && strcmp(env, "1") == 0;
+}
+
 void screen_init(struct screen *s)
 {
-	*s = (struct screen){ .vt.fd = -1, .display.watch_fd = -1, .display.watch = -1,
-			      .watch.fd = -1,
+	*s = (struct screen){ .vt.fd = -1, .events.fd = -1, .watch.fd = -1,
+			      .display.watch_fd = -1, .display.watch = -1,
+			      .stripes = test_stripes(),
 			      .rain.rng = (uint64_t)time(NULL) * 2654435761u | 1 };
+}
+
+/* The display's device is gone: nothing to draw on until it comes back, and the daemon is
+ * started anew then (the unit's Restart=, or whoever started it). */
+static void lose_display(struct screen *s)
+{
+	if (s->gone)
+		return;
+	s->gone = true;
+	log_error("%s: the display went away (its driver unbound or the device unplugged); "
+		  "exiting", s->display.path);
+}
+
+static void on_display_node(struct loop_source *src, uint32_t events)
+{
+	struct screen *s = src->ctx;
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+	(void)events;
+	while (read(src->fd, buf, sizeof(buf)) > 0)
+		;
+	if (display_gone(&s->display))
+		lose_display(s);
+}
+
+static void on_display_events(struct loop_source *src, uint32_t events)
+{
+	struct screen *s = src->ctx;
+
+	(void)events;
+	display_events(&s->display, false);
+}
+
+/* The display open now on the loop: its events (page flips done), and its device node, to
+ * notice the device going away at no cost until it does. */
+static void watch_display(struct screen *s)
+{
+	int ret;
+
+	if (s->loop && s->events.fd >= 0)
+		loop_remove(s->loop, &s->events);
+	s->events = (struct loop_source){ s->display.event_fd, on_display_events, s };
+	if (!s->loop)
+		return;
+	if (s->watch.fd >= 0 && display_watch(&s->display, s->watch.fd) < 0)
+		log_warn("%s: cannot watch it for going away", s->display.path);
+	if (s->events.fd < 0)
+		return;
+	ret = loop_add(s->loop, &s->events);
+	if (ret < 0) {
+		/* the frames still go out: each waits for the flip before it, in screen_draw */
+		log_warn("%s: events: %s", s->display.path, strerror(-ret));
+		s->events.fd = -1;
+	}
+}
+
+void screen_attach(struct screen *s, struct loop *loop)
+{
+	s->loop = loop;
+	s->watch = (struct loop_source){ inotify_init1(IN_NONBLOCK | IN_CLOEXEC), on_display_node,
+					 s };
+	if (s->watch.fd >= 0 && loop_add(loop, &s->watch) < 0) {
+		close(s->watch.fd);
+		s->watch.fd = -1;
+	}
+	watch_display(s);
 }
 
 /* The VT under the display, in graphics mode and switching only when we agree. Without one
@@ -53,17 +130,21 @@ static void log_buffering(const struct display *d, enum display_buffering mode)
 		log_info("%s: single buffered (the device cannot flip pages)", d->path);
 }
 
-/* Opens the display into d; says why not. */
+/* Opens the display into d; says why not, and why another device than the one asked for. */
 static int open_display(struct display *d, const struct display_request *req)
 {
 	char err[256];
 	int ret = display_open(d, req, err, sizeof(err));
 
-	if (ret < 0)
-		log_error("%s: %s", req->device, err);
-	else if (!req->file)
+	if (ret < 0) {
+		log_error("%s: %s", d->path, err);
+		return ret;
+	}
+	if (d->note[0])
+		log_warn("%s", d->note);
+	if (!req->file)
 		log_buffering(d, req->buffering);
-	return ret;
+	return 0;
 }
 
 int screen_open(struct screen *s, const struct display_request *req)
@@ -75,44 +156,6 @@ int screen_open(struct screen *s, const struct display_request *req)
 	return ret;
 }
 
-/* The display's device is gone: nothing to draw on until it comes back, and the daemon is
- * started anew then (the unit's Restart=, or whoever started it). */
-static void lose_display(struct screen *s)
-{
-	if (s->gone)
-		return;
-	s->gone = true;
-	log_error("%s: the display went away (its driver unbound or the device unplugged); "
-		  "exiting", s->display.path);
-}
-
-static void on_display_node(struct loop_source *src, uint32_t events)
-{
-	struct screen *s = src->ctx;
-	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-
-	(void)events;
-	while (read(src->fd, buf, sizeof(buf)) > 0)
-		;
-	if (display_gone(&s->display))
-		lose_display(s);
-}
-
-/* Notices the display's device going away, at no cost until it does. 0 or -errno. */
-int screen_watch(struct screen *s, struct loop *loop)
-{
-	int ret;
-
-	s->watch = (struct loop_source){ inotify_init1(IN_NONBLOCK | IN_CLOEXEC), on_display_node,
-					 s };
-	if (s->watch.fd < 0)
-		return -errno;
-	ret = display_watch(&s->display, s->watch.fd);
-	if (ret == 0)
-		ret = loop_add(loop, &s->watch);
-	return ret;
-}
-
 /* Leaves the screen as found: cleared, in its old mode, the console in text mode so it
  * redraws itself. */
 void screen_release(struct screen *s)
@@ -121,6 +164,9 @@ void screen_release(struct screen *s)
 	render_free(&s->render);
 	water_free(&s->water);
 	walls_free(&s->walls);
+	if (s->loop && s->events.fd >= 0)
+		loop_remove(s->loop, &s->events);
+	s->events.fd = -1;
 	display_close(&s->display, !s->away && !s->gone);
 	guard_crashes(s);	/* nothing of the display left for a crash to touch */
 	vt_restore(&s->vt);
@@ -342,8 +388,7 @@ int screen_reopen(struct screen *s, const struct display_request *req,
 		display_close(&s->display, false);
 		s->display = m.display;
 		guard_crashes(s);
-		if (s->watch.fd >= 0 && display_watch(&s->display, s->watch.fd) < 0)
-			log_warn("%s: cannot watch it for going away", s->display.path);
+		watch_display(s);
 	}
 	render_take_splash(&m.render, &m.splash);
 	image_free(&m.splash);
@@ -478,10 +523,34 @@ bool screen_wants_frame(const struct screen *s)
 	return s->full_pages > 0 && !s->away;
 }
 
+/* The test stripes: frame number n in rows y0 .. y0 + 7, bit i the 8x8 square at x = 8i,
+ * white for 1, black for 0; the rest of the rows as drawn. */
+static void paint_stripes(const struct display_mode *m, uint8_t *pixels, int y0, uint32_t n)
+{
+	uint32_t white = pixfmt_pack(&m->fmt, 0xffffff);
+
+	for (int y = y0; y < y0 + 8 && y < m->height; y++) {
+		uint8_t *row = pixels + (size_t)y * m->stride;
+
+		for (int x = 0; x < 256 && x < m->width; x++) {
+			uint32_t v = n >> (x / 8) & 1 ? white : 0;
+
+			if (m->fmt.bytes == 4)
+				((uint32_t *)row)[x] = v;
+			else if (m->fmt.bytes == 2)
+				((uint16_t *)row)[x] = (uint16_t)v;
+			else
+				memcpy(row + 3 * x, &v, 3);	/* little-endian, as pixfmt says */
+		}
+	}
+}
+
 /* Draws the water into the page off screen and shows it. full: every row, on every page. */
 void screen_draw(struct screen *s, bool full)
 {
+	const struct display_mode *m = &s->display.mode;
 	struct display_buffer buf;
+	int ret;
 
 	if (s->away || s->gone)
 		return;
@@ -492,10 +561,22 @@ void screen_draw(struct screen *s, bool full)
 	/* a new renderer (a reload's) or a new pool: scratch for its bands, made once */
 	if (s->render.bands != s->pool.threads)
 		render_set_bands(&s->render, s->pool.threads);
+	/* the page handed out next must be off screen: a flip still under way is waited for */
+	display_events(&s->display, true);
 	buf = display_buffer(&s->display);
-	render_frame_pool(&s->render, &s->water, buf.pixels, s->display.mode.stride, buf.page,
-			  full, &s->pool);
-	if (display_present(&s->display) == -ENODEV)
+	/* the top number first and the bottom last, as the rows are drawn; the top again after
+	 * the water, which may have drawn over it */
+	if (s->stripes)
+		paint_stripes(m, buf.pixels, 0, (uint32_t)s->frames);
+	render_frame_pool(&s->render, &s->water, buf.pixels, m->stride, buf.page, full, &s->pool);
+	if (s->stripes) {
+		paint_stripes(m, buf.pixels, 0, (uint32_t)s->frames);
+		paint_stripes(m, buf.pixels, m->height - 8, (uint32_t)s->frames);
+	}
+	ret = display_present(&s->display);
+	if (ret == 0)
+		s->frames++;
+	else if (ret == -ENODEV)
 		lose_display(s);
 }
 
@@ -546,26 +627,40 @@ void screen_blank(struct screen *s, bool blank)
 		s->full_pages = s->display.mode.pages;
 }
 
-/* The user switches VTs: let go of the display, or take it back and draw it whole. */
-void screen_away(struct screen *s, bool away)
+/* The user switches to another VT: let go of the display. */
+void screen_leave(struct screen *s)
 {
 	int ret;
 
-	if (away) {
-		s->away = true;
-		vt_set_away(true);
-		ret = display_release(&s->display);
-		vt_ack_release(&s->vt);
-		log_debug("VT %d released", s->vt.num);
-	} else {
-		vt_ack_acquire(&s->vt);
-		ret = display_acquire(&s->display);
-		s->away = false;
-		vt_set_away(false);
-		log_debug("VT %d acquired", s->vt.num);
-		screen_draw(s, true);
-	}
+	s->away = true;
+	vt_set_away(true);
+	ret = display_release(&s->display);
+	vt_ack_release(&s->vt);
+	log_debug("VT %d released", s->vt.num);
 	if (ret < 0)
-		log_warn("%s: %s: %s", s->display.path, away ? "release" : "acquire",
-			 strerror(-ret));
+		log_warn("%s: release: %s", s->display.path, strerror(-ret));
+}
+
+/* Back on our VT: acknowledged, then the display taken back (screen_retake). */
+int screen_return(struct screen *s)
+{
+	vt_ack_acquire(&s->vt);
+	log_debug("VT %d acquired", s->vt.num);
+	return screen_retake(s);
+}
+
+/* The display taken back and drawn whole; -EBUSY while another process holds it (the caller
+ * tries again shortly), and nothing drawn until then. */
+int screen_retake(struct screen *s)
+{
+	int ret = display_acquire(&s->display);
+
+	if (ret == -EBUSY)
+		return ret;
+	if (ret < 0)
+		log_warn("%s: acquire: %s", s->display.path, strerror(-ret));
+	s->away = false;
+	vt_set_away(false);
+	screen_draw(s, true);
+	return 0;
 }

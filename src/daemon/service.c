@@ -26,7 +26,9 @@ static void on_watchdog(struct loop_source *src, uint32_t events)
 static int reopen_screen(struct app *app, const struct config *cfg, char *err, size_t len)
 {
 	struct display_request req = { .device = cfg->display.device,
-				       .buffering = app->cfg.display.double_buffer };
+				       .buffering = app->cfg.display.double_buffer,
+				       .output = app->cfg.display.output,
+				       .mode = app->cfg.display.mode };
 	bool new_device = !app->opt.fbdev_file &&
 			  strcmp(cfg->display.device, app->cfg.display.device) != 0;
 
@@ -46,9 +48,12 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 	int ret = 0;
 
 	if (*changes & RELOAD_RESTART) {
-		log_warn("display.vt and display.double_buffer take effect when fbripple restarts");
+		log_warn("display.vt, double_buffer, output and mode take effect when fbripple "
+			 "restarts");
 		adopted.display.vt = app->cfg.display.vt;
 		adopted.display.double_buffer = app->cfg.display.double_buffer;
+		memcpy(adopted.display.output, app->cfg.display.output, sizeof(adopted.display.output));
+		memcpy(adopted.display.mode, app->cfg.display.mode, sizeof(adopted.display.mode));
 	}
 
 	if (*changes & RELOAD_DISPLAY)
@@ -326,12 +331,14 @@ static void status_line(const struct app *app, char *reply, size_t len)
 	const struct screen *s = &app->screen;
 
 	snprintf(reply, len, "ok fps=%.1f target=%d moving=%s contacts=%d devices=%d config=%s "
-		 "size=%dx%d paused=%s rain=%s blanked=%s engine=%s cell=%d display=%s",
+		 "size=%dx%d paused=%s rain=%s blanked=%s engine=%s cell=%d display=%s "
+		 "frames=%lu flips=%lu",
 		 p->armed ? p->fps : 0.0, p->set.fps, p->armed ? "yes" : "no",
 		 app->touch.contacts, input_count(app->touch.input), app->opt.config_path,
 		 s->render.width, s->render.height, p->paused ? "yes" : "no",
 		 s->rain.rate > 0 ? "on" : "off", p->idle.blanked ? "yes" : "no",
-		 s->water.engine->name, s->water.cell, s->display.ops->name);
+		 s->water.engine->name, s->water.cell, s->display.ops->name, s->frames,
+		 s->display.flips);
 }
 
 static int on_command(void *ctx, const struct control_command *cmd,

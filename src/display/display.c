@@ -1,5 +1,6 @@
 /* display.c - the backend for a request, and calls through it. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -24,22 +25,89 @@ const char *display_buffering_name(enum display_buffering mode)
 	return (unsigned)mode < 3 ? buffering_names[mode] : "?";
 }
 
+int display_mode_parse(const char *text, int *width, int *height, int *hz)
+{
+	char *end;
+	long v[3] = { 0, 0, 0 };
+	const char *p = text;
+
+	for (int i = 0; i < 3; i++) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		v[i] = strtol(p, &end, 10);
+		if (v[i] < 1 || v[i] > 16384)
+			return -EINVAL;
+		p = end;
+		if (i == 0 && *p++ != 'x')
+			return -EINVAL;
+		if (i == 1 && *p == '\0')
+			break;
+		if (i == 1 && *p++ != '@')
+			return -EINVAL;
+	}
+	if (*p)
+		return -EINVAL;
+	*width = (int)v[0];
+	*height = (int)v[1];
+	*hz = (int)v[2];
+	return 0;
+}
+
+static const struct display_ops *backend_for(const struct display_request *req, char *path,
+					     size_t len)
+{
+	if (req->file)
+		return &display_file;
+	if (strcmp(req->device, "auto") == 0) {
+		if (display_drm_find(path, len) == 0)
+			return &display_drm;
+		snprintf(path, len, "/dev/fb0");
+		return &display_fbdev;
+	}
+	snprintf(path, len, "%s", req->device);
+	return strncmp(req->device, "/dev/dri/", 9) == 0 ? &display_drm : &display_fbdev;
+}
+
+static int open_with(struct display *d, const struct display_ops *ops,
+		     const struct display_request *req, char *err, size_t errlen)
+{
+	struct display_request at = *req;
+	int ret;
+
+	at.device = d->path;
+	d->mode = (struct display_mode){ .pages = 1 };
+	d->event_fd = -1;
+	ret = ops->open(d, &at, err, errlen);
+	if (ret == 0)
+		d->ops = ops;
+	return ret;
+}
+
 int display_open(struct display *d, const struct display_request *req, char *err,
 		 size_t errlen)
 {
-	const struct display_ops *ops = req->file ? &display_file : &display_fbdev;
+	const struct display_ops *ops;
+	char why[200];
 	struct stat st;
 	int ret;
 
 	memset(d, 0, sizeof(*d));
 	d->watch_fd = d->watch = -1;
 	snprintf(d->path, sizeof(d->path), "%s", req->device);
-	d->mode.pages = 1;
-	ret = ops->open(d, req, err, errlen);
-	if (ret < 0)
+	ops = backend_for(req, d->path, sizeof(d->path));
+	ret = open_with(d, ops, req, why, sizeof(why));
+	/* a display server (or Plymouth) has the card: its fbdev emulation still takes frames */
+	if (ret == -EBUSY && ops == &display_drm) {
+		snprintf(d->note, sizeof(d->note), "%.64s: %.120s; drawing on /dev/fb0 (fbdev) "
+			 "instead", d->path, why);
+		snprintf(d->path, sizeof(d->path), "/dev/fb0");
+		ret = open_with(d, &display_fbdev, req, why, sizeof(why));
+	}
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", why);
 		return ret;
-	d->ops = ops;
-	if (!req->file && stat(req->device, &st) == 0 && S_ISCHR(st.st_mode)) {
+	}
+	if (!req->file && stat(d->path, &st) == 0 && S_ISCHR(st.st_mode)) {
 		d->node_dev = st.st_dev;
 		d->node_ino = st.st_ino;
 	}
@@ -88,7 +156,21 @@ struct display_buffer display_buffer(const struct display *d)
 
 int display_present(struct display *d)
 {
-	return d->ops->present ? d->ops->present(d) : 0;
+	int ret = d->ops->present ? d->ops->present(d) : 0;
+
+	/* a backend without events shows a second page the moment present returns */
+	if (ret == 0 && !d->ops->events && d->mode.pages == 2)
+		d->flips++;
+	return ret;
+}
+
+int display_events(struct display *d, bool wait)
+{
+	int ret = d->ops && d->ops->events ? d->ops->events(d, wait) : 0;
+
+	if (ret > 0)
+		d->flips += (unsigned long)ret;
+	return ret;
 }
 
 int display_flush(struct display *d)

@@ -1,8 +1,8 @@
 /* display.h - where frames are shown: one small interface, one file per backend.
  *
  * The display folder holds the screen a frame is drawn into and the VT under it: this
- * interface, its backends (fbdev.c: a Linux framebuffer device; file.c: a regular file standing
- * in for one, for --fbdev) and vt.c. Its files include image/ (pixel formats, images) and util/,
+ * interface, its backends (drm.c: a DRM/KMS card; fbdev.c: a Linux framebuffer device; file.c:
+ * a regular file standing in for one, for --fbdev) and vt.c. Its files include image/ (pixel formats, images) and util/,
  * nothing above. The daemon picks no backend: display_open does, from the request.
  */
 #ifndef FBRIPPLE_DISPLAY_H
@@ -28,10 +28,14 @@ int display_buffering_parse(const char *name, enum display_buffering *mode);
 const char *display_buffering_name(enum display_buffering mode);
 
 /* What to open. file: a regular file as a raw framebuffer of the given geometry, created or
- * resized to stride * height bytes; otherwise device is a device path. */
+ * resized to stride * height bytes; otherwise device is a device path, a path under /dev/dri/
+ * for DRM, or "auto": the first /dev/dri/card* with a connected connector, else /dev/fb0. */
 struct display_request {
 	const char *device;
 	enum display_buffering buffering;
+	const char *output;		/* DRM: a connector name ("HDMI-A-1"); NULL or "": the first
+					 * connected one */
+	const char *mode;		/* DRM: "WxH" or "WxH@Hz"; NULL or "": the preferred one */
 	bool file;
 	int width, height;		/* the file's */
 	struct pixfmt fmt;
@@ -58,7 +62,11 @@ struct display;
 /*
  * A backend. Every function but open gets a display that open filled; functions left NULL do
  * nothing and succeed (blank: -ENOTTY). present shows the buffer just drawn and hands out the
- * other one from then on; it may wait for the vertical blank but never for longer. crash_guard
+ * other one from then on; it may wait for the vertical blank but never for longer. events reads
+ * what the device reported on event_fd (page flips done) and returns how many flips completed;
+ * with wait it first waits for a flip still under way, at most a vertical blank or so, so that
+ * the buffer handed out next is off screen. acquire returns -EBUSY while another process holds
+ * the device (a DRM master): the caller tries again a little later. crash_guard
  * copies what crash_restore needs into the backend's own storage; crash_restore runs in a
  * fatal signal handler, so it may make async-signal-safe calls only.
  */
@@ -69,6 +77,7 @@ struct display_ops {
 	void (*close)(struct display *d, bool clear);
 	struct display_buffer (*buffer)(const struct display *d);
 	int (*present)(struct display *d);
+	int (*events)(struct display *d, bool wait);
 	int (*flush)(struct display *d);		/* written pixels out to the device */
 	int (*blank)(struct display *d, bool blank);
 	int (*release)(struct display *d);		/* another VT takes the screen */
@@ -82,15 +91,21 @@ struct display_ops {
 struct display {
 	const struct display_ops *ops;		/* NULL: closed */
 	struct display_mode mode;
-	char path[256];
+	char path[256];				/* the device opened ("auto" resolved) */
+	int event_fd;				/* readable when events has work; -1: never */
+	unsigned long flips;			/* page flips completed (fbdev: pans) */
+	char note[256];				/* after open: why path is not the device asked
+						 * for, for the log; "" */
 	void *state;				/* the backend's own */
 	dev_t node_dev;				/* the device node opened (0: a file) */
 	ino_t node_ino;
 	int watch_fd, watch;			/* display_watch's inotify fd and watch; -1: none */
 };
 
-/* The backend for req opens the display. 0, or -errno with err saying why (without the path);
- * on failure d stays closed. */
+/* The backend for req opens the display: DRM for "auto" when a card has a connected connector
+ * and for a path under /dev/dri/, falling back to /dev/fb0 (saying why in note) when another
+ * process is the card's DRM master; fbdev for other paths; file for req->file. 0, or -errno
+ * with err saying why (without the path, which is in d->path); on failure d stays closed. */
 int display_open(struct display *d, const struct display_request *req, char *err,
 		 size_t errlen);
 
@@ -104,12 +119,19 @@ static inline bool display_is_open(const struct display *d)
 	return d->ops != NULL;
 }
 
+/* "WxH" or "WxH@Hz" (display.mode): 0 or -EINVAL. hz is 0 when not given. */
+int display_mode_parse(const char *text, int *width, int *height, int *hz);
+
 struct display_buffer display_buffer(const struct display *d);
 int display_present(struct display *d);
+/* Flips the device reported done (counted in d->flips); wait: until none is under way, so that
+ * display_buffer hands out a buffer off screen. The number done, or -errno. */
+int display_events(struct display *d, bool wait);
 int display_flush(struct display *d);
 /* 0, or -errno when the device refuses; -ENOTTY where the backend cannot blank. */
 int display_blank(struct display *d, bool blank);
 int display_release(struct display *d);
+/* -EBUSY: another process holds the device; call again later (every 20 ms or so). */
 int display_acquire(struct display *d);
 /* The frame on screen, for screenshots only: display memory may be slow to read. */
 int display_read(const struct display *d, struct image *img);
@@ -130,6 +152,10 @@ void display_crash_guard(const struct display *d);
  * first when clear is set. Async-signal-safe. */
 void display_crash_restore(bool clear);
 
+/* The first /dev/dri/card* with a connected connector into path: 0 or -ENOENT. */
+int display_drm_find(char *path, size_t len);
+
+extern const struct display_ops display_drm;
 extern const struct display_ops display_fbdev;
 extern const struct display_ops display_file;
 

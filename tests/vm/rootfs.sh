@@ -14,7 +14,7 @@ die() { echo "rootfs.sh: $*" >&2; exit 1; }
 
 # What fbripple needs at run time, what the test runs, and systemd itself.
 PACKAGES="systemd systemd-sysv udev libnss-systemd kmod procps kbd
-libevdev2 libconfig9 libpng16-16 libjpeg62-turbo libsystemd0 libudev1"
+libevdev2 libconfig9 libpng16-16 libjpeg62-turbo libsystemd0 libudev1 libdrm2"
 SUITES="bookworm bookworm-updates"
 KEY=$( { cat "$0"; echo "$KVER"; } | sha256sum | cut -c1-16)
 IMG=$CACHE/rootfs-$KEY.img

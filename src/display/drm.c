@@ -1,0 +1,683 @@
+/* drm.c - the display on a DRM/KMS card: a connector and its mode, two dumb buffers shown by
+ * page flips with an event (atomic where the driver grants it), the CRTC put back as found. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <drm_fourcc.h>
+#include <xf86drm.h>
+#include <xf86drmMode.h>
+
+#include "display.h"
+
+/* Longest wait for a flip under way: a vertical blank at 30 Hz, with room to spare. */
+#define FLIP_WAIT_MS 50
+
+struct drm_buffer {
+	uint32_t handle, fb_id;
+	uint32_t pitch;
+	uint8_t *map;
+	size_t size;
+};
+
+/* An atomic commit that shows one buffer, made at open: a flip allocates nothing. */
+struct drm_flip {
+	struct drm_mode_atomic req;
+	uint32_t obj, count, prop;
+	uint64_t value;
+};
+
+struct drm {
+	int fd;
+	bool atomic;		/* flips are atomic commits; else legacy page flips */
+	bool master;
+	bool crtc_set;		/* our buffer is on the CRTC: close puts back saved */
+	bool flip_pending;	/* a flip was asked for and its event has not come yet */
+	uint32_t conn_id, crtc_id, plane_id;
+	uint32_t dpms_prop;	/* 0: the connector has none */
+	drmModeModeInfo mode;
+	drmModeCrtc *saved;	/* as found at open */
+	struct drm_buffer buf[2];
+	int nbufs;
+	int front;		/* the buffer on screen, or on its way there */
+	uint32_t format;	/* DRM_FORMAT_XRGB8888 or DRM_FORMAT_RGB565 */
+	struct drm_flip flip[2];
+	drmEventContext ev;
+	unsigned flips_done;	/* by the event handler, since events last returned */
+	char driver[64], output[32];
+};
+
+static struct drm *drm_of(const struct display *d)
+{
+	return d->state;
+}
+
+static void drm_close(struct display *d, bool clear);
+
+static int fail(struct display *d, int ret, char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int fail(struct display *d, int ret, char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	drm_close(d, false);
+	return ret;
+}
+
+/* "HDMI-A-1": the name the kernel and display.output use. */
+static void connector_name(const drmModeConnector *c, char *name, size_t len)
+{
+	const char *type = drmModeGetConnectorTypeName(c->connector_type);
+
+	snprintf(name, len, "%s-%u", type ? type : "Unknown", c->connector_type_id);
+}
+
+static bool has_connected(int fd)
+{
+	drmModeRes *res = drmModeGetResources(fd);
+	bool found = false;
+
+	for (int i = 0; res && !found && i < res->count_connectors; i++) {
+		drmModeConnector *c = drmModeGetConnectorCurrent(fd, res->connectors[i]);
+
+		found = c && c->connection == DRM_MODE_CONNECTED && c->count_modes > 0;
+		drmModeFreeConnector(c);
+	}
+	drmModeFreeResources(res);
+	return found;
+}
+
+int display_drm_find(char *path, size_t len)
+{
+	for (int i = 0; i < 16; i++) {
+		char card[32];
+		int fd;
+		bool found;
+
+		snprintf(card, sizeof(card), "/dev/dri/card%d", i);
+		fd = open(card, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		found = has_connected(fd);
+		close(fd);
+		if (found) {
+			snprintf(path, len, "%s", card);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The value of the property called name on an object, and its id; -ENOENT without one. */
+static int find_property(int fd, uint32_t obj, uint32_t type, const char *name, uint32_t *id,
+			 uint64_t *value)
+{
+	drmModeObjectProperties *props = drmModeObjectGetProperties(fd, obj, type);
+	int ret = -ENOENT;
+
+	for (uint32_t i = 0; props && ret && i < props->count_props; i++) {
+		drmModePropertyRes *p = drmModeGetProperty(fd, props->props[i]);
+
+		if (p && strcmp(p->name, name) == 0) {
+			*id = p->prop_id;
+			if (value)
+				*value = props->prop_values[i];
+			ret = 0;
+		}
+		drmModeFreeProperty(p);
+	}
+	drmModeFreeObjectProperties(props);
+	return ret;
+}
+
+/* The connector display.output names, or the first connected one. */
+static drmModeConnector *choose_connector(int fd, const drmModeRes *res, const char *want,
+					  char *name, size_t len)
+{
+	for (int i = 0; i < res->count_connectors; i++) {
+		drmModeConnector *c = drmModeGetConnector(fd, res->connectors[i]);
+
+		if (!c)
+			continue;
+		connector_name(c, name, len);
+		if (want && want[0] ? strcmp(name, want) == 0
+				    : c->connection == DRM_MODE_CONNECTED && c->count_modes > 0)
+			return c;
+		drmModeFreeConnector(c);
+	}
+	return NULL;
+}
+
+/* display.mode's WxH[@Hz], or the preferred mode (else the first, which drivers sort first). */
+static int choose_mode(const drmModeConnector *c, const char *want, drmModeModeInfo *mode)
+{
+	int w, h, hz;
+
+	if (c->count_modes < 1)
+		return -ENOENT;
+	if (!want || !want[0]) {
+		*mode = c->modes[0];
+		for (int i = 0; i < c->count_modes; i++)
+			if (c->modes[i].type & DRM_MODE_TYPE_PREFERRED) {
+				*mode = c->modes[i];
+				break;
+			}
+		return 0;
+	}
+	if (display_mode_parse(want, &w, &h, &hz) < 0)
+		return -EINVAL;
+	for (int i = 0; i < c->count_modes; i++)
+		if (c->modes[i].hdisplay == w && c->modes[i].vdisplay == h &&
+		    (!hz || (int)c->modes[i].vrefresh == hz)) {
+			*mode = c->modes[i];
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* The CRTC driving the connector now, or the first free one its encoders can drive. */
+static int choose_crtc(int fd, const drmModeRes *res, const drmModeConnector *c, uint32_t *crtc)
+{
+	drmModeEncoder *enc = c->encoder_id ? drmModeGetEncoder(fd, c->encoder_id) : NULL;
+
+	if (enc && enc->crtc_id) {
+		*crtc = enc->crtc_id;
+		drmModeFreeEncoder(enc);
+		return 0;
+	}
+	drmModeFreeEncoder(enc);
+	for (int i = 0; i < c->count_encoders; i++) {
+		enc = drmModeGetEncoder(fd, c->encoders[i]);
+		for (int j = 0; enc && j < res->count_crtcs; j++)
+			if (enc->possible_crtcs & (1u << j)) {
+				*crtc = res->crtcs[j];
+				drmModeFreeEncoder(enc);
+				return 0;
+			}
+		drmModeFreeEncoder(enc);
+	}
+	return -ENOENT;
+}
+
+static int crtc_index(const drmModeRes *res, uint32_t crtc)
+{
+	for (int i = 0; i < res->count_crtcs; i++)
+		if (res->crtcs[i] == crtc)
+			return i;
+	return -1;
+}
+
+/* The CRTC's primary plane, and the format to draw in: XRGB8888, RGB565 only where the plane
+ * has nothing else. */
+static int choose_plane(struct drm *st, const drmModeRes *res)
+{
+	drmModePlaneRes *planes = drmModeGetPlaneResources(st->fd);
+	int index = crtc_index(res, st->crtc_id), ret = -ENOENT;
+
+	for (uint32_t i = 0; planes && ret && i < planes->count_planes; i++) {
+		drmModePlane *p = drmModeGetPlane(st->fd, planes->planes[i]);
+		uint32_t prop;
+		uint64_t type = 0;
+		bool xrgb = false, rgb565 = false;
+
+		if (p && index >= 0 && (p->possible_crtcs & (1u << index)) &&
+		    find_property(st->fd, p->plane_id, DRM_MODE_OBJECT_PLANE, "type", &prop,
+				  &type) == 0 && type == DRM_PLANE_TYPE_PRIMARY) {
+			for (uint32_t f = 0; f < p->count_formats; f++) {
+				xrgb |= p->formats[f] == DRM_FORMAT_XRGB8888;
+				rgb565 |= p->formats[f] == DRM_FORMAT_RGB565;
+			}
+			st->plane_id = p->plane_id;
+			st->format = xrgb ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_RGB565;
+			ret = xrgb || rgb565 ? 0 : -ENOTSUP;
+		}
+		drmModeFreePlane(p);
+	}
+	drmModeFreePlaneResources(planes);
+	return ret;
+}
+
+static int create_buffer(struct drm *st, struct drm_buffer *b)
+{
+	int bpp = st->format == DRM_FORMAT_RGB565 ? 16 : 32;
+	uint32_t handles[4] = { 0 }, pitches[4] = { 0 }, offsets[4] = { 0 };
+	uint64_t size, offset;
+
+	if (drmModeCreateDumbBuffer(st->fd, st->mode.hdisplay, st->mode.vdisplay, bpp, 0,
+				    &b->handle, &b->pitch, &size) < 0)
+		return -errno;
+	handles[0] = b->handle;
+	pitches[0] = b->pitch;
+	if (drmModeAddFB2(st->fd, st->mode.hdisplay, st->mode.vdisplay, st->format, handles,
+			  pitches, offsets, &b->fb_id, 0) < 0 ||
+	    drmModeMapDumbBuffer(st->fd, b->handle, &offset) < 0)
+		return -errno;
+	b->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, st->fd, (off_t)offset);
+	if (b->map == MAP_FAILED) {
+		b->map = NULL;
+		return -errno;
+	}
+	b->size = size;
+	memset(b->map, 0, b->size);
+	return 0;
+}
+
+static void destroy_buffer(struct drm *st, struct drm_buffer *b)
+{
+	if (b->map)
+		munmap(b->map, b->size);
+	if (b->fb_id)
+		drmModeRmFB(st->fd, b->fb_id);
+	if (b->handle)
+		drmModeDestroyDumbBuffer(st->fd, b->handle);
+	*b = (struct drm_buffer){ 0 };
+}
+
+/* Two buffers unless double_buffer is off; one where the card has no room for a second. */
+static int create_buffers(struct drm *st, enum display_buffering mode)
+{
+	int ret = create_buffer(st, &st->buf[0]);
+
+	if (ret < 0)
+		return ret;
+	st->nbufs = 1;
+	if (mode != DISPLAY_BUFFER_OFF && create_buffer(st, &st->buf[1]) == 0)
+		st->nbufs = 2;
+	else
+		destroy_buffer(st, &st->buf[1]);
+	return 0;
+}
+
+/* The commit that puts buffer i on the plane, with a flip event, never blocking. */
+static void prepare_flip(struct drm *st, int i, uint32_t fb_prop)
+{
+	struct drm_flip *f = &st->flip[i];
+
+	f->obj = st->plane_id;
+	f->count = 1;
+	f->prop = fb_prop;
+	f->value = st->buf[i].fb_id;
+	f->req = (struct drm_mode_atomic){
+		.flags = DRM_MODE_PAGE_FLIP_EVENT | DRM_MODE_ATOMIC_NONBLOCK,
+		.count_objs = 1,
+		.objs_ptr = (uintptr_t)&f->obj,
+		.count_props_ptr = (uintptr_t)&f->count,
+		.props_ptr = (uintptr_t)&f->prop,
+		.prop_values_ptr = (uintptr_t)&f->value,
+		.user_data = (uintptr_t)st,
+	};
+}
+
+/* Atomic flips where the driver grants atomic commits and the plane says how to flip it. */
+static void choose_flips(struct drm *st)
+{
+	uint32_t fb_prop;
+
+	st->atomic = drmSetClientCap(st->fd, DRM_CLIENT_CAP_ATOMIC, 1) == 0 &&
+		     find_property(st->fd, st->plane_id, DRM_MODE_OBJECT_PLANE, "FB_ID", &fb_prop,
+				   NULL) == 0;
+	for (int i = 0; st->atomic && i < st->nbufs; i++)
+		prepare_flip(st, i, fb_prop);
+}
+
+static void on_flip(int fd, unsigned int seq, unsigned int sec, unsigned int usec, void *data)
+{
+	struct drm *st = data;
+
+	(void)fd, (void)seq, (void)sec, (void)usec;
+	st->flip_pending = false;
+	st->flips_done++;
+}
+
+/* "Right Side Up": the panel's top is on the right, so the picture turns 90 degrees
+ * clockwise to stand upright; "Left Side Up" 270 (as fbcon turns its text). */
+static int panel_rotation(int fd, uint32_t conn)
+{
+	static const int degrees[] = { 0, 180, 270, 90 };
+	uint32_t prop;
+	uint64_t value;
+
+	if (find_property(fd, conn, DRM_MODE_OBJECT_CONNECTOR, "panel orientation", &prop,
+			  &value) < 0 || value > 3)
+		return 0;
+	return degrees[value];
+}
+
+static int set_crtc(struct drm *st, int buffer)
+{
+	if (drmModeSetCrtc(st->fd, st->crtc_id, st->buf[buffer].fb_id, 0, 0, &st->conn_id, 1,
+			   &st->mode) < 0)
+		return -errno;
+	st->crtc_set = true;
+	st->flip_pending = false;
+	return 0;
+}
+
+/* Master: ours since the open when nobody had it; else another process is showing frames. */
+static int take_master(struct drm *st, char *err, size_t errlen)
+{
+	if (drmIsMaster(st->fd) || drmSetMaster(st->fd) == 0) {
+		st->master = true;
+		return 0;
+	}
+	snprintf(err, errlen, "another process is its DRM master (a display server or Plymouth)");
+	return -EBUSY;
+}
+
+/* The connector, its mode, the CRTC and the plane: what the frames go to. */
+static int choose_output(struct display *d, const struct display_request *req, char *err,
+			 size_t errlen)
+{
+	struct drm *st = drm_of(d);
+	drmModeRes *res = drmModeGetResources(st->fd);
+	drmModeConnector *c;
+	int ret;
+
+	if (!res) {
+		snprintf(err, errlen, "not a KMS device: %s", strerror(errno));
+		return -ENODEV;
+	}
+	c = choose_connector(st->fd, res, req->output, st->output, sizeof(st->output));
+	if (!c) {
+		snprintf(err, errlen, req->output && req->output[0] ? "no connector %s"
+			 : "no connected connector", req->output);
+		drmModeFreeResources(res);
+		return -ENODEV;
+	}
+	st->conn_id = c->connector_id;
+	ret = choose_mode(c, req->mode, &st->mode);
+	if (ret < 0)
+		snprintf(err, errlen, req->mode && req->mode[0] ? "%s has no mode %s (see "
+			 "--list-devices)" : "%s has no modes%s", st->output,
+			 req->mode ? req->mode : "");
+	if (ret == 0 && (ret = choose_crtc(st->fd, res, c, &st->crtc_id)) < 0)
+		snprintf(err, errlen, "no CRTC for %s", st->output);
+	if (ret == 0 && (ret = choose_plane(st, res)) < 0)
+		snprintf(err, errlen, "no primary plane drawing XRGB8888 or RGB565 for %s",
+			 st->output);
+	if (ret == 0) {
+		st->saved = drmModeGetCrtc(st->fd, st->crtc_id);
+		find_property(st->fd, st->conn_id, DRM_MODE_OBJECT_CONNECTOR, "DPMS",
+			      &st->dpms_prop, NULL);
+		d->mode.rotate = panel_rotation(st->fd, st->conn_id);
+	}
+	drmModeFreeConnector(c);
+	drmModeFreeResources(res);
+	return ret;
+}
+
+static void read_driver(struct drm *st)
+{
+	drmVersion *v = drmGetVersion(st->fd);
+
+	snprintf(st->driver, sizeof(st->driver), "%s", v && v->name ? v->name : "?");
+	drmFreeVersion(v);
+}
+
+static int drm_open(struct display *d, const struct display_request *req, char *err,
+		    size_t errlen)
+{
+	struct display_mode *m = &d->mode;
+	struct drm *st = calloc(1, sizeof(*st));
+	int ret;
+
+	if (!st)
+		return fail(d, -ENOMEM, err, errlen, "%s", strerror(ENOMEM));
+	d->state = st;
+	st->ev = (drmEventContext){ .version = 2, .page_flip_handler = on_flip };
+	/* non-blocking: events drains what is there and never waits in read */
+	st->fd = open(req->device, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (st->fd < 0)
+		return fail(d, -errno, err, errlen, "%s", strerror(errno));
+	ret = take_master(st, err, errlen);
+	if (ret < 0) {
+		drm_close(d, false);
+		return ret;
+	}
+	read_driver(st);
+	drmSetClientCap(st->fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1);
+	ret = choose_output(d, req, err, errlen);
+	if (ret < 0) {
+		drm_close(d, false);
+		return ret;
+	}
+	ret = create_buffers(st, req->buffering);
+	if (ret < 0)
+		return fail(d, ret, err, errlen, "dumb buffer %ux%u: %s", st->mode.hdisplay,
+			    st->mode.vdisplay, strerror(-ret));
+	choose_flips(st);
+	pixfmt_by_name(&m->fmt, st->format == DRM_FORMAT_RGB565 ? "RGB565" : "XRGB8888");
+	m->width = st->mode.hdisplay;
+	m->height = st->mode.vdisplay;
+	m->stride = st->buf[0].pitch;
+	m->pages = st->nbufs;
+	ret = set_crtc(st, 0);
+	if (ret < 0)
+		return fail(d, ret, err, errlen, "setting mode %s on %s: %s", st->mode.name,
+			    st->output, strerror(-ret));
+	d->event_fd = st->fd;
+	return 0;
+}
+
+/* Puts back the CRTC as found (the console's framebuffer, as a rule), unless another VT's
+ * process is master now; our buffers never stay on screen, so clear has nothing to do. */
+static void drm_close(struct display *d, bool clear)
+{
+	struct drm *st = drm_of(d);
+	drmModeCrtc *s;
+
+	(void)clear;
+	if (!st)
+		return;
+	s = st->saved;
+	if (st->fd >= 0 && st->master && st->crtc_set && s)
+		drmModeSetCrtc(st->fd, s->crtc_id, s->buffer_id, s->x, s->y,
+			       s->mode_valid ? &st->conn_id : NULL, s->mode_valid ? 1 : 0,
+			       s->mode_valid ? &s->mode : NULL);
+	for (int i = 0; i < 2; i++)
+		destroy_buffer(st, &st->buf[i]);
+	drmModeFreeCrtc(s);
+	if (st->fd >= 0)
+		close(st->fd);
+	free(st);
+	d->state = NULL;
+	d->event_fd = -1;
+}
+
+/* The buffer off screen: events(wait) has seen the last flip through. */
+static struct display_buffer drm_buffer(const struct display *d)
+{
+	const struct drm *st = drm_of(d);
+	int i = st->nbufs == 2 ? st->front ^ 1 : 0;
+
+	return (struct display_buffer){ st->buf[i].map, i };
+}
+
+/* Shows the buffer just drawn: a flip with an event, or DirtyFB for the single buffer (which
+ * drivers that scan out of their own copy, as virtio-gpu, need to see the new frame). */
+static int drm_present(struct display *d)
+{
+	struct drm *st = drm_of(d);
+	int back = st->front ^ 1, ret;
+
+	if (st->nbufs < 2) {
+		ret = drmModeDirtyFB(st->fd, st->buf[0].fb_id, NULL, 0);
+		return ret < 0 && errno != ENOSYS ? -errno : 0;
+	}
+	if (st->atomic)
+		ret = ioctl(st->fd, DRM_IOCTL_MODE_ATOMIC, &st->flip[back].req);
+	else
+		ret = drmModePageFlip(st->fd, st->crtc_id, st->buf[back].fb_id,
+				      DRM_MODE_PAGE_FLIP_EVENT, st);
+	if (ret < 0)
+		return -errno;
+	st->flip_pending = true;
+	st->front = back;
+	return 0;
+}
+
+static int drm_events(struct display *d, bool wait)
+{
+	struct drm *st = drm_of(d);
+	struct pollfd p = { .fd = st->fd, .events = POLLIN };
+	int done;
+
+	if (wait && st->flip_pending)
+		poll(&p, 1, FLIP_WAIT_MS);
+	/* each read returns whole events; a handful of reads empties any queue there can be */
+	for (int i = 0; i < 8 && drmHandleEvent(st->fd, &st->ev) == 0; i++)
+		;
+	/* a flip that never reported (a driver in trouble) must not stop the frames for good */
+	if (wait)
+		st->flip_pending = false;
+	done = (int)st->flips_done;
+	st->flips_done = 0;
+	return done;
+}
+
+static int drm_blank(struct display *d, bool blank)
+{
+	struct drm *st = drm_of(d);
+
+	if (!st->dpms_prop)
+		return -ENOTTY;
+	if (drmModeConnectorSetProperty(st->fd, st->conn_id, st->dpms_prop,
+					blank ? DRM_MODE_DPMS_OFF : DRM_MODE_DPMS_ON) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Another VT takes the screen: its console or display server needs master. */
+static int drm_release(struct display *d)
+{
+	struct drm *st = drm_of(d);
+
+	drm_events(d, true);
+	if (!st->master)
+		return 0;
+	if (drmDropMaster(st->fd) < 0)
+		return -errno;
+	st->master = false;
+	return 0;
+}
+
+/* Back on our VT: master again (only on the descriptor that had it, unless privileged), and our
+ * buffer on the CRTC, which the console or a display server changed meanwhile. */
+static int drm_acquire(struct display *d)
+{
+	struct drm *st = drm_of(d);
+
+	if (!st->master) {
+		if (drmSetMaster(st->fd) < 0)
+			return errno == EBUSY || errno == EACCES || errno == EPERM ? -EBUSY : -errno;
+		st->master = true;
+	}
+	return set_crtc(st, st->front);
+}
+
+/* A screenshot reads the buffer on screen once, not per frame: dumb buffers may be slow to read
+ * (DRM_CAP_DUMB_PREFER_SHADOW), but a copy of every frame kept in memory for the rare
+ * screenshot would cost a whole frame's writes every frame. */
+static int drm_read(const struct display *d, struct image *img)
+{
+	const struct drm *st = drm_of(d);
+
+	return pixfmt_read_image(&d->mode.fmt, st->buf[st->front].map, d->mode.stride,
+				 d->mode.width, d->mode.height, img);
+}
+
+static void describe_connector(int fd, uint32_t id, FILE *out)
+{
+	drmModeConnector *c = drmModeGetConnector(fd, id);
+	char name[32];
+
+	if (!c)
+		return;
+	connector_name(c, name, sizeof(name));
+	fprintf(out, "  connector %s: %s", name,
+		c->connection == DRM_MODE_CONNECTED ? "connected" :
+		c->connection == DRM_MODE_DISCONNECTED ? "disconnected" : "unknown");
+	for (int i = 0; i < c->count_modes; i++)
+		fprintf(out, "%s %ux%u@%u%s", i ? "," : "; modes", c->modes[i].hdisplay,
+			c->modes[i].vdisplay, c->modes[i].vrefresh,
+			c->modes[i].type & DRM_MODE_TYPE_PREFERRED ? " (preferred)" : "");
+	fputc('\n', out);
+	drmModeFreeConnector(c);
+}
+
+static void drm_describe(const struct display *d, FILE *out)
+{
+	const struct drm *st = drm_of(d);
+	const struct display_mode *m = &d->mode;
+	drmModeRes *res = drmModeGetResources(st->fd);
+
+	fprintf(out, "display %s: drm %s\n", d->path, st->driver);
+	for (int i = 0; res && i < res->count_connectors; i++)
+		describe_connector(st->fd, res->connectors[i], out);
+	drmModeFreeResources(res);
+	fprintf(out, "  chosen %s %dx%d@%u, %d bpp %s, stride %zu bytes\n", st->output, m->width,
+		m->height, st->mode.vrefresh, m->fmt.bpp, m->fmt.name, m->stride);
+	fprintf(out, "  flips: %s; drawing: %s\n", st->atomic ? "atomic" : "legacy",
+		m->pages == 2 ? "double buffered" : "single buffer");
+}
+
+/* What a fatal signal handler puts back: read only there, written only by drm_crash_guard. */
+static struct {
+	int fd;
+	uint32_t conn;
+	struct drm_mode_crtc crtc;
+} crash = { .fd = -1 };
+
+static void drm_crash_guard(const struct display *d)
+{
+	const struct drm *st = drm_of(d);
+	const drmModeCrtc *s = st->saved;
+
+	crash.fd = -1;
+	if (!s)
+		return;
+	crash.conn = st->conn_id;
+	crash.crtc = (struct drm_mode_crtc){ .crtc_id = s->crtc_id, .fb_id = s->buffer_id,
+					     .x = s->x, .y = s->y, .mode_valid = s->mode_valid };
+	if (s->mode_valid) {
+		crash.crtc.set_connectors_ptr = (uintptr_t)&crash.conn;
+		crash.crtc.count_connectors = 1;
+		_Static_assert(sizeof(crash.crtc.mode) == sizeof(s->mode), "the same mode info");
+		memcpy(&crash.crtc.mode, &s->mode, sizeof(s->mode));
+	}
+	crash.fd = st->fd;
+}
+
+/* One ioctl; refused by the kernel when another VT's process is master. */
+static void drm_crash_restore(bool clear)
+{
+	(void)clear;
+	if (crash.fd >= 0)
+		ioctl(crash.fd, DRM_IOCTL_MODE_SETCRTC, &crash.crtc);
+}
+
+const struct display_ops display_drm = {
+	.name = "drm",
+	.open = drm_open,
+	.close = drm_close,
+	.buffer = drm_buffer,
+	.present = drm_present,
+	.events = drm_events,
+	.blank = drm_blank,
+	.release = drm_release,
+	.acquire = drm_acquire,
+	.read = drm_read,
+	.describe = drm_describe,
+	.crash_guard = drm_crash_guard,
+	.crash_restore = drm_crash_restore,
+};
