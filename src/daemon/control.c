@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -621,9 +622,8 @@ void control_close(struct control *c)
 
 /* The client side. */
 
-static int read_reply(int fd, char *reply, size_t len, int timeout_ms)
+static int read_reply(int fd, char *reply, size_t len, int64_t deadline)
 {
-	int64_t deadline = now_ms() + timeout_ms;
 	size_t got = 0;
 
 	while (got + 1 < len) {
@@ -659,23 +659,38 @@ static int send_line(int fd, const char *line, size_t n)
 	return send(fd, buf, n + 1, MSG_NOSIGNAL) == (ssize_t)(n + 1) ? 0 : -1;
 }
 
+/* A server whose backlog is full holds a blocking connect (and a send to a full socket) until
+ * the send timeout: the whole exchange keeps within timeout_ms. */
+static int connect_within(int fd, const struct sockaddr_un *addr, int timeout_ms)
+{
+	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0)
+		return 0;
+	return errno == EAGAIN || errno == EINPROGRESS ? -ETIMEDOUT : -errno;
+}
+
 int control_send(const char *path, const char *line, char *reply, size_t len, int timeout_ms)
 {
+	int64_t deadline = now_ms() + timeout_ms;
 	struct sockaddr_un addr;
 	size_t n = strlen(line);
 	int fd, ret = control_addr(path, &addr);
 
 	if (ret < 0)
 		return ret;
-	if (len == 0 || strchr(line, '\n'))
+	if (len == 0 || strchr(line, '\n') || timeout_ms <= 0)
 		return -EINVAL;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || send_line(fd, line, n) < 0)
-		ret = -errno;
-	else
-		ret = read_reply(fd, reply, len, timeout_ms);
+	ret = connect_within(fd, &addr, timeout_ms);
+	if (ret == 0 && send_line(fd, line, n) < 0)
+		ret = errno == EAGAIN ? -ETIMEDOUT : -errno;
+	if (ret == 0)
+		ret = read_reply(fd, reply, len, deadline);
 	close(fd);
 	return ret;
 }

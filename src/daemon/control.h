@@ -98,7 +98,8 @@ void control_answer(struct control *c, struct control_ticket ticket, const char 
 /* Closes the socket and every client, and removes the socket file. */
 void control_close(struct control *c);
 
-/* The client: sends line, waits up to timeout_ms for the reply line. 0 or -errno. */
+/* The client: connects, sends line and reads the reply line, all within timeout_ms (a server
+ * that does not accept in time: -ETIMEDOUT). 0 or -errno. */
 int control_send(const char *path, const char *line, char *reply, size_t len, int timeout_ms);
 
 #endif
