@@ -1296,6 +1296,153 @@ static void test_client_fairness(void **state)
 	stop(d);
 }
 
+/* Issue 25 item 1: a kiosk app with a connection leak. It connects over and over, as fast as the
+ * socket takes it, writes nothing, and keeps its last `hold` connections open, closing the
+ * oldest; until killed. */
+enum { LEAK_HOLD = 200, LEAKERS = 4 };
+
+static void leak_connections(struct daemon *d, int hold)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fds[LEAK_HOLD];
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%.100s", d->sock);
+	for (int i = 0; i < hold; i++)
+		fds[i] = -1;
+	for (int i = 0;; i = (i + 1) % hold) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+			close(fd);
+			sleep_ms(1);
+			continue;
+		}
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = fd;
+	}
+}
+
+/* A client that connects and then says nothing (drip 0), or one byte of a line that never ends
+ * every drip ms: writes to out how many ms passed until the daemon hung up (-1: 20 s and it did
+ * not). */
+static void idle_client(struct daemon *d, int drip, int out)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	long t0 = now_ms(), took = -1;
+	char c;
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%.100s", d->sock);
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		_exit(1);
+	while (now_ms() - t0 < 20000) {
+		struct pollfd p = { fd, POLLIN, 0 };
+
+		if (poll(&p, 1, drip ? drip : 100) > 0 && recv(fd, &c, 1, MSG_DONTWAIT) <= 0) {
+			took = now_ms() - t0;
+			break;
+		}
+		if (drip && send(fd, "s", 1, MSG_NOSIGNAL) < 0) {
+			took = now_ms() - t0;
+			break;
+		}
+	}
+	if (write(out, &took, sizeof(took)) != sizeof(took))
+		_exit(1);
+	_exit(0);
+}
+
+static pid_t fork_or_fail(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	return pid;
+}
+
+/* 50 one-shot status requests, each given 2 s (connecting included); how many failed, the
+ * slowest in *worst. FBRIPPLE_TEST_FLOOD_ALL=1 asks all 50 whatever happens; otherwise a round
+ * stops at its 10th failure, counting the rest as failed. */
+static int status_round(struct daemon *d, long *worst)
+{
+	char reply[CONTROL_REPLY_MAX];
+	int failed = 0;
+	bool all = getenv("FBRIPPLE_TEST_FLOOD_ALL") != NULL;
+
+	*worst = 0;
+	for (int i = 0; i < 50; i++) {
+		if (failed == 10 && !all)
+			return failed + 50 - i;
+		long t = now_ms();
+		int ret = control_send(d->sock, "status", reply, sizeof(reply), 2000);
+
+		t = now_ms() - t;
+		*worst = t > *worst ? t : *worst;
+		if (ret < 0 || strncmp(reply, "ok fps=", 7) != 0) {
+			printf("# status %d: %s after %ld ms\n", i, ret < 0 ? strerror(-ret) : reply, t);
+			failed++;
+		}
+	}
+	return failed;
+}
+
+/* Issue 25 item 1: a flood of connections that write nothing, from one process and then from
+ * several of one user, never keeps another process's one-shot command from being served; a
+ * connection that sends no complete line, silent or a byte at a time, is closed after
+ * CONTROL_IDLE_MS. */
+static void test_connection_leak(void **state)
+{
+	struct daemon *d = *state;
+	pid_t leakers[LEAKERS], silent, drip;
+	int failed_one, failed_many, pipes[2][2];
+	long worst_one, worst_many, silent_ms = -1, drip_ms = -1;
+
+	write_conf(d, "");
+	start(d, NULL);
+	assert_int_equal(pipe(pipes[0]), 0);
+	assert_int_equal(pipe(pipes[1]), 0);
+	if ((silent = fork_or_fail()) == 0)
+		idle_client(d, 0, pipes[0][1]);
+	if ((drip = fork_or_fail()) == 0)
+		idle_client(d, 250, pipes[1][1]);
+
+	if ((leakers[0] = fork_or_fail()) == 0)
+		leak_connections(d, LEAK_HOLD);
+	sleep_ms(300);
+	failed_one = status_round(d, &worst_one);
+	kill(leakers[0], SIGKILL);
+	waitpid(leakers[0], NULL, 0);
+
+	for (int i = 0; i < LEAKERS; i++)
+		if ((leakers[i] = fork_or_fail()) == 0)
+			leak_connections(d, LEAK_HOLD / LEAKERS);
+	sleep_ms(300);
+	failed_many = status_round(d, &worst_many);
+	for (int i = 0; i < LEAKERS; i++) {
+		kill(leakers[i], SIGKILL);
+		waitpid(leakers[i], NULL, 0);
+	}
+
+	assert_int_equal(read(pipes[0][0], &silent_ms, sizeof(silent_ms)), sizeof(silent_ms));
+	assert_int_equal(read(pipes[1][0], &drip_ms, sizeof(drip_ms)), sizeof(drip_ms));
+	waitpid(silent, NULL, 0);
+	waitpid(drip, NULL, 0);
+	for (int i = 0; i < 4; i++)
+		close(pipes[i / 2][i % 2]);
+	printf("# connections leaked by one process (%d held): %d of 50 status requests failed, "
+	       "slowest %ld ms; by %d processes of one user: %d failed, slowest %ld ms\n",
+	       LEAK_HOLD, failed_one, worst_one, LEAKERS, failed_many, worst_many);
+	printf("# a silent connection closed after %ld ms, one dripping a byte every 250 ms after "
+	       "%ld ms (-1: not in 20 s)\n", silent_ms, drip_ms);
+	assert_int_equal(failed_one, 0);
+	assert_int_equal(failed_many, 0);
+	assert_true(silent_ms >= CONTROL_IDLE_MS - 100 && silent_ms < CONTROL_IDLE_MS + 3000);
+	assert_true(drip_ms >= CONTROL_IDLE_MS - 100 && drip_ms < CONTROL_IDLE_MS + 3000);
+	expect_ok(d, "status");
+	stop(d);
+}
+
 static ssize_t slurp(const char *path, char *buf, size_t len);
 
 /* A picture of side x side that compresses badly (slow to decode), blue whatever the noise. */
@@ -1527,6 +1674,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_screenshot_never_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_screenshot_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_fairness, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_connection_leak, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_picture_off_the_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_walls, setup, teardown),
 	};
