@@ -198,7 +198,7 @@ static int private_tmpfs(const char *dir)
 			return -EPERM;
 	}
 	snprintf(map, sizeof(map), "size=%dk,nr_inodes=16,mode=0755", TMPFS_KB);
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    mount("tmpfs", dir, "tmpfs", 0, map) < 0)
 		return -errno;
 	return 0;
