@@ -473,10 +473,7 @@ static struct ping expect_ping(struct vm_suite *s, const char *phase)
 static const char *chatter_miss(const struct ping *calm, const struct ping *busy, bool fps,
 				char *why, size_t len)
 {
-	if (busy->ok != busy->count)
-		snprintf(why, len, "%d of %d status requests failed", busy->count - busy->ok,
-			 busy->count);
-	else if (busy->median_ms > 100 || busy->max_ms > 2000)
+	if (busy->median_ms > 100 || busy->max_ms > 2000)
 		snprintf(why, len, "status took %.1f ms (median), %.1f ms at most", busy->median_ms,
 			 busy->max_ms);
 	else if (fps && busy->fps < 0.9 * calm->fps)
@@ -490,12 +487,13 @@ static const char *chatter_miss(const struct ping *calm, const struct ping *busy
  * Issue 25 item 3: a panel that chatters. While a controller reports touch-downs, moves all
  * over the panel and touch-ups far faster than the water takes them (overflowing the daemon's
  * event buffer: SYN_DROPPED), every status is answered, within 100 ms, the frame rate holds
- * within 10% and the RSS stays flat. The margins are for TCG on a loaded 2-core host, which
- * stops the whole guest now and then for a few hundred ms, with or without the chatter: round
- * trips are judged by their median (as in test_service) and the slowest may take 2 s; one of
- * the two rounds during the chatter must keep the bounds; the frame rate is judged only when
- * the guest kept 90% of its 15 fps before the chatter. Code that lets the chatter hold up the
- * loop answers in hundreds of ms at the median and in seconds at worst, round after round.
+ * within 10% and the RSS stays flat. Every request of every round must be answered within
+ * ctlping's 5 s. The other bounds have margins for TCG on a loaded 2-core host, which stops the
+ * whole guest now and then for a few hundred ms, with or without the chatter: round trips are
+ * judged by their median (as in test_service) and the slowest may take 2 s; one of the two
+ * rounds during the chatter must keep them; the frame rate is judged only when the guest kept
+ * 90% of its 15 fps before the chatter. The input path before issue 25 left a request
+ * unanswered for 5 s in the first round, run after run.
  */
 static void check_chatter(struct vm_suite *s)
 {
@@ -523,9 +521,10 @@ static void check_chatter(struct vm_suite *s)
 	       calm.median_ms, busy[0].median_ms, busy[1].median_ms, busy[0].max_ms,
 	       busy[1].max_ms, r0, r1, r2, r3, drops);
 	vm_case_expect(s, "chatter fbripple exit 0", 10000);
-	if (calm.ok != calm.count)
-		fail_msg("%d of %d status requests failed before the chatter", calm.count - calm.ok,
-			 calm.count);
+	if (calm.ok != calm.count || busy[0].ok != busy[0].count || busy[1].ok != busy[1].count)
+		fail_msg("status requests failed or were not answered within 5 s: %d of %d before "
+			 "the chatter, %d and %d of %d during", calm.count - calm.ok, calm.count,
+			 busy[0].count - busy[0].ok, busy[1].count - busy[1].ok, busy[0].count);
 	if (miss[0] && miss[1])
 		fail_msg("under the chatter: %s; then %s", miss[0], miss[1]);
 	if (r3 - r1 > 256 || r3 - r0 > 1024)

@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 			if (f)
 				fps[nfps++] = atof(f + 4);
 		} else {
-			printf("ctlping: %s\n", rc ? strerror(-rc) : reply);
+			fprintf(stderr, "ctlping: %s\n", rc ? strerror(-rc) : reply);
 		}
 		if (i + 1 < count) {
 			t = now_ms();
