@@ -54,7 +54,7 @@ ARM64     = B=build/arm64 CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar \
 RUN_HOST  ?=
 
 .PHONY: all clean install uninstall check check-unit check-paths check-vm check-asan check-valgrind check-valgrind-run deps-asan \
-        check-clang bench run readme-picture deps deps-test help fuzz fuzz-smoke fuzz-run fuzz-build
+        check-clang bench soak run readme-picture deps deps-test help fuzz fuzz-smoke fuzz-run fuzz-build
 
 all: $(B)/fbripple
 
@@ -77,7 +77,7 @@ $(B)/tests/test_%: $(B)/tests/test_%.o $(TEST_AUX) $(B)/src/libfbripple.a
 
 # The VM tests link the QEMU harness and need static helper programs for the guest.
 VM_HELPERS = $(B)/tests/vm/fbfill $(B)/tests/vm/evdump \
-             $(B)/tests/vm/uinput-dev $(B)/tests/vm/vtstate
+             $(B)/tests/vm/uinput-dev $(B)/tests/vm/vtstate $(B)/tests/vm/ctlping
 $(VM_TESTS): $(B)/tests/vm/vm.o $(B)/tests/vm/vmcase.o | $(VM_HELPERS)
 $(B)/tests/test_vm_input: $(B)/tests/vm/vm.o | $(VM_HELPERS)
 $(B)/tests/vm/vm.o: ALL_CFLAGS += -DFBVM_SRCDIR='"$(CURDIR)/tests/vm"'
@@ -95,6 +95,8 @@ $(B)/tests/rss_peak.so: tests/rss_peak.c
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) -shared -fPIC -o $@ $<
 
 $(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/bench_util.o $(B)/tests/seed_port.o $(B)/tests/look.o $(B)/src/libfbripple.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(B)/tests/soak: $(B)/tests/soak.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 $(B)/tests/bench_render: $(B)/tests/bench_render.o $(B)/tests/bench_util.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
@@ -221,6 +223,11 @@ VALGRIND_TESTS = $(filter-out $(B)/tests/test_service,$(UNIT_TESTS))
 check-valgrind-run: all $(VALGRIND_TESTS)
 	@FBRIPPLE_BIN=$(B)/fbripple FBRIPPLE_VALGRIND=1 sh tests/run-tests.sh $(VALGRIND_TESTS)
 
+# The daemon paced for SOAK_MINUTES under load (tests/soak.c); not in CI: README says when.
+SOAK_MINUTES ?= 10
+soak: deps all $(B)/tests/soak
+	@FBRIPPLE_BIN=$(B)/fbripple $(B)/tests/soak $(SOAK_MINUTES)
+
 # BENCH_RUNS=5 make bench: that many runs, each row then as its median (tests/bench_runs.sh).
 BENCH_RUNS ?= 1
 bench: deps $(B)/tests/bench
@@ -329,7 +336,7 @@ deb-build:
 
 clean:
 	find src \( -name '*.o' -o -name '*.d' -o -name '*.a' \) -delete
-	rm -rf build fbripple tests/*.o tests/*.d $(TESTS) tests/bench tests/bench_render tests/bench_step tests/bench_threads \
+	rm -rf build fbripple tests/*.o tests/*.d $(TESTS) tests/bench tests/bench_render tests/bench_step tests/bench_threads tests/soak \
 		tests/vm/*.o tests/vm/*.d $(VM_HELPERS) tests/strip
 
 help:
@@ -341,5 +348,6 @@ help:
 	@echo 'make fuzz       every libFuzzer target for FUZZ_SECONDS (check-asan runs them briefly)'
 	@echo 'make check-arm64  cross-build for arm64, run the unit and headless tests under qemu-user'
 	@echo 'make bench      ms per frame beside a plain port of the seed code'
+	@echo 'make soak       the daemon under load for SOAK_MINUTES (10): RSS, fds, threads, replies'
 	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) SYSCONFDIR=$(SYSCONFDIR)'
 	@echo 'make deb        build/fbripple_$(VERSION)_ARCH.deb for this machine (ARCH=arm64 cross-builds), lintian-checked'

@@ -10,11 +10,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -37,6 +39,7 @@ struct daemon {
 	int notify;		/* our end of its NOTIFY_SOCKET */
 	char conf[256], fb[256], sock[256], log[256];
 	const char *size;	/* of the file framebuffer; NULL: 320x240 */
+	const char *tmpfs;	/* a directory the daemon sees a small tmpfs on; NULL: none */
 };
 
 static long now_ms(void)
@@ -162,6 +165,45 @@ static void drain_notify(struct daemon *d)
 		;
 }
 
+static int write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -EIO;
+}
+
+enum { TMPFS_KB = 512 };
+
+/* In a mount namespace of this process's own (and a user namespace where it is not root): a
+ * TMPFS_KB tmpfs of 16 inodes on dir, which no other process sees. 0 or -errno. */
+static int private_tmpfs(const char *dir)
+{
+	char map[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (unshare(CLONE_NEWNS) < 0) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+			return -errno;
+		snprintf(map, sizeof(map), "0 %d 1", (int)uid);
+		if (write_text("/proc/self/setgroups", "deny") < 0 ||
+		    write_text("/proc/self/uid_map", map) < 0)
+			return -EPERM;
+		snprintf(map, sizeof(map), "0 %d 1", (int)gid);
+		if (write_text("/proc/self/gid_map", map) < 0)
+			return -EPERM;
+	}
+	snprintf(map, sizeof(map), "size=%dk,nr_inodes=16,mode=0755", TMPFS_KB);
+	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", dir, "tmpfs", 0, map) < 0)
+		return -errno;
+	return 0;
+}
+
 /* Starts the daemon on a 320x240 file framebuffer and waits for READY=1. */
 static void start(struct daemon *d, const char *watchdog_usec)
 {
@@ -185,6 +227,8 @@ static void start(struct daemon *d, const char *watchdog_usec)
 			setenv("WATCHDOG_USEC", watchdog_usec, 1);
 		else
 			unsetenv("WATCHDOG_USEC");
+		if (d->tmpfs && private_tmpfs(d->tmpfs) < 0)
+			_exit(126);
 		execl(bin, bin, "-c", d->conf, "--fbdev", d->fb, "--size",
 		      d->size ? d->size : "320x240", (char *)NULL);
 		_exit(127);
@@ -1088,6 +1132,103 @@ static void test_screenshot_never_replaces(void **state)
 	stop(d);
 }
 
+/* Whether this process may mount a private tmpfs (root, or user namespaces allowed). */
+static bool can_mount_tmpfs(const char *dir)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(private_tmpfs(dir) < 0);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Fills the file system of dir: a file of blocks until ENOSPC, then empty files until no inode
+ * is left either when inodes. */
+static void fill(const char *dir, bool inodes)
+{
+	char block[4096] = { 0 }, name[16];
+	int fd = open(tu_path(dir, "filler"), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	assert_true(fd >= 0);
+	while (write(fd, block, sizeof(block)) > 0)
+		;
+	assert_int_equal(errno, ENOSPC);
+	close(fd);
+	for (int i = 0; inodes; i++) {
+		snprintf(name, sizeof(name), "inode%d", i);
+		fd = open(tu_path(dir, name), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0)
+			break;
+		close(fd);
+	}
+	if (inodes)
+		assert_int_equal(errno, ENOSPC);
+}
+
+/* Removes what fill made; keep bytes of the filler stay (the rest is room). */
+static void unfill(const char *dir, off_t keep)
+{
+	char name[16];
+
+	for (int i = 0; i < 16; i++) {
+		snprintf(name, sizeof(name), "inode%d", i);
+		unlink(tu_path(dir, name));
+	}
+	assert_int_equal(truncate(tu_path(dir, "filler"), keep), 0);
+}
+
+/* Issue 25 item 4: a screenshot onto a full file system (a small tmpfs that only the daemon
+ * sees; the test looks at it through /proc/PID/root): no space for a byte, no inode for the
+ * temporary file, room for part of the PNG. Each answers with the reason and leaves nothing
+ * behind, and once there is room the screenshot is written. */
+static void test_screenshot_full_disk(void **state)
+{
+	struct daemon *d = *state;
+	char mnt[300], seen[400], cmd[400], want[400], reply[CONTROL_REPLY_MAX];
+	const char *cases[] = { "no block free", "no inode free", "room for 8 KiB of the PNG" };
+	struct image img;
+
+	snprintf(mnt, sizeof(mnt), "%s/full", d->dir);
+	assert_int_equal(mkdir(mnt, 0755), 0);
+	if (!can_mount_tmpfs(mnt)) {
+		printf("SKIP: cannot mount a tmpfs in a namespace of its own (needs root or "
+		       "unprivileged user namespaces)\n");
+		skip();
+	}
+	d->tmpfs = mnt;
+	d->size = "640x480";	/* a PNG of over 8 KiB */
+	write_conf(d, "");
+	start(d, NULL);
+	snprintf(seen, sizeof(seen), "/proc/%d/root%s", (int)d->pid, mnt);
+	snprintf(cmd, sizeof(cmd), "screenshot %s/shot.png", mnt);
+	snprintf(want, sizeof(want), "error: cannot write %s/shot.png: No space left on device",
+		 mnt);
+	expect_ok(d, "drop 320 240");
+	for (int i = 0; i < 3; i++) {
+		int entries;
+
+		fill(seen, i == 1);
+		if (i == 2)
+			unfill(seen, (TMPFS_KB - 8) * 1024);
+		entries = count_entries(seen);
+		send_cmd(d, cmd, reply, sizeof(reply));
+		printf("# screenshot onto a full tmpfs, %s: \"%s\"\n", cases[i], reply);
+		assert_string_equal(reply, want);
+		/* the filler (and the empty files that took the inodes), nothing else */
+		assert_int_equal(count_entries(seen), entries);
+		unfill(seen, 0);
+	}
+	expect_ok(d, cmd);
+	tu_load(&img, tu_path(seen, "shot.png"));
+	assert_int_equal(img.width, 640);
+	image_free(&img);
+	assert_int_equal(count_entries(seen), 2);
+	stop(d);
+}
+
 /* Status round trips and watchdog gaps, sampled while something else loads the daemon. */
 struct probe {
 	long ms[1024];
@@ -1292,6 +1433,153 @@ static void test_client_fairness(void **state)
 	assert_int_equal(lines, 1000);
 	free(many);
 	free(in);
+	expect_ok(d, "status");
+	stop(d);
+}
+
+/* Issue 25 item 1: a kiosk app with a connection leak. It connects over and over, as fast as the
+ * socket takes it, writes nothing, and keeps its last `hold` connections open, closing the
+ * oldest; until killed. */
+enum { LEAK_HOLD = 200, LEAKERS = 4 };
+
+static void leak_connections(struct daemon *d, int hold)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fds[LEAK_HOLD];
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%.100s", d->sock);
+	for (int i = 0; i < hold; i++)
+		fds[i] = -1;
+	for (int i = 0;; i = (i + 1) % hold) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+			close(fd);
+			sleep_ms(1);
+			continue;
+		}
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = fd;
+	}
+}
+
+/* A client that connects and then says nothing (drip 0), or one byte of a line that never ends
+ * every drip ms: writes to out how many ms passed until the daemon hung up (-1: 20 s and it did
+ * not). */
+static void idle_client(struct daemon *d, int drip, int out)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	long t0 = now_ms(), took = -1;
+	char c;
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%.100s", d->sock);
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		_exit(1);
+	while (now_ms() - t0 < 20000) {
+		struct pollfd p = { fd, POLLIN, 0 };
+
+		if (poll(&p, 1, drip ? drip : 100) > 0 && recv(fd, &c, 1, MSG_DONTWAIT) <= 0) {
+			took = now_ms() - t0;
+			break;
+		}
+		if (drip && send(fd, "s", 1, MSG_NOSIGNAL) < 0) {
+			took = now_ms() - t0;
+			break;
+		}
+	}
+	if (write(out, &took, sizeof(took)) != sizeof(took))
+		_exit(1);
+	_exit(0);
+}
+
+static pid_t fork_or_fail(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	return pid;
+}
+
+/* 50 one-shot status requests, each given 2 s (connecting included); how many failed, the
+ * slowest in *worst. FBRIPPLE_TEST_FLOOD_ALL=1 asks all 50 whatever happens; otherwise a round
+ * stops at its 10th failure, counting the rest as failed. */
+static int status_round(struct daemon *d, long *worst)
+{
+	char reply[CONTROL_REPLY_MAX];
+	int failed = 0;
+	bool all = getenv("FBRIPPLE_TEST_FLOOD_ALL") != NULL;
+
+	*worst = 0;
+	for (int i = 0; i < 50; i++) {
+		if (failed == 10 && !all)
+			return failed + 50 - i;
+		long t = now_ms();
+		int ret = control_send(d->sock, "status", reply, sizeof(reply), 2000);
+
+		t = now_ms() - t;
+		*worst = t > *worst ? t : *worst;
+		if (ret < 0 || strncmp(reply, "ok fps=", 7) != 0) {
+			printf("# status %d: %s after %ld ms\n", i, ret < 0 ? strerror(-ret) : reply, t);
+			failed++;
+		}
+	}
+	return failed;
+}
+
+/* Issue 25 item 1: a flood of connections that write nothing, from one process and then from
+ * several of one user, never keeps another process's one-shot command from being served; a
+ * connection that sends no complete line, silent or a byte at a time, is closed after
+ * CONTROL_IDLE_MS. */
+static void test_connection_leak(void **state)
+{
+	struct daemon *d = *state;
+	pid_t leakers[LEAKERS], silent, drip;
+	int failed_one, failed_many, pipes[2][2];
+	long worst_one, worst_many, silent_ms = -1, drip_ms = -1;
+
+	write_conf(d, "");
+	start(d, NULL);
+	assert_int_equal(pipe(pipes[0]), 0);
+	assert_int_equal(pipe(pipes[1]), 0);
+	if ((silent = fork_or_fail()) == 0)
+		idle_client(d, 0, pipes[0][1]);
+	if ((drip = fork_or_fail()) == 0)
+		idle_client(d, 250, pipes[1][1]);
+
+	if ((leakers[0] = fork_or_fail()) == 0)
+		leak_connections(d, LEAK_HOLD);
+	sleep_ms(300);
+	failed_one = status_round(d, &worst_one);
+	kill(leakers[0], SIGKILL);
+	waitpid(leakers[0], NULL, 0);
+
+	for (int i = 0; i < LEAKERS; i++)
+		if ((leakers[i] = fork_or_fail()) == 0)
+			leak_connections(d, LEAK_HOLD / LEAKERS);
+	sleep_ms(300);
+	failed_many = status_round(d, &worst_many);
+	for (int i = 0; i < LEAKERS; i++) {
+		kill(leakers[i], SIGKILL);
+		waitpid(leakers[i], NULL, 0);
+	}
+
+	assert_int_equal(read(pipes[0][0], &silent_ms, sizeof(silent_ms)), sizeof(silent_ms));
+	assert_int_equal(read(pipes[1][0], &drip_ms, sizeof(drip_ms)), sizeof(drip_ms));
+	waitpid(silent, NULL, 0);
+	waitpid(drip, NULL, 0);
+	for (int i = 0; i < 4; i++)
+		close(pipes[i / 2][i % 2]);
+	printf("# connections leaked by one process (%d held): %d of 50 status requests failed, "
+	       "slowest %ld ms; by %d processes of one user: %d failed, slowest %ld ms\n",
+	       LEAK_HOLD, failed_one, worst_one, LEAKERS, failed_many, worst_many);
+	printf("# a silent connection closed after %ld ms, one dripping a byte every 250 ms after "
+	       "%ld ms (-1: not in 20 s)\n", silent_ms, drip_ms);
+	assert_int_equal(failed_one, 0);
+	assert_int_equal(failed_many, 0);
+	assert_true(silent_ms >= CONTROL_IDLE_MS - 100 && silent_ms < CONTROL_IDLE_MS + 3000);
+	assert_true(drip_ms >= CONTROL_IDLE_MS - 100 && drip_ms < CONTROL_IDLE_MS + 3000);
 	expect_ok(d, "status");
 	stop(d);
 }
@@ -1538,8 +1826,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_instance_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_screenshot_never_replaces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_screenshot_full_disk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_screenshot_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_fairness, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_connection_leak, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_picture_off_the_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_walls, setup, teardown),
 	};

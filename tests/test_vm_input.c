@@ -421,9 +421,122 @@ static void test_permissions_later(void **state)
 	expect_exit(s);
 }
 
+/* The guest's first phase of test_flood: a daemon at its usual log level (every contact a debug
+ * line would measure the log, not the loop) under rain heavy enough to keep the water as busy
+ * as the chatter will (so that the frames cost the same), at 15 fps without light (so that a
+ * busy frame under TCG leaves room in its period: what is measured is the input's cost, not the
+ * renderer's); status asked 20 times in 2 s (ctlping) before a panel chatters and twice while
+ * it does, its RSS between. The panel's writer is niced, as a controller's interrupts would not
+ * take the daemon's CPU. */
+#define CHATTER \
+	"rss() { grep VmRSS /proc/$pid/status | tr -s ' ' | cut -d' ' -f2; }\n" \
+	"mkdev mt 'fbvm chatter' 0 639 0 479; echo 'nice 19' >&4\n" \
+	"{ sed 's/rate = 30.0/rate = 300.0/; s/fps = 30/fps = 15/' /etc/fbripple.conf;" \
+	" echo 'water = { light = 0.0; };'; } >/tmp/chatter.conf\n" \
+	"/usr/bin/fbripple -c /tmp/chatter.conf >/tmp/log 2>&1 4>&- & pid=$!\n" \
+	"waitlog 'fbvm chatter' || say 'chatter panel not opened'; sleep 1.2\n" \
+	"r0=$(rss); say \"calm $(/bin/ctlping /tmp/ctl 20 100)\"\n" \
+	"printf 'chatter 6000\\n' >&4; sleep 1; r1=$(rss)\n" \
+	"say \"chatter1 $(/bin/ctlping /tmp/ctl 20 100)\"\n" \
+	"say \"chatter2 $(/bin/ctlping /tmp/ctl 20 100)\"; r2=$(rss)\n" \
+	"while ! grep -q 'chatter [0-9]' /tmp/dev.out; do sleep 0.05; done; sleep 0.3\n" \
+	"say \"$(grep 'chatter [0-9]' /tmp/dev.out)\"\n" \
+	"say \"rss $r0 $r1 $r2 $(rss) kB; drops $(grep -c 'events dropped' /tmp/log)\"\n" \
+	"grep 'events dropped' /tmp/log | while read -r l; do say \"note $l\"; done\n" \
+	"kill $pid; wait $pid; say \"chatter fbripple exit $?\"; exec 4>&-; wait\n" \
+	"rm -f /tmp/log /tmp/dev.out\n"
+
+/* One ctlping line: replies ok, round trips and frame rates. */
+struct ping {
+	int ok, count;
+	double median_ms, p90_ms, max_ms, fps, fps_min, late_ms;
+};
+
+static struct ping expect_ping(struct vm_suite *s, const char *phase)
+{
+	char want[64], line[512];
+	struct ping p = { 0 };
+
+	snprintf(want, sizeof(want), "%s ctlping:", phase);
+	if (vm_expect_line(&s->vm, want, 30000, line, sizeof(line)))
+		fail_msg("no status round trips %s", phase);
+	if (sscanf(strstr(line, "ctlping:"), "ctlping: %d of %d ok, ms median %lf p90 %lf max %lf, "
+		   "fps median %lf min %lf, sleeps late by %lf", &p.ok, &p.count, &p.median_ms,
+		   &p.p90_ms, &p.max_ms, &p.fps, &p.fps_min, &p.late_ms) != 8)
+		fail_msg("%s", line);
+	printf("# vm: %s\n", line);
+	return p;
+}
+
+/* Why a round of status requests during the chatter misses the bounds, or NULL; the frame rate
+ * only where the guest kept it before the chatter. */
+static const char *chatter_miss(const struct ping *calm, const struct ping *busy, bool fps,
+				char *why, size_t len)
+{
+	if (busy->median_ms > 100 || busy->max_ms > 2000)
+		snprintf(why, len, "status took %.1f ms (median), %.1f ms at most", busy->median_ms,
+			 busy->max_ms);
+	else if (fps && busy->fps < 0.9 * calm->fps)
+		snprintf(why, len, "the frame rate fell from %.1f to %.1f", calm->fps, busy->fps);
+	else
+		return NULL;
+	return why;
+}
+
+/*
+ * Issue 25 item 3: a panel that chatters. While a controller reports touch-downs, moves all
+ * over the panel and touch-ups far faster than the water takes them (overflowing the daemon's
+ * event buffer: SYN_DROPPED), every status is answered, within 100 ms, the frame rate holds
+ * within 10% and the RSS stays flat. Every request of every round must be answered within
+ * ctlping's 5 s. The other bounds have margins for TCG on a loaded 2-core host, which stops the
+ * whole guest now and then for a few hundred ms, with or without the chatter: round trips are
+ * judged by their median (as in test_service) and the slowest may take 2 s; one of the two
+ * rounds during the chatter must keep them; the frame rate is judged only when the guest kept
+ * 90% of its 15 fps before the chatter. The input path before issue 25 left a request
+ * unanswered for 5 s in the first round, run after run.
+ */
+static void check_chatter(struct vm_suite *s)
+{
+	struct ping calm = expect_ping(s, "calm"), busy[2];
+	bool judge_fps = calm.fps >= 0.9 * 15;
+	char why[2][128], line[512];
+	const char *miss[2];
+	long r0, r1, r2, r3;
+	int drops;
+
+	for (int i = 0; i < 2; i++) {
+		busy[i] = expect_ping(s, i ? "chatter2" : "chatter1");
+		miss[i] = chatter_miss(&calm, &busy[i], judge_fps, why[i], sizeof(why[i]));
+	}
+	if (vm_expect_line(&s->vm, "uinput-dev: chatter", 20000, line, sizeof(line)))
+		fail_msg("the panel did not chatter");
+	printf("# vm: %s\n", line + 12);
+	if (vm_expect_line(&s->vm, "rss ", 10000, line, sizeof(line)) ||
+	    sscanf(line, "rss %ld %ld %ld %ld kB; drops %d", &r0, &r1, &r2, &r3, &drops) != 5)
+		fail_msg("no RSS figures from the guest");
+	printf("# vm: chatter: fps %.1f before, %.1f and %.1f during%s; status median %.1f ms "
+	       "before, %.1f and %.1f during, slowest %.1f and %.1f; VmRSS %ld kB before, %ld 1 s "
+	       "in, %ld 5 s in, %ld after; %d notes of dropped events\n", calm.fps, busy[0].fps,
+	       busy[1].fps, judge_fps ? "" : " (not judged: the guest was short of CPU before)",
+	       calm.median_ms, busy[0].median_ms, busy[1].median_ms, busy[0].max_ms,
+	       busy[1].max_ms, r0, r1, r2, r3, drops);
+	vm_case_expect(s, "chatter fbripple exit 0", 10000);
+	if (calm.ok != calm.count || busy[0].ok != busy[0].count || busy[1].ok != busy[1].count)
+		fail_msg("status requests failed or were not answered within 5 s: %d of %d before "
+			 "the chatter, %d and %d of %d during", calm.count - calm.ok, calm.count,
+			 busy[0].count - busy[0].ok, busy[1].count - busy[1].ok, busy[0].count);
+	if (miss[0] && miss[1])
+		fail_msg("under the chatter: %s; then %s", miss[0], miss[1]);
+	if (r3 - r1 > 256 || r3 - r0 > 1024)
+		fail_msg("the RSS grew under the chatter: %ld, %ld, %ld, %ld kB", r0, r1, r2, r3);
+	if (drops < 1)
+		fail_msg("the chatter never overflowed the daemon's event buffer (no SYN_DROPPED)");
+}
+
 /* 10,000 events a second from one panel for 2 s: the frame rate (from "status") holds, and the
  * contact ends where the flood left it. Then a stopped fbripple misses a stroke's middle
- * (SYN_DROPPED) and still ends the contact at the stroke's last position. */
+ * (SYN_DROPPED) and still ends the contact at the stroke's last position. First, in the same
+ * guest, a panel that chatters (check_chatter). */
 static void test_flood(void **state)
 {
 	struct vm_suite *s = vm_case_begin(state);
@@ -431,7 +544,7 @@ static void test_flood(void **state)
 	double calm_fps, flood_fps;
 
 	write_conf(0, "rain = { enabled = true; rate = 30.0; };");
-	start_case(s, "flood of 10,000 events/s", PRELUDE
+	start_case(s, "chatter, and a flood of 10,000 events/s", PRELUDE CHATTER
 		"mkdev mt 'fbvm panel' 0 639 0 479\n"
 		"start; waitlog 'fbvm panel' || say 'panel not opened'\n"
 		"printf 'down 0 450 350\\nsync\\n' >&4; sleep 1.5\n"
@@ -450,6 +563,7 @@ static void test_flood(void **state)
 		"grep -q 'events dropped' /tmp/log && say dropped\n"
 		"say \"$(grep -c 'down at' /tmp/log) downs in all\"\n"
 		"finish\n", NULL);
+	check_chatter(s);
 	if (vm_expect_line(&s->vm, "calm ok", 40000, line, sizeof(line)))
 		fail_msg("no status before the flood");
 	calm_fps = atof(strstr(line, "fps=") + 4);

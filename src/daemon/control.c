@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -216,6 +217,55 @@ static void listen_resume(struct control *c)
 		c->listen_paused = false;
 }
 
+static int timer_open(struct control *c)
+{
+	int ret;
+
+	if (c->timer.fd >= 0)
+		return 0;
+	c->timer.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (c->timer.fd < 0)
+		return -errno;
+	ret = loop_add(c->loop, &c->timer);
+	if (ret < 0) {
+		close(c->timer.fd);
+		c->timer.fd = -1;
+	}
+	return ret;
+}
+
+/* The timer fires at the earliest of what it was asked for; 0 or -errno. */
+static int timer_arm(struct control *c, int64_t when)
+{
+	struct itimerspec its = { 0 };
+	int ret;
+
+	if (c->timer_at && c->timer_at <= when)
+		return 0;
+	ret = timer_open(c);
+	if (ret < 0)
+		return ret;
+	its.it_value = (struct timespec){ (time_t)(when / 1000), (long)(when % 1000) * 1000000 };
+	if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+		its.it_value.tv_nsec = 1;	/* zero would disarm it */
+	if (timerfd_settime(c->timer.fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		return -errno;
+	c->timer_at = when;
+	return 0;
+}
+
+/* No client left: nothing to wake up for (calm means no wake-up at all). */
+static void timer_disarm_if_unused(struct control *c)
+{
+	struct itimerspec its = { 0 };
+
+	for (int i = 0; i < CONTROL_CLIENTS; i++)
+		if (c->clients[i].src.fd >= 0)
+			return;
+	if (c->timer_at && timerfd_settime(c->timer.fd, 0, &its, NULL) == 0)
+		c->timer_at = 0;
+}
+
 static void client_close(struct control_client *cl)
 {
 	if (cl->src.fd < 0)
@@ -224,6 +274,7 @@ static void client_close(struct control_client *cl)
 	close(cl->src.fd);
 	cl->src.fd = -1;
 	listen_resume(cl->owner);
+	timer_disarm_if_unused(cl->owner);
 }
 
 /* Reads while it owes nothing; waits to send a reply it has not taken; else only a hang-up. */
@@ -279,6 +330,7 @@ static bool client_line(struct control_client *cl, const char *line, size_t len)
 	char reply[CONTROL_REPLY_MAX], err[160];
 
 	cl->active = ++c->clock;
+	cl->quiet_ms = now_ms();
 	if (cl->overflow)
 		snprintf(reply, sizeof(reply), "error: line too long");
 	else if (control_parse(line, len, &cmd, err, sizeof(err)) < 0)
@@ -368,22 +420,37 @@ void control_answer(struct control *c, struct control_ticket ticket, const char 
 	if (cl->src.fd < 0 || cl->serial != ticket.serial || !cl->waiting)
 		return;		/* it went away meanwhile */
 	cl->waiting = false;
+	cl->quiet_ms = now_ms();	/* its time to take the reply and go on starts now */
 	if (!client_reply(cl, reply))
 		client_close(cl);
+	else
+		timer_arm(c, cl->quiet_ms + CONTROL_IDLE_MS);
 	listen_resume(c);
 }
 
-/* How readily a client gives up its slot to a new one: -1 not now (a reply is being made for
- * it, or it is in the middle of its line or has yet to send one, and connected or sent a byte
- * less than CONTROL_GRACE_MS ago), 0 idle, 1 stuck in a line or not taking its reply, 2 with a
- * request not read yet. */
+/* How many of the clients the process pid connected. */
+static int peer_count(const struct control *c, pid_t pid)
+{
+	int n = 0;
+
+	for (int i = 0; i < CONTROL_CLIENTS; i++)
+		n += c->clients[i].src.fd >= 0 && c->clients[i].pid == pid;
+	return n;
+}
+
+/* How readily a client gives up its slot to a new one: -1 never (a reply is being made for it),
+ * 0 idle, 1 stuck in a line or not taking its reply, 2 with a request not read yet, 3 in its
+ * grace: in the middle of its line or yet to send one, and connected or sent a byte less than
+ * CONTROL_GRACE_MS ago. */
 static int client_rank(const struct control_client *cl, int64_t now)
 {
 	bool midway = cl->len || cl->overflow || !cl->spoke;
 	int unread = 0;
 
-	if (cl->waiting || (midway && now - cl->heard_ms < CONTROL_GRACE_MS))
+	if (cl->waiting)
 		return -1;
+	if (midway && now - cl->heard_ms < CONTROL_GRACE_MS)
+		return 3;
 	if (cl->len || cl->overflow || cl->out_len)
 		return 1;
 	if (ioctl(cl->src.fd, FIONREAD, &unread) == 0 && unread > 0)
@@ -391,27 +458,71 @@ static int client_rank(const struct control_client *cl, int64_t now)
 	return 0;
 }
 
-/* A free slot, else the client to evict for a new one: of the lowest rank, the one that sent
- * nothing for the longest; NULL when every client has a request in hand. */
-static struct control_client *pick_slot(struct control *c, int64_t now)
+struct candidate {
+	struct control_client *cl;
+	int load;		/* its process's connections, the newcomer's counted with its own */
+	bool own;		/* the newcomer's process's */
+	int rank;
+};
+
+/* Whether a is the better one to evict: the most crowded process's (the newcomer's own first),
+ * then the most readily given up, then the one quiet longest. */
+static bool better_victim(const struct candidate *a, const struct candidate *b)
 {
-	struct control_client *victim = NULL;
-	int best = 2;
+	if (!b->cl || a->load != b->load)
+		return !b->cl || a->load > b->load;
+	if (a->own != b->own)
+		return a->own;
+	if (a->rank != b->rank)
+		return a->rank < b->rank;
+	return a->cl->active < b->cl->active;
+}
+
+/*
+ * The client to evict for a newcomer from process pid (pid -1: a process not seen yet), only of
+ * its own with own_only. A process with more than one connection gives one up even in its grace,
+ * so no process can fill the slots with fresh connections; the only connection of a process
+ * goes only after its grace. NULL when no client may go.
+ */
+static struct control_client *pick_victim(struct control *c, pid_t pid, bool own_only,
+					  int64_t now)
+{
+	struct candidate best = { 0 };
 
 	for (int i = 0; i < CONTROL_CLIENTS; i++) {
 		struct control_client *cl = &c->clients[i];
-		int rank;
+		struct candidate cand = { cl, 0, cl->pid == pid, 0 };
 
-		if (cl->src.fd < 0)
-			return cl;
-		rank = client_rank(cl, now);
-		if (rank >= 0 && (rank < best || (rank == best && victim &&
-						   cl->active < victim->active))) {
-			victim = cl;
-			best = rank;
-		}
+		if (cl->src.fd < 0 || (own_only && !cand.own))
+			continue;
+		cand.rank = client_rank(cl, now);
+		cand.load = peer_count(c, cl->pid) + cand.own;
+		if (cand.rank < 0 || (cand.load < 2 && cand.rank == 3))
+			continue;
+		if (better_victim(&cand, &best))
+			best = cand;
 	}
-	return victim;
+	return best.cl;
+}
+
+static struct control_client *free_slot(struct control *c)
+{
+	for (int i = 0; i < CONTROL_CLIENTS; i++)
+		if (c->clients[i].src.fd < 0)
+			return &c->clients[i];
+	return NULL;
+}
+
+/* The slot for a newcomer from pid: its own oldest when it holds CONTROL_PER_PEER already, else
+ * a free one, else a victim's. NULL: the newcomer is refused. */
+static struct control_client *slot_for(struct control *c, pid_t pid, int64_t now)
+{
+	struct control_client *cl;
+
+	if (peer_count(c, pid) >= CONTROL_PER_PEER)
+		return pick_victim(c, pid, true, now);
+	cl = free_slot(c);
+	return cl ? cl : pick_victim(c, pid, false, now);
 }
 
 /* The earliest end of a client's grace, or -1 when none has one. */
@@ -429,14 +540,40 @@ static int64_t grace_end(const struct control *c, int64_t now)
 	return end;
 }
 
-static void on_grace(struct loop_source *src, uint32_t events)
+/* Closes the clients that sent no complete line for CONTROL_IDLE_MS; when the next one's time
+ * is up, or -1 when no client has a clock running (a reply being made stops it). */
+static int64_t close_idle(struct control *c, int64_t now)
+{
+	int64_t next = -1;
+
+	for (int i = 0; i < CONTROL_CLIENTS; i++) {
+		struct control_client *cl = &c->clients[i];
+		int64_t end = cl->quiet_ms + CONTROL_IDLE_MS;
+
+		if (cl->src.fd < 0 || cl->waiting)
+			continue;
+		if (end <= now)
+			client_close(cl);
+		else if (next < 0 || end < next)
+			next = end;
+	}
+	return next;
+}
+
+static void on_timer(struct loop_source *src, uint32_t events)
 {
 	struct control *c = src->ctx;
+	int64_t now = now_ms(), next;
 	uint64_t n;
 
 	(void)events;
-	if (read(src->fd, &n, sizeof(n)) == sizeof(n))
-		listen_resume(c);
+	if (read(src->fd, &n, sizeof(n)) != sizeof(n) && c->timer_at > now)
+		return;		/* not yet: woken for another reason */
+	c->timer_at = 0;
+	next = close_idle(c, now);
+	if (next >= 0)
+		timer_arm(c, next);
+	listen_resume(c);
 }
 
 /* Every slot busy: new clients wait in the backlog until a client is answered or goes, or one's
@@ -444,22 +581,25 @@ static void on_grace(struct loop_source *src, uint32_t events)
 static void listen_pause(struct control *c, int64_t now)
 {
 	int64_t end = grace_end(c, now);
-	struct itimerspec its = { 0 };
 
-	if (end >= 0 && c->grace.fd < 0) {
-		c->grace.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-		if (c->grace.fd >= 0 && loop_add(c->loop, &c->grace) < 0) {
-			close(c->grace.fd);
-			c->grace.fd = -1;
-		}
-	}
-	if (end >= 0 && c->grace.fd >= 0) {
-		its.it_value = (struct timespec){ (time_t)((end - now) / 1000),
-						  (long)((end - now) % 1000) * 1000000 };
-		timerfd_settime(c->grace.fd, 0, &its, NULL);
-	}
+	if (end >= 0)
+		timer_arm(c, end);
 	if (loop_watch(c->loop, &c->listen, 0) == 0)
 		c->listen_paused = true;
+}
+
+/* Whether a newcomer from a process not seen yet could have a slot now. */
+static bool admits(struct control *c, int64_t now)
+{
+	return free_slot(c) || pick_victim(c, -1, false, now);
+}
+
+static pid_t peer_pid(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ? cred.pid : 0;
 }
 
 static void on_listen(struct loop_source *src, uint32_t events)
@@ -469,24 +609,34 @@ static void on_listen(struct loop_source *src, uint32_t events)
 
 	(void)events;
 	for (int i = 0; i < CONTROL_BATCH; i++) {
-		struct control_client *cl = pick_slot(c, now);
+		struct control_client *cl;
+		pid_t pid;
 		int fd;
 
-		if (!cl) {
+		if (!admits(c, now)) {
 			listen_pause(c, now);
 			return;
 		}
 		fd = accept4(c->listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
+		pid = peer_pid(fd);
+		cl = slot_for(c, pid, now);
+		if (!cl) {	/* every connection of its process has a reply being made */
+			close(fd);
+			continue;
+		}
 		client_close(cl);
 		*cl = (struct control_client){ .src = { fd, on_client, cl }, .owner = c,
 					       .events = EPOLLIN, .serial = ++c->accepted,
-					       .active = ++c->clock, .heard_ms = now };
+					       .active = ++c->clock, .heard_ms = now,
+					       .quiet_ms = now, .pid = pid };
 		if (loop_add(c->loop, &cl->src) < 0) {
 			close(fd);
 			cl->src.fd = -1;
+			continue;
 		}
+		timer_arm(c, now + CONTROL_IDLE_MS);
 	}
 }
 
@@ -494,7 +644,7 @@ void control_init(struct control *c, struct loop *loop, control_exec_fn *exec, v
 {
 	memset(c, 0, sizeof(*c));
 	c->listen = (struct loop_source){ -1, on_listen, c };
-	c->grace = (struct loop_source){ -1, on_grace, c };
+	c->timer = (struct loop_source){ -1, on_timer, c };
 	c->loop = loop;
 	c->exec = exec;
 	c->ctx = ctx;
@@ -595,7 +745,9 @@ int control_listen(struct control *c, const char *path)
 		return fd;
 	close_listener(c);
 	c->listen.fd = fd;
-	ret = loop_add(c->loop, &c->listen);
+	ret = timer_open(c);	/* now, not with the first client: a daemon's fds stay level */
+	if (ret == 0)
+		ret = loop_add(c->loop, &c->listen);
 	if (ret < 0) {
 		close(fd);
 		unlink(path);
@@ -612,18 +764,18 @@ void control_close(struct control *c)
 		if (c->clients[i].owner)
 			client_close(&c->clients[i]);
 	close_listener(c);
-	if (c->grace.fd >= 0) {
-		loop_remove(c->loop, &c->grace);
-		close(c->grace.fd);
-		c->grace.fd = -1;
+	if (c->timer.fd >= 0) {
+		loop_remove(c->loop, &c->timer);
+		close(c->timer.fd);
+		c->timer.fd = -1;
 	}
+	c->timer_at = 0;
 }
 
 /* The client side. */
 
-static int read_reply(int fd, char *reply, size_t len, int timeout_ms)
+static int read_reply(int fd, char *reply, size_t len, int64_t deadline)
 {
-	int64_t deadline = now_ms() + timeout_ms;
 	size_t got = 0;
 
 	while (got + 1 < len) {
@@ -659,23 +811,38 @@ static int send_line(int fd, const char *line, size_t n)
 	return send(fd, buf, n + 1, MSG_NOSIGNAL) == (ssize_t)(n + 1) ? 0 : -1;
 }
 
+/* A server whose backlog is full holds a blocking connect (and a send to a full socket) until
+ * the send timeout: the whole exchange keeps within timeout_ms. */
+static int connect_within(int fd, const struct sockaddr_un *addr, int timeout_ms)
+{
+	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0)
+		return 0;
+	return errno == EAGAIN || errno == EINPROGRESS ? -ETIMEDOUT : -errno;
+}
+
 int control_send(const char *path, const char *line, char *reply, size_t len, int timeout_ms)
 {
+	int64_t deadline = now_ms() + timeout_ms;
 	struct sockaddr_un addr;
 	size_t n = strlen(line);
 	int fd, ret = control_addr(path, &addr);
 
 	if (ret < 0)
 		return ret;
-	if (len == 0 || strchr(line, '\n'))
+	if (len == 0 || strchr(line, '\n') || timeout_ms <= 0)
 		return -EINVAL;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || send_line(fd, line, n) < 0)
-		ret = -errno;
-	else
-		ret = read_reply(fd, reply, len, timeout_ms);
+	ret = connect_within(fd, &addr, timeout_ms);
+	if (ret == 0 && send_line(fd, line, n) < 0)
+		ret = errno == EAGAIN ? -ETIMEDOUT : -errno;
+	if (ret == 0)
+		ret = read_reply(fd, reply, len, deadline);
 	close(fd);
 	return ret;
 }

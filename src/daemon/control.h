@@ -5,14 +5,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "util/loop.h"
 
 #define CONTROL_LINE_MAX 512	/* longer commands are refused */
 #define CONTROL_REPLY_MAX 512
-#define CONTROL_CLIENTS 16	/* more connections evict the longest idle */
+#define CONTROL_CLIENTS 16	/* more connections evict one of the most crowded process's */
+#define CONTROL_PER_PEER 4	/* connections one process may hold: its next closes its oldest */
 #define CONTROL_BATCH 4		/* reads per client and wake-up, so nobody starves the rest */
 #define CONTROL_GRACE_MS 1000	/* a client's time to send the next byte of its line */
+#define CONTROL_IDLE_MS 3000	/* a connection that sends no complete line for this long goes */
 #define CONTROL_COORD_MAX 65535	/* coordinates beyond the screen are clipped by the water */
 
 enum control_type {
@@ -65,6 +68,8 @@ struct control_client {
 	bool waiting;			/* for a reply that comes later */
 	bool spoke;			/* has sent something */
 	int64_t heard_ms;		/* its last byte (or its connect), CLOCK_MONOTONIC */
+	int64_t quiet_ms;		/* its last line, its last reply made later, or its connect */
+	pid_t pid;			/* the process that connected (SO_PEERCRED); 0 if unknown */
 	char out[CONTROL_REPLY_MAX + 1];	/* the rest of a reply the client has not taken */
 	size_t out_len, out_off;
 	uint32_t events;		/* what the loop watches it for */
@@ -75,7 +80,9 @@ struct control_client {
 struct control {
 	struct loop_source listen;	/* fd -1 when closed */
 	bool listen_paused;		/* every slot busy: new clients wait in the backlog */
-	struct loop_source grace;	/* a timerfd: a new client's grace ends; fd -1 until needed */
+	struct loop_source timer;	/* a timerfd: a client's idle time or grace ends; fd -1 until
+					 * needed */
+	int64_t timer_at;		/* when it fires, CLOCK_MONOTONIC ms; 0: disarmed */
 	struct loop *loop;
 	control_exec_fn *exec;
 	void *ctx;
@@ -98,7 +105,8 @@ void control_answer(struct control *c, struct control_ticket ticket, const char 
 /* Closes the socket and every client, and removes the socket file. */
 void control_close(struct control *c);
 
-/* The client: sends line, waits up to timeout_ms for the reply line. 0 or -errno. */
+/* The client: connects, sends line and reads the reply line, all within timeout_ms (a server
+ * that does not accept in time: -ETIMEDOUT). 0 or -errno. */
 int control_send(const char *path, const char *line, char *reply, size_t len, int timeout_ms);
 
 #endif

@@ -91,6 +91,10 @@ static int write_temp(const struct image *img, int fd)
 		return ret;
 	}
 	ret = image_write_png_file(img, f);
+	/* some file systems (NFS, FUSE) tell of a full disk only when the data is written back:
+	 * the file is renamed into place only once it is on the disk whole */
+	if (ret == 0 && fsync(fileno(f)) < 0)
+		ret = -errno;
 	if (fclose(f) != 0 && ret == 0)
 		ret = errno ? -errno : -EIO;
 	return ret;

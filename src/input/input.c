@@ -24,6 +24,8 @@
 #define INPUT_DIR "/dev/input"
 #define INPUT_PATTERNS_MAX 16
 #define INPUT_ACTIVITY_MS 100	/* INPUT_ACTIVITY at most this often during a stream */
+#define INPUT_DROPS_NOTE_MS 10000	/* the log tells of dropped events at most this often */
+#define INPUT_READ_BATCH 256	/* events read from one device before the others get a turn */
 
 /* ---- devices ---- */
 
@@ -39,6 +41,7 @@ struct input_device {
 	bool axes_noted;		/* the log said the device reports on other axes */
 	int gone;			/* the reader's -errno for a device to close, or 0 */
 	unsigned drops, drops_noted;	/* SYN_DROPPED resyncs, and those the log told */
+	int64_t drops_note_ms;		/* when the log last told */
 };
 
 struct input {
@@ -156,17 +159,29 @@ static void device_close(struct input_device *d, const char *why)
 
 /* The first activity after a quiet spell at once, then at most every INPUT_ACTIVITY_MS: a
  * flood of events must not become a flood of wake-ups for the caller. */
-static bool activity_due(struct input *in)
+static int64_t coarse_ms(void)
 {
 	struct timespec ts;
-	int64_t now;
 
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool activity_due(struct input *in)
+{
+	int64_t now = coarse_ms();
+
 	if (in->activity_ms && now - in->activity_ms < INPUT_ACTIVITY_MS)
 		return false;
 	in->activity_ms = now;
 	return true;
+}
+
+/* A chattering panel drops events all the time: the log tells of them now and then. */
+static bool drops_note_due(const struct input_device *d)
+{
+	return d->drops != d->drops_noted &&
+	       (!d->drops_note_ms || coarse_ms() - d->drops_note_ms >= INPUT_DROPS_NOTE_MS);
 }
 
 /* Once per device: it turned out to report on ABS_Z/ABS_RX (input_decoder_watch_axes). */
@@ -200,7 +215,7 @@ static int feed_dropped(struct input_device *d, struct input_event *ev)
 static void feed_all(struct input_device *d)
 {
 	struct input_event ev;
-	int rc;
+	int rc, reads = 0;
 
 	do {
 		if (!input_reader_wait_room(&d->in->reader) || !d->evdev || d->gone)
@@ -210,16 +225,16 @@ static void feed_all(struct input_device *d)
 			input_decoder_feed(&d->dec, &ev);
 		else if (rc == LIBEVDEV_READ_STATUS_SYNC)
 			rc = feed_dropped(d, &ev);
-	} while (rc == LIBEVDEV_READ_STATUS_SUCCESS);
+	} while (rc == LIBEVDEV_READ_STATUS_SUCCESS && ++reads < INPUT_READ_BATCH);
 	if (d->dec.frames && activity_due(d->in))
 		input_decoder_activity(&d->dec);
 	d->dec.frames = 0;
-	if (rc != -EAGAIN) {
+	if (rc < 0 && rc != -EAGAIN) {
 		d->gone = rc;
 		input_reader_remove(&d->in->reader, &d->src);
 		input_reader_poke(&d->in->reader);
 	}
-	if ((d->dec.axes_switched && !d->axes_noted) || d->drops != d->drops_noted)
+	if ((d->dec.axes_switched && !d->axes_noted) || drops_note_due(d))
 		input_reader_poke(&d->in->reader);
 }
 
@@ -243,9 +258,13 @@ static void tend_devices(void *ctx)
 
 		if (!d->evdev)
 			continue;
-		if (d->drops != d->drops_noted)
-			note(in, LOG_LEVEL_DEBUG, "%s: events dropped; resynced", d->path);
-		d->drops_noted = d->drops;
+		if (drops_note_due(d)) {
+			note(in, LOG_LEVEL_NOTICE, "%s: events dropped (%u times since the last note, "
+			     "sent faster than they are taken); resynced", d->path,
+			     d->drops - d->drops_noted);
+			d->drops_noted = d->drops;
+			d->drops_note_ms = coarse_ms();
+		}
 		note_axes(d);
 		if (d->gone)
 			device_close(d, d->gone == -ENODEV ? "went away" : "failed; closed");
@@ -330,6 +349,7 @@ static int device_setup(struct input *in, struct input_device *d, int fd, const 
 	d->axes_noted = false;
 	d->gone = 0;
 	d->drops = d->drops_noted = 0;
+	d->drops_note_ms = 0;
 	libevdev_set_clock_id(d->evdev, CLOCK_MONOTONIC);	/* comparable with the frames' */
 	input_decoder_seed(&d->dec, d->evdev);
 	snprintf(d->path, sizeof(d->path), "%s", path);

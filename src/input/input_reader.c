@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 /* The reader reads on only while this much room is left: what one event can report (every
@@ -26,13 +28,18 @@ static void signal_fd(int fd)
 	}
 }
 
+/* The reader re-takes a mutex it lets go faster than a woken loop can take it: the loop says
+ * it waits, and the reader steps aside in input_reader_wait_room until the loop is done. */
 void input_reader_lock(struct input_reader *r)
 {
+	atomic_fetch_add(&r->loop_waiting, 1);
 	pthread_mutex_lock(&r->lock);
+	atomic_fetch_sub(&r->loop_waiting, 1);
 }
 
 void input_reader_unlock(struct input_reader *r)
 {
+	pthread_cond_broadcast(&r->room);
 	pthread_mutex_unlock(&r->lock);
 }
 
@@ -54,7 +61,8 @@ void input_reader_poke(struct input_reader *r)
 
 bool input_reader_wait_room(struct input_reader *r)
 {
-	while (!r->stop && INPUT_QUEUE_MAX - r->len < INPUT_QUEUE_ROOM)
+	while (!r->stop && (INPUT_QUEUE_MAX - r->len < INPUT_QUEUE_ROOM ||
+			    atomic_load(&r->loop_waiting) > 0))
 		pthread_cond_wait(&r->room, &r->lock);
 	return !r->stop;
 }
@@ -81,7 +89,7 @@ static void *reader_main(void *arg)
 
 		if (n < 0 && errno != EINTR)
 			break;
-		input_reader_lock(r);
+		pthread_mutex_lock(&r->lock);
 		for (int i = 0; i < n && !r->stop; i++) {
 			struct input_reader_source *src = ev[i].data.ptr;
 
@@ -89,21 +97,69 @@ static void *reader_main(void *arg)
 				src->fn(src);
 		}
 		n = r->stop;
-		input_reader_unlock(r);
+		pthread_mutex_unlock(&r->lock);
 		if (n)
 			break;
 	}
 	return NULL;
 }
 
-/* On the loop: the tending first (it may end contacts), then every contact, a batch at a time
- * so that the reader never waits for the loop's callbacks. */
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The loop's next slice of contacts at CLOCK_MONOTONIC ms when; without a timer, at once. */
+static void rest_until(struct input_reader *r, int64_t when)
+{
+	struct itimerspec its = { .it_value = { (time_t)(when / 1000),
+						(long)(when % 1000) * 1000000 } };
+
+	if (r->resume.fd >= 0 && timerfd_settime(r->resume.fd, TFD_TIMER_ABSTIME, &its, NULL) == 0)
+		r->resting = true;
+	else
+		signal_fd(r->wake.fd);
+}
+
+/*
+ * On the loop: contacts, a batch at a time so that the reader never waits for the loop's
+ * callbacks, for at most INPUT_SLICE_MS, so that a frame or a client waits for no more than
+ * that; what is left comes next, after whatever else is ready. A queue still over half full
+ * after a slice is a panel reporting faster than the water can take: its next slice waits until
+ * INPUT_PERIOD_MS after this one began, so it costs a bounded share of the loop, and what it
+ * sends meanwhile waits in the kernel, which drops it (SYN_DROPPED; the decoder resyncs).
+ */
+static void take_contacts(struct input_reader *r)
+{
+	struct input_contact batch[16];
+	int64_t start = now_ms();
+	unsigned n, left;
+
+	do {
+		input_reader_lock(r);
+		for (n = 0; n < 16 && r->len; n++, r->len--) {
+			batch[n] = r->q[r->head];
+			r->head = (r->head + 1) % INPUT_QUEUE_MAX;
+		}
+		left = r->len;
+		input_reader_unlock(r);
+		for (unsigned i = 0; i < n; i++)
+			r->fn(r->fn_ctx, &batch[i]);
+	} while (left && now_ms() - start < INPUT_SLICE_MS);
+	if (left > INPUT_QUEUE_MAX / 2)
+		rest_until(r, start + INPUT_PERIOD_MS);
+	else if (left)
+		signal_fd(r->wake.fd);
+}
+
+/* On the loop: the tending first (it may end contacts), then the contacts unless resting. */
 static void on_wake(struct loop_source *src, uint32_t events)
 {
 	struct input_reader *r = src->ctx;
-	struct input_contact batch[64];
 	uint64_t count;
-	unsigned n;
 
 	(void)events;
 	if (read(src->fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
@@ -112,17 +168,20 @@ static void on_wake(struct loop_source *src, uint32_t events)
 	if (r->tend)
 		r->tend(r->tend_ctx);
 	input_reader_unlock(r);
-	do {
-		input_reader_lock(r);
-		for (n = 0; n < 64 && r->len; n++, r->len--) {
-			batch[n] = r->q[r->head];
-			r->head = (r->head + 1) % INPUT_QUEUE_MAX;
-		}
-		pthread_cond_broadcast(&r->room);
-		input_reader_unlock(r);
-		for (unsigned i = 0; i < n; i++)
-			r->fn(r->fn_ctx, &batch[i]);
-	} while (n == 64);
+	if (!r->resting)
+		take_contacts(r);
+}
+
+static void on_resume(struct loop_source *src, uint32_t events)
+{
+	struct input_reader *r = src->ctx;
+	uint64_t count;
+
+	(void)events;
+	if (read(src->fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+		return;
+	r->resting = false;
+	take_contacts(r);
 }
 
 static int open_fds(struct input_reader *r)
@@ -132,7 +191,8 @@ static int open_fds(struct input_reader *r)
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	r->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	r->wake.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (r->epfd < 0 || r->stop_fd < 0 || r->wake.fd < 0)
+	r->resume.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (r->epfd < 0 || r->stop_fd < 0 || r->wake.fd < 0 || r->resume.fd < 0)
 		return -errno;
 	if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->stop_fd, &ev) < 0)
 		return -errno;
@@ -148,12 +208,15 @@ int input_reader_start(struct input_reader *r, struct loop *loop, input_fn *fn, 
 	*r = (struct input_reader){ .epfd = -1, .stop_fd = -1, .loop = loop, .fn = fn,
 				    .fn_ctx = fn_ctx, .tend = tend, .tend_ctx = tend_ctx };
 	r->wake = (struct loop_source){ -1, on_wake, r };
+	r->resume = (struct loop_source){ -1, on_resume, r };
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->room, NULL);
 	r->q = calloc(INPUT_QUEUE_MAX, sizeof(*r->q));
 	rc = r->q ? open_fds(r) : -ENOMEM;
 	if (rc == 0)
 		rc = loop_add(loop, &r->wake);
+	if (rc == 0)
+		rc = loop_add(loop, &r->resume);
 	if (rc < 0)
 		return rc;
 	/* signals belong to the loop's signalfd: the thread takes none */
@@ -180,11 +243,15 @@ void input_reader_stop(struct input_reader *r)
 		loop_remove(r->loop, &r->wake);
 		close(r->wake.fd);
 	}
+	if (r->resume.fd >= 0) {
+		loop_remove(r->loop, &r->resume);
+		close(r->resume.fd);
+	}
 	if (r->stop_fd >= 0)
 		close(r->stop_fd);
 	if (r->epfd >= 0)
 		close(r->epfd);
-	r->wake.fd = r->stop_fd = r->epfd = -1;
+	r->wake.fd = r->resume.fd = r->stop_fd = r->epfd = -1;
 	free(r->q);
 	r->q = NULL;
 	pthread_cond_destroy(&r->room);

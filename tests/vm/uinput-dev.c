@@ -9,7 +9,11 @@
  *           | fingers N HZ F     (mt: N fingers down for F frames at HZ, finger i at
  *                                 64 + 128 i + (f & 1), 40 + f in frame f, then lifted)
  *           | rels F HZ DX DY    (F frames of REL_X DX, REL_Y DY at HZ)
- *           | sleep MS | say TEXT (printed to stdout) */
+ *           | chatter MS         (mt: for MS ms, as fast as writes go, a report a write as
+ *                                 a controller's interrupt brings it: touch-downs, moves and
+ *                                 touch-ups of two fingers all over the panel, a faulty
+ *                                 controller; both fingers lifted at the end)
+ *           | nice N (its own scheduling priority) | sleep MS | say TEXT (printed to stdout) */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/uinput.h>
@@ -18,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +33,7 @@ struct dev {
 	char cls[8];
 	int next_id;
 	int active[SLOTS];
+	int ranges[4];		/* x min, x max, y min, y max */
 };
 
 static int emit(struct dev *d, int type, int code, int value)
@@ -284,6 +290,77 @@ static int rels(struct dev *d, int f, int hz, int dx, int dy)
 	return rc;
 }
 
+/* Events gathered for one write(), a report: the kernel takes them in a single call (a write of
+ * hundreds keeps the CPU in the kernel for as long as it takes, which no device does). */
+struct burst {
+	struct input_event ev[256];
+	int n;
+	long total;
+};
+
+static int burst_flush(struct dev *d, struct burst *b)
+{
+	ssize_t len = (ssize_t)(b->n * sizeof(b->ev[0]));
+
+	if (b->n && write(d->fd, b->ev, (size_t)len) != len)
+		return -errno;
+	b->total += b->n;
+	b->n = 0;
+	return 0;
+}
+
+static int burst_add(struct dev *d, struct burst *b, int type, int code, int value)
+{
+	b->ev[b->n++] = (struct input_event){ .type = type, .code = code, .value = value };
+	return b->n == 256 ? burst_flush(d, b) : 0;
+}
+
+/* A controller gone mad: each finger touches down somewhere, moves to three other random
+ * places (a report each) and lifts, over and over, as fast as the kernel takes the writes. */
+static int chatter(struct dev *d, int ms, const int *r)
+{
+	struct burst b = { .n = 0 };
+	struct timespec start;
+	uint32_t rng = 0x12345678u;
+	int rc = 0, reports = 0, id = 1;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (long i = 0; !rc && (i & 63 || ms_since(&start) < ms); i++) {
+		int slot = (int)(i & 1), step = (int)(i >> 1) % 5;
+
+		rc = burst_add(d, &b, EV_ABS, ABS_MT_SLOT, slot);
+		if (step == 4) {
+			rc = rc ? rc : burst_add(d, &b, EV_ABS, ABS_MT_TRACKING_ID, -1);
+		} else {
+			rng = rng * 1664525u + 1013904223u;
+			if (step == 0)
+				rc = rc ? rc : burst_add(d, &b, EV_ABS, ABS_MT_TRACKING_ID, id++ & 0xffff);
+			rc = rc ? rc : burst_add(d, &b, EV_ABS, ABS_MT_POSITION_X,
+						 r[0] + (int)((rng >> 8) % (uint32_t)(r[1] - r[0] + 1)));
+			rc = rc ? rc : burst_add(d, &b, EV_ABS, ABS_MT_POSITION_Y,
+						 r[2] + (int)((rng >> 20) % (uint32_t)(r[3] - r[2] + 1)));
+		}
+		rc = rc ? rc : burst_add(d, &b, EV_KEY, BTN_TOUCH, !(step == 4 && slot == 1));
+		rc = rc ? rc : burst_add(d, &b, EV_SYN, SYN_REPORT, 0);
+		rc = rc ? rc : burst_flush(d, &b);
+		reports++;
+		if ((i & 63) == 63 && ms_since(&start) % 2)
+			usleep(1000);	/* half the time: the guest's other CPU stays the daemon's */
+	}
+	for (int k = 0; k < 2 && !rc; k++) {
+		rc = burst_add(d, &b, EV_ABS, ABS_MT_SLOT, k);
+		rc = rc ? rc : burst_add(d, &b, EV_ABS, ABS_MT_TRACKING_ID, -1);
+	}
+	rc = rc ? rc : burst_add(d, &b, EV_KEY, BTN_TOUCH, 0);
+	rc = rc ? rc : burst_add(d, &b, EV_SYN, SYN_REPORT, 0);
+	rc = rc ? rc : burst_flush(d, &b);
+	d->active[0] = d->active[1] = 0;
+	printf("uinput-dev: chatter %ld events, %d reports in %ld ms\n", b.total, reports,
+	       ms_since(&start));
+	fflush(stdout);
+	return rc;
+}
+
 static int command(struct dev *d, const char *line)
 {
 	int s, x, y, n;
@@ -320,6 +397,10 @@ static int command(struct dev *d, const char *line)
 		return fingers(d, n, s, x);
 	if (sscanf(line, "rels %d %d %d %d", &n, &s, &x, &y) == 4 && s > 0)
 		return rels(d, n, s, x, y);
+	if (sscanf(line, "chatter %d", &n) == 1 && n > 0 && strcmp(d->cls, "mt") == 0)
+		return chatter(d, n, d->ranges);
+	if (sscanf(line, "nice %d", &x) == 1)
+		return setpriority(PRIO_PROCESS, 0, x) ? -errno : 0;
 	if (sscanf(line, "sleep %d", &x) == 1)
 		return usleep(x * 1000) ? -errno : 0;
 	if (strncmp(line, "say ", 4) == 0) {
@@ -343,6 +424,7 @@ int main(int argc, char **argv)
 	snprintf(d.cls, sizeof(d.cls), "%s", argv[1]);
 	for (int i = 0; argc == 7 && i < 4; i++)
 		ranges[i] = atoi(argv[3 + i]);
+	memcpy(d.ranges, ranges, sizeof(ranges));
 	rc = create(&d, argv[2], ranges);
 	if (rc) {
 		fprintf(stderr, "uinput-dev: creating the device: %s\n", strerror(-rc));
