@@ -42,20 +42,22 @@ static int find_helpers(struct vm_suite *s)
 
 static int build_base(struct vm_suite *s, const char *const *extra)
 {
-	static const char *const helpers[] = { "fbfill", "evdump", "uinput-dev", "ctlping" };
-	char paths[5][600];
+	static const char *const helpers[] = { "fbfill", "evdump", "uinput-dev", "ctlping",
+						"drmhold" };
+	enum { NHELPERS = sizeof(helpers) / sizeof(helpers[0]) };
+	char paths[NHELPERS + 1][600];
 	const char *files[32];
 	const char *bin = getenv("FBRIPPLE_BIN");
 	int n = 0;
 
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < NHELPERS; i++) {
 		snprintf(paths[i], sizeof(paths[i]), "%s/%s", s->helpers, helpers[i]);
 		files[n++] = paths[i];
 	}
 	s->have_fbripple = bin && access(bin, X_OK) == 0;
 	if (s->have_fbripple) {
-		snprintf(paths[4], sizeof(paths[4]), "%s=/usr/bin/fbripple", bin);
-		files[n++] = paths[4];
+		snprintf(paths[NHELPERS], sizeof(paths[NHELPERS]), "%s=/usr/bin/fbripple", bin);
+		files[n++] = paths[NHELPERS];
 	}
 	for (; extra && *extra && n < 31; extra++)
 		files[n++] = *extra;
