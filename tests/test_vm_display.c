@@ -404,32 +404,68 @@ static void test_list_devices_display(void **state)
 /*
  * One boot per driver runs several steps: fbripple with FBRIPPLE_TEST_STRIPES=1 on DRM in busy
  * water (rain), then what the host asks: send CMD (a control command, its reply said back), vt
- * N, kill (SIGKILL), again (start it once more), fbdev (fbripple on /dev/fb0 instead, the same
- * water), bye.
+ * N, kill (SIGKILL), term (SIGTERM), again (start it once more), fbdev (fbripple on /dev/fb0
+ * instead, the same water), hold and letgo (drmhold, another process, becomes the card's master
+ * and lets go), busy (start it while the card is held: its log lines about the card said
+ * back), blank and wake (blank_after = 1 by a reload, then a drop; the connector's DPMS and the
+ * daemon's status said back; blank_after = 0 again), shot (the water paused, a screenshot
+ * through the control socket: its md5 and size said back), wrong (refused starts: a connector
+ * and a mode the card lacks), single (fbripple restarted on one buffer, 800x600@60 on
+ * Virtual-1), bye.
  */
-#define DRM_CONF(device)                                                                       \
+#define DRM_CONF(display)                                                                      \
 	SPLASH_CONF("'control: { socket = \"/tmp/fbr.sock\"; };' "                             \
 		    "'rain: { enabled = true; rate = 40.0; };' "                                \
-		    "'display: { device = \"" device "\"; };'")
+		    "'display: { " display " };'")
 
 #define DRM_SCRIPT                                                                             \
 	"mkdir -p /etc/fbr\n"                                                                  \
-	"printf '%s\\n' " DRM_CONF("auto") " > /etc/fbr/drm.conf\n"                          \
-	"printf '%s\\n' " DRM_CONF("/dev/fb0") " > /etc/fbr/fb.conf\n"                       \
+	"printf '%s\\n' " DRM_CONF("device = \"auto\";") " > /etc/fbr/drm.conf\n"             \
+	"printf '%s\\n' " DRM_CONF("device = \"/dev/fb0\";") " > /etc/fbr/fb.conf\n"          \
+	"printf '%s\\n' " DRM_CONF("double_buffer = \"off\"; mode = \"800x600@60\";"           \
+				   " output = \"Virtual-1\";") " > /etc/fbr/single.conf\n"        \
+	"printf '%s\\n' " DRM_CONF("output = \"HDMI-A-9\";") " > /etc/fbr/noout.conf\n"        \
+	"printf '%s\\n' " DRM_CONF("mode = \"1234x567\";") " > /etc/fbr/nomode.conf\n"         \
+	"cp /etc/fbr/drm.conf /etc/fbr/drm.keep\n"                                             \
+	"dpms=$(ls /sys/class/drm/card0-*/dpms | head -n 1)\n"                                 \
 	"printf '\\033[2J\\033[HFBRIPPLE CONSOLE MARK\\n' > /dev/tty1\n"                     \
 	"fbripple --list-devices -c /etc/fbr/drm.conf 2>&1 | head -n 4 |"                        \
 	" while read -r l; do say \"list $l\"; done\n"                                          \
-	"drm() { FBRIPPLE_TEST_STRIPES=1 fbripple -c /etc/fbr/drm.conf --drop 320,240"           \
-	" 2>>/tmp/fbr.log & pid=$!; }\n"                                                        \
+	"ctl() { fbripple -c /etc/fbr/drm.conf --send \"$*\"; }\n"                              \
+	"up() { n=0; while ! ctl status >/dev/null 2>&1 && [ $n -lt 300 ]; do sleep 0.1;"        \
+	" n=$((n+1)); done; }\n"                                                                \
+	"run() { FBRIPPLE_TEST_STRIPES=1 fbripple -c /etc/fbr/$1.conf $2 2>>/tmp/fbr.log &"      \
+	" pid=$!; }\n"                                                                          \
+	"drm() { run drm --drop=320,240; }\n"                                                   \
 	"drm; say started\n"                                                                   \
 	"while hear cmd; do\n"                                                                 \
 	"  case $cmd in\n"                                                                     \
-	"  send*) say \"reply $(fbripple -c /etc/fbr/drm.conf --send \"${cmd#send }\")\" ;;\n" \
+	"  send*) say \"reply $(ctl \"${cmd#send }\")\" ;;\n"                                  \
 	"  vt*) chvt ${cmd#vt}; say \"on $cmd\" ;;\n"                                          \
 	"  kill) kill -KILL $pid; wait $pid; say \"exited $?\" ;;\n"                           \
+	"  term) kill -TERM $pid; wait $pid; say \"exited $?\" ;;\n"                           \
 	"  again) drm; say \"started again\" ;;\n"                                              \
-	"  fbdev) FBRIPPLE_TEST_STRIPES=1 fbripple -c /etc/fbr/fb.conf 2>>/tmp/fbr.log & pid=$!;"\
-	" say \"fbdev started\" ;;\n"                                                          \
+	"  fbdev) run fb; say \"fbdev started\" ;;\n"                                          \
+	"  hold) rm -f /tmp/hold; drmhold >/tmp/hold & hpid=$!; n=0;"                                     \
+	" while [ ! -s /tmp/hold ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n+1)); done;"          \
+	" say \"hold $(cat /tmp/hold)\" ;;\n"                                                   \
+	"  letgo) kill $hpid; wait $hpid; say \"let go $? $(tail -n 1 /tmp/hold)\" ;;\n"        \
+	"  busy) l=$(wc -l </tmp/fbr.log); drm; up; tail -n +$((l + 1)) /tmp/fbr.log >/tmp/busy;" \
+	" say \"busy $(grep -c card0 /tmp/busy): $(grep card0 /tmp/busy)\" ;;\n"                \
+	"  held) n=0; while ! grep -q 'held by another' /tmp/fbr.log && [ $n -lt 100 ]; do"    \
+	" sleep 0.1; n=$((n+1)); done; say \"held $(grep 'held by another' /tmp/fbr.log)\" ;;\n" \
+	"  blank) echo 'screensaver: { blank_after = 1; };' >>/etc/fbr/drm.conf; ctl reload;"   \
+	" n=0; while ! grep -q Off $dpms && [ $n -lt 100 ]; do sleep 0.1; n=$((n+1)); done;"     \
+	" say \"blank dpms=$(cat $dpms) $(ctl status | grep -o 'blanked=[a-z]*')\" ;;\n"        \
+	"  wake) ctl drop 320 240 >/dev/null;"                                                  \
+	" say \"wake dpms=$(cat $dpms) $(ctl status | grep -o 'blanked=[a-z]*')\";"             \
+	" cp /etc/fbr/drm.keep /etc/fbr/drm.conf; ctl reload >/dev/null ;;\n"                   \
+	"  shot) ctl pause >/dev/null; sleep 0.5; rm -f /tmp/shot.png;"                        \
+	" ctl screenshot /tmp/shot.png >/dev/null;"                                             \
+	" say \"shot $(md5sum </tmp/shot.png | cut -c 1-32) $(wc -c </tmp/shot.png)\" ;;\n"     \
+	"  wrong) for c in noout nomode; do fbripple -c /etc/fbr/$c.conf 2>/tmp/wrong;"        \
+	" say \"wrong $c $? $(cat /tmp/wrong)\"; done ;;\n"                                     \
+	"  single) run single; up; say \"single started\" ;;\n"                                 \
 	"  bye) break ;;\n"                                                                    \
 	"  esac\n"                                                                             \
 	"done\n"                                                                               \
@@ -452,13 +488,15 @@ static int stripe_number(const struct image *img, int y, uint32_t *n)
 	return 0;
 }
 
-/* fbripple's frames on screen again: numbered, in the rain (which moves every colour). */
+/* fbripple's frames on screen again: numbered, in the rain (which moves every colour). A black
+ * screen reads as frame 0 everywhere: frame 0, shown for one frame's time, does not count. */
 static int check_numbered(const struct image *img, void *ctx, char *why, size_t len)
 {
 	uint32_t top, bottom;
 
 	(void)ctx;
-	if (stripe_number(img, 3, &top) == 0 && stripe_number(img, img->height - 4, &bottom) == 0)
+	if (stripe_number(img, 3, &top) == 0 && stripe_number(img, img->height - 4, &bottom) == 0 &&
+	    top && bottom)
 		return 0;
 	snprintf(why, len, "no frame number in the top and bottom rows");
 	return -1;
@@ -582,11 +620,171 @@ static void report_fbdev_tears(struct vm_suite *s, int dumps)
 	       s->vm.name, t.differ, t.dumps, t.distinct, t.first, t.last);
 }
 
-static void drm_case(void **state, enum vm_display display, const char *driver, bool fbdev_too)
+/* Started while another process is the card's master: /dev/fb0 instead, one line saying why,
+ * and the water shown there. */
+static void expect_fallback_when_held(struct vm_suite *s)
+{
+	char reply[1024];
+
+	assert_int_equal(vm_send(&s->vm, "hold"), 0);
+	vm_case_expect(s, "hold master", 10000);
+	assert_int_equal(vm_send(&s->vm, "busy"), 0);
+	vm_case_expect(s, "busy 1: fbripple: warning: /dev/dri/card0: another process is its DRM "
+		       "master (a display server or Plymouth); drawing on /dev/fb0 (fbdev) instead",
+		       40000);
+	send_control(s, "status", reply, sizeof(reply));
+	if (!strstr(reply, " display=fbdev"))
+		fail_msg("%s: not on fbdev while the card is held: %s", s->vm.name, reply);
+	vm_case_wait_screen(s, 20000, check_numbered, NULL);
+	assert_int_equal(vm_send(&s->vm, "term"), 0);
+	vm_case_expect(s, "exited 0", 10000);
+	assert_int_equal(vm_send(&s->vm, "letgo"), 0);
+	vm_case_expect(s, "let go 0 dropped", 10000);
+}
+
+/* Back on its VT while another process is the card's master: nothing drawn, and the card taken
+ * back (the 20 ms retry) once that process lets go. */
+static void expect_retake_after_other_master(struct vm_suite *s)
+{
+	struct image img = { 0 };
+	char why[128];
+	int rc, numbered;
+
+	assert_int_equal(vm_send(&s->vm, "hold"), 0);
+	vm_case_expect(s, "hold master", 10000);
+	assert_int_equal(vm_send(&s->vm, "vt1"), 0);
+	vm_case_expect(s, "on vt1", 10000);
+	assert_int_equal(vm_send(&s->vm, "held"), 0);
+	vm_case_expect(s, "held fbripple: /dev/dri/card0: held by another process; taking it back "
+		       "once it lets go", 15000);
+	usleep(500000);
+	rc = vm_screendump(&s->vm, &img);
+	numbered = rc == 0 && check_numbered(&img, NULL, why, sizeof(why)) == 0;
+	free(img.pixels);
+	if (rc || numbered)
+		fail_msg("%s: %s while another process is master", s->vm.name,
+			 rc ? "no screendump" : "fbripple's frames on screen");
+	assert_int_equal(vm_send(&s->vm, "letgo"), 0);
+	vm_case_expect(s, "let go 0 dropped", 10000);
+	vm_case_wait_screen(s, 10000, check_numbered, NULL);
+}
+
+/* screensaver.blank_after: the connector's DPMS goes Off, a drop (input) turns it On again and
+ * the water comes back. */
+static void expect_blank_and_wake(struct vm_suite *s)
+{
+	assert_int_equal(vm_send(&s->vm, "blank"), 0);
+	vm_case_expect(s, "blank dpms=Off blanked=yes", 30000);
+	assert_int_equal(vm_send(&s->vm, "wake"), 0);
+	vm_case_expect(s, "wake dpms=On blanked=no", 15000);
+	vm_case_wait_screen(s, 10000, check_numbered, NULL);
+}
+
+/* The md5 of a file, by md5sum: 0 or -1. */
+static int md5_file(const char *path, char *md5, size_t len)
+{
+	char cmd[300];
+	FILE *p;
+	int ok;
+
+	snprintf(cmd, sizeof(cmd), "md5sum '%s'", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	ok = fscanf(p, "%32s", md5) == 1 && strlen(md5) == 32 && len > 32;
+	return pclose(p) == 0 && ok ? 0 : -1;
+}
+
+/* The water paused, a screenshot through the control socket holds the frame QEMU scans out:
+ * the host's screendump, written by the same PNG code, is the same file. */
+static void expect_screenshot_as_shown(struct vm_suite *s)
+{
+	char line[128], host_md5[40], guest_md5[40], reply[256], png[] = "/tmp/fbr-shot-XXXXXX";
+	struct image img = { 0 };
+	long guest_size = -1, host_size;
+	int fd, rc;
+	FILE *f;
+
+	assert_int_equal(vm_send(&s->vm, "shot"), 0);
+	if (vm_expect_line(&s->vm, "shot ", 20000, line, sizeof(line)) ||
+	    sscanf(line, "shot %32s %ld", guest_md5, &guest_size) != 2)
+		fail_msg("%s: no screenshot taken", s->vm.name);
+	rc = instant_screendump(s, &img);
+	fd = mkstemp(png);
+	if (rc || fd < 0)
+		fail_msg("%s: screendump: %s", s->vm.name, strerror(rc ? -rc : errno));
+	f = fdopen(fd, "wb");
+	rc = f && image_write_png_file(&img, f) == 0 ? 0 : -1;
+	host_size = f ? ftell(f) : -1;
+	if (f)
+		fclose(f);
+	free(img.pixels);
+	rc = rc ? rc : md5_file(png, host_md5, sizeof(host_md5));
+	if (rc || strcmp(host_md5, guest_md5) || host_size != guest_size)
+		fail_msg("%s: the screenshot (%ld bytes, md5 %s) is not the screendump (%ld bytes, "
+			 "md5 %s, in %s)", s->vm.name, guest_size, guest_md5, host_size,
+			 rc ? "?" : host_md5, png);
+	unlink(png);
+	send_control(s, "resume", reply, sizeof(reply));
+}
+
+/* 800x600, not the preferred 640x480, on one buffer: fbripple's numbered frames at that size. */
+static int check_single(const struct image *img, void *ctx, char *why, size_t len)
+{
+	uint32_t *seen = ctx, top, bottom;
+
+	if (img->width != 800 || img->height != 600) {
+		snprintf(why, len, "screen is %dx%d, expected 800x600", img->width, img->height);
+		return -1;
+	}
+	if (stripe_number(img, 3, &top) || stripe_number(img, img->height - 4, &bottom)) {
+		snprintf(why, len, "no frame number in the top and bottom rows");
+		return -1;
+	}
+	if (*seen && top == *seen) {
+		snprintf(why, len, "still frame %u on screen", top);
+		return -1;
+	}
+	*seen = top;
+	return 0;
+}
+
+/* display.output and display.mode: a name or a mode the card lacks is refused with one clear
+ * line; ones it has are shown, on one buffer (DirtyFB) with double_buffer off. */
+static void expect_output_mode_single(struct vm_suite *s)
+{
+	char reply[1024];
+	uint32_t seen = 0;
+
+	assert_int_equal(vm_send(&s->vm, "term"), 0);
+	vm_case_expect(s, "exited 0", 10000);
+	assert_int_equal(vm_send(&s->vm, "wrong"), 0);
+	vm_case_expect(s, "wrong noout 1 fbripple: error: /dev/dri/card0: no connector HDMI-A-9",
+		       20000);
+	vm_case_expect(s, "wrong nomode 1 fbripple: error: /dev/dri/card0: Virtual-1 has no mode "
+		       "1234x567 (see --list-devices)", 20000);
+	assert_int_equal(vm_send(&s->vm, "single"), 0);
+	vm_case_expect(s, "single started", 40000);
+	vm_case_wait_screen(s, 20000, check_single, &seen);
+	vm_case_wait_screen(s, 10000, check_single, &seen);
+	send_control(s, "status", reply, sizeof(reply));
+	printf("# vm[%s]: single: %s\n", s->vm.name, reply);
+	if (!strstr(reply, " size=800x600 ") || !strstr(reply, " display=drm ") ||
+	    !strstr(reply, " flips=0"))
+		fail_msg("%s: not one buffer at 800x600 on DRM: %s", s->vm.name, reply);
+}
+
+/* What a driver's boot does besides the tear count, flips, SIGKILL and a VT switch. */
+struct drm_steps {
+	bool fbdev_tears, busy, retake, blank, shot, single;
+};
+
+static void drm_case(void **state, enum vm_display display, const char *driver,
+		     const struct drm_steps *steps)
 {
 	struct vm_suite *s = vm_case_begin(state);
 	struct vm_opts o = { .display = display, .width = W, .height = H, .name = driver,
-			     .script = DRM_SCRIPT, .timeout_ms = 120000 };
+			     .script = DRM_SCRIPT, .timeout_ms = 180000 };
 	char want[128];
 
 	vm_case_start(s, &o);
@@ -606,6 +804,8 @@ static void drm_case(void **state, enum vm_display display, const char *driver, 
 	assert_int_equal(vm_send(&s->vm, "kill"), 0);
 	vm_case_expect(s, "exited 137", 10000);
 	vm_case_wait_screen(s, 5000, check_black, NULL);
+	if (steps->busy)
+		expect_fallback_when_held(s);
 	/* master dropped for the console's VT, which shows its own screen, then taken back */
 	assert_int_equal(vm_send(&s->vm, "again"), 0);
 	vm_case_expect(s, "started again", 5000);
@@ -613,22 +813,38 @@ static void drm_case(void **state, enum vm_display display, const char *driver, 
 	assert_int_equal(vm_send(&s->vm, "vt2"), 0);
 	vm_case_expect(s, "on vt2", 10000);
 	vm_case_wait_screen(s, 5000, check_black, NULL);
-	assert_int_equal(vm_send(&s->vm, "vt1"), 0);
-	vm_case_expect(s, "on vt1", 10000);
-	vm_case_wait_screen(s, 10000, check_numbered, NULL);
-	if (fbdev_too)
+	if (steps->retake) {
+		expect_retake_after_other_master(s);
+	} else {
+		assert_int_equal(vm_send(&s->vm, "vt1"), 0);
+		vm_case_expect(s, "on vt1", 10000);
+		vm_case_wait_screen(s, 10000, check_numbered, NULL);
+	}
+	if (steps->blank)
+		expect_blank_and_wake(s);
+	if (steps->shot)
+		expect_screenshot_as_shown(s);
+	if (steps->fbdev_tears)
 		report_fbdev_tears(s, 200);
+	if (steps->single)
+		expect_output_mode_single(s);
 	end_case(s);
 }
 
 static void test_drm_bochs(void **state)
 {
-	drm_case(state, VM_BOCHS, "bochs-drm", true);
+	static const struct drm_steps steps = { .fbdev_tears = true, .blank = true,
+						 .shot = true };
+
+	drm_case(state, VM_BOCHS, "bochs-drm", &steps);
 }
 
 static void test_drm_virtio(void **state)
 {
-	drm_case(state, VM_VIRTIO, "virtio_gpu", false);
+	static const struct drm_steps steps = { .busy = true, .retake = true, .blank = true,
+						 .shot = true, .single = true };
+
+	drm_case(state, VM_VIRTIO, "virtio_gpu", &steps);
 }
 
 /*
