@@ -737,7 +737,8 @@ static int check_single(const struct image *img, void *ctx, char *why, size_t le
 		snprintf(why, len, "screen is %dx%d, expected 800x600", img->width, img->height);
 		return -1;
 	}
-	if (stripe_number(img, 3, &top) || stripe_number(img, img->height - 4, &bottom)) {
+	if (stripe_number(img, 3, &top) || stripe_number(img, img->height - 4, &bottom) || !top ||
+	    !bottom) {
 		snprintf(why, len, "no frame number in the top and bottom rows");
 		return -1;
 	}
