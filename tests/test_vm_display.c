@@ -410,8 +410,8 @@ static void test_list_devices_display(void **state)
  * back), blank and wake (blank_after = 1 by a reload, then a drop; the connector's DPMS and the
  * daemon's status said back; blank_after = 0 again), shot (the water paused, a screenshot
  * through the control socket: its md5 and size said back), wrong (refused starts: a connector
- * and a mode the card lacks), single (fbripple restarted on one buffer, 800x600@60 on
- * Virtual-1), bye.
+ * and a mode the card lacks; then the mode --list-devices chooses for "1024x768"), single
+ * (fbripple restarted on one buffer, 800x600@60 on Virtual-1), bye.
  */
 #define DRM_CONF(display)                                                                      \
 	SPLASH_CONF("'control: { socket = \"/tmp/fbr.sock\"; };' "                             \
@@ -426,6 +426,7 @@ static void test_list_devices_display(void **state)
 				   " output = \"Virtual-1\";") " > /etc/fbr/single.conf\n"        \
 	"printf '%s\\n' " DRM_CONF("output = \"HDMI-A-9\";") " > /etc/fbr/noout.conf\n"        \
 	"printf '%s\\n' " DRM_CONF("mode = \"1234x567\";") " > /etc/fbr/nomode.conf\n"         \
+	"printf '%s\\n' " DRM_CONF("mode = \"1024x768\";") " > /etc/fbr/xga.conf\n"            \
 	"cp /etc/fbr/drm.conf /etc/fbr/drm.keep\n"                                             \
 	"dpms=$(ls /sys/class/drm/card0-*/dpms | head -n 1)\n"                                 \
 	"printf '\\033[2J\\033[HFBRIPPLE CONSOLE MARK\\n' > /dev/tty1\n"                     \
@@ -464,7 +465,8 @@ static void test_list_devices_display(void **state)
 	" ctl screenshot /tmp/shot.png >/dev/null;"                                             \
 	" say \"shot $(md5sum </tmp/shot.png | cut -c 1-32) $(wc -c </tmp/shot.png)\" ;;\n"     \
 	"  wrong) for c in noout nomode; do fbripple -c /etc/fbr/$c.conf 2>/tmp/wrong;"        \
-	" say \"wrong $c $? $(cat /tmp/wrong)\"; done ;;\n"                                     \
+	" say \"wrong $c $? $(cat /tmp/wrong)\"; done;"                                         \
+	" say \"xga $(fbripple --list-devices -c /etc/fbr/xga.conf 2>&1 | grep chosen)\" ;;\n"  \
 	"  single) run single; up; say \"single started\" ;;\n"                                 \
 	"  bye) break ;;\n"                                                                    \
 	"  esac\n"                                                                             \
@@ -751,7 +753,8 @@ static int check_single(const struct image *img, void *ctx, char *why, size_t le
 }
 
 /* display.output and display.mode: a name or a mode the card lacks is refused with one clear
- * line; ones it has are shown, on one buffer (DirtyFB) with double_buffer off. */
+ * line; "WxH" picks that size at any rate; ones it has are shown, on one buffer (DirtyFB) with
+ * double_buffer off. */
 static void expect_output_mode_single(struct vm_suite *s)
 {
 	char reply[1024];
@@ -764,6 +767,7 @@ static void expect_output_mode_single(struct vm_suite *s)
 		       20000);
 	vm_case_expect(s, "wrong nomode 1 fbripple: error: /dev/dri/card0: Virtual-1 has no mode "
 		       "1234x567 (see --list-devices)", 20000);
+	vm_case_expect(s, "chosen Virtual-1 1024x768@60, 32 bpp XRGB8888, stride 4096 bytes", 10000);
 	assert_int_equal(vm_send(&s->vm, "single"), 0);
 	vm_case_expect(s, "single started", 40000);
 	vm_case_wait_screen(s, 20000, check_single, &seen);
