@@ -295,6 +295,8 @@ static int list_devices(struct app *app)
 		log_error("%s: %s", req.device, err);
 	if (ret < 0)
 		return 1;
+	if (d.note[0])		/* why this is not the device asked for */
+		printf("%s\n", d.note);
 	display_describe(&d, stdout);
 	touch_options(&app->cfg, &app->opt, &d.mode, &o, devices);
 	display_close(&d, false);
