@@ -1,5 +1,7 @@
-/* test_render_spans.c - frames draw only the columns where the water is wet or was shown wet,
- * and those columns hold exactly what a frame drawn everywhere holds. */
+/* test_render_spans.c - frames draw only what changes: the blocks where the water moves a
+ * pixel, shades or tints it, and those a page showed so last time; every page holds exactly
+ * what a frame drawn everywhere holds, frame after frame. FBRIPPLE_DRAW=live's way, every
+ * live pixel, is held to the same. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +13,7 @@
 
 #include "config/config.h"
 #include "image/pixfmt.h"
+#include "water/water_engine.h"
 #include "util/pool.h"
 #include "render/render.h"
 #include "water/water.h"
@@ -23,6 +26,9 @@ struct look {
 	uint32_t tint;
 	const char *format;
 	int width, height;	/* the logical screen's; 0: W x H, stones at the edges too */
+	int pages;		/* 0: 2, page after page */
+	const char *engine;	/* NULL: classic */
+	bool live;		/* FBRIPPLE_DRAW=live: every live pixel */
 };
 
 /* A splash where every pixel differs from its neighbours even after 5-bit truncation. */
@@ -46,10 +52,22 @@ static void renderer_of(struct render *r, const struct look *l, const struct pix
 	static const struct render_light lit = { 1.5, 300, 0.5 }, dark = { 0, 0, 0 };
 
 	assert_int_equal(render_init(r, pw, ph, l->rotate, l->cell, fmt), 0);
+	render_draw_live(r, l->live);
 	assert_int_equal(render_set_splash(r, img), 0);
 	render_set_light(r, l->light ? &lit : &dark);
 	assert_int_equal(render_set_tint(r, l->tint), 0);
 	assert_int_equal(render_set_bands(r, l->threads), 0);
+}
+
+/* Light rain: small, shallow drops now and then, whose rings are as gentle as the calm test's
+ * limit, so that blocks turn loud and calm again all over. */
+static void rain(struct water *w, int f, int width, int height)
+{
+	uint32_t h = (uint32_t)f * 2654435761u;
+
+	if (f % 5 == 3)
+		water_drop(w, (int)(h >> 8) % width, (int)(h >> 20) % height, 2 * w->cell,
+			   1 + (int)(h >> 4) % 6);
 }
 
 /* The stones of frame f: at the corners, the edges and in the middle, now and then. */
@@ -64,6 +82,7 @@ static void stones(struct water *w, int f)
 	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
 		if (at[i].frame == f)
 			water_drop(w, at[i].x, at[i].y, 3 * w->cell, at[i].weight);
+	rain(w, f, W, H);
 }
 
 /* On a wide screen, stones away from its edges: the wet columns start and end anywhere, and
@@ -74,6 +93,7 @@ static void stones_inside(struct water *w, int f, int width, int height)
 		water_drop(w, width / 2 + 7, height / 2, 3 * w->cell, 300);
 	if (f == 25)
 		water_drop(w, width / 5 + 3, height / 3, 3 * w->cell, -250);
+	rain(w, f, width, height);
 }
 
 /* w as a water that may be wet everywhere: every row live over its whole width, now and a step
@@ -104,6 +124,9 @@ static void compare_to_whole(const struct look *l)
 	struct water w;
 	struct pixfmt fmt;
 	struct pool pool;
+	struct config cfg;
+	struct water_tuning tuning;
+	int pages = l->pages ? l->pages : 2;
 	uint8_t *fb[2], *want, live[WIDE_H > H ? WIDE_H + 2 : H + 2];
 	struct water_span span[WIDE_H > H ? WIDE_H + 2 : H + 2];
 	size_t stride, size;
@@ -111,9 +134,16 @@ static void compare_to_whole(const struct look *l)
 	assert_int_equal(pixfmt_by_name(&fmt, l->format), 0);
 	stride = (size_t)(pw + 3) * fmt.bytes;
 	size = stride * ph;
-	assert_int_equal(water_init(&w, lw, lh, l->cell, 4), 0);
+	config_defaults(&cfg);
+	tuning = config_water_tuning(&cfg);
+	tuning.damping_shift = 4;
+	assert_int_equal(water_open(&w, water_engine_at(water_engine_index(l->engine ? l->engine
+										   : "classic")),
+				    lw, lh, l->cell, &tuning), 0);
 	renderer_of(&r, l, &fmt, &img, pw, ph);
 	renderer_of(&whole, l, &fmt, &img, pw, ph);
+	/* the frame drawn everywhere by the scalar kernels: every path is held to it */
+	assert_int_equal(render_set_path(&whole, RENDER_SCALAR), 0);
 	assert_int_equal(pool_init(&pool, l->threads), 0);
 	fb[0] = malloc(size);
 	fb[1] = malloc(size);
@@ -121,23 +151,25 @@ static void compare_to_whole(const struct look *l)
 	memset(fb[0], SENTINEL, size);
 	memset(fb[1], SENTINEL, size);
 	for (int f = 0; f < FRAMES; f++) {
-		int page = f % 2;
+		int page = f % pages;
 		struct water e;
 
 		if (l->width)
 			stones_inside(&w, f, lw, lh);
 		else
 			stones(&w, f);
-		render_frame_pool(&r, &w, fb[page], stride, page, f < 2, &pool);
+		render_frame_pool(&r, &w, fb[page], stride, page, f < pages, &pool);
 		e = all_wet(&w, live, span);
 		memset(want, SENTINEL, size);
 		render_frame(&whole, &e, want, stride, 0, true);
 		for (size_t i = 0; i < size; i++)
 			if (fb[page][i] != want[i])
-				fail_msg("%s rotate %d cell %d light %d tint %06x threads %d: frame %d "
-					 "(page %d), byte %zu of physical row %zu: %02x, whole %02x",
-					 l->format, l->rotate, l->cell, l->light, l->tint, l->threads, f,
-					 page, i % stride, i / stride, fb[page][i], want[i]);
+				fail_msg("%s %s rotate %d cell %d light %d tint %06x threads %d pages "
+					 "%d%s, path %s: frame %d (page %d), byte %zu of physical row %zu: "
+					 "%02x, whole %02x", l->engine ? l->engine : "classic", l->format,
+					 l->rotate, l->cell, l->light, l->tint, l->threads, pages,
+					 l->live ? " live" : "", render_path_name(r.path), f, page,
+					 i % stride, i / stride, fb[page][i], want[i]);
 		water_step(&w);
 	}
 	free(fb[0]);
@@ -160,11 +192,47 @@ static void test_frames_equal_whole_frames(void **state)
 		for (int rotate = 0; rotate < 360; rotate += 90)
 			for (size_t c = 0; c < sizeof(cells) / sizeof(cells[0]); c++)
 				for (int k = 0; k < 4; k++) {
-					struct look l = { rotate, cells[c], k == 3 ? 3 : 1, k == 2,
-							  k & 1 ? 0x3080ff : CONFIG_OFF, formats[f], 0, 0 };
+					struct look l = { rotate, cells[c], k == 3 ? 3 : 1, k >= 2,
+							  k & 1 ? 0x3080ff : CONFIG_OFF, formats[f], 0, 0,
+							  k == 1 ? 1 : 2, NULL, false };
 
 					compare_to_whole(&l);
 				}
+}
+
+/* Every engine, single and double buffered, lit and tinted, at each rotation: the skipped
+ * blocks are the picture whatever moves the water. */
+static void test_engines_and_pages(void **state)
+{
+	static const char *const engines[] = { "classic", "hooke", "spring" };
+	static const char *const formats[] = { "XRGB8888", "RGB565", "RGB888", "BGRX8888" };
+
+	(void)state;
+	for (size_t e = 0; e < sizeof(engines) / sizeof(engines[0]); e++)
+		for (int pages = 1; pages <= 2; pages++)
+			for (int rotate = 0; rotate < 360; rotate += 90)
+				for (int cell = 1; cell <= 4; cell += 3) {
+					struct look l = { rotate, cell, 2, true, 0x20c0a0,
+							  formats[rotate / 90], 0, 0, pages,
+							  engines[e], false };
+
+					/* classic turns in the test above; the others at 0 and 270 */
+					if (e == 0 ? rotate != 0 || pages == 2 : rotate % 270)
+						continue;
+					compare_to_whole(&l);
+				}
+}
+
+/* FBRIPPLE_DRAW=live draws every live pixel: the same frames. */
+static void test_every_live_pixel(void **state)
+{
+	(void)state;
+	for (int rotate = 0; rotate < 360; rotate += 90) {
+		struct look l = { rotate, rotate ? 4 : 1, 1, rotate != 0, 0x3080ff, "XRGB8888", 0,
+				  0, rotate == 90 ? 1 : 2, NULL, true };
+
+		compare_to_whole(&l);
+	}
 }
 
 /* Frames above cell 1 shared among 2 and 4 threads in strips of columns that start anywhere
@@ -180,7 +248,8 @@ static void test_strips_of_wide_frames(void **state)
 			for (size_t c = 0; c < sizeof(cells) / sizeof(cells[0]); c++)
 				for (int threads = 2; threads <= 4; threads += 2) {
 					struct look l = { rotate, cells[c], threads, threads == 4,
-							  CONFIG_OFF, formats[f], WIDE_W, WIDE_H };
+							  CONFIG_OFF, formats[f], WIDE_W, WIDE_H, 0,
+							  NULL, false };
 
 					compare_to_whole(&l);
 				}
@@ -255,10 +324,128 @@ static void test_one_stone_writes_its_own_width(void **state)
 	}
 }
 
+/* Pixels a frame on page writes (not full): the screen SENTINEL before it, so the picture
+ * must hold no such bytes (a renderer with the light off and a picture of one colour). */
+static long written_on(struct render *r, const struct water *w, uint8_t *fb, size_t stride,
+		       int ph, int page)
+{
+	long n = 0;
+
+	memset(fb, SENTINEL, stride * ph);
+	render_frame(r, w, fb, stride, page, false);
+	for (int y = 0; y < ph; y++)
+		for (size_t x = 0; x < stride; x += (size_t)r->bytes)
+			n += fb[y * stride + x] != SENTINEL;
+	return n;
+}
+
+/* A slope of k everywhere inside a margin of the grid (heights k * floor((x + y) / 2): every
+ * difference across a cell is k), every row live. */
+static void slope_of(struct water *w, int k)
+{
+	water_clear(w);
+	for (int y = 2; y < w->height - 2; y++) {
+		for (int x = 2; x < w->width - 2; x++)
+			water_row(w, y)[x] = (int16_t)(k * ((x + y) / 2));
+		water_mark_live(w, y);
+	}
+}
+
+/* Water whose slopes are at most calm_max moves no pixel and shades none: once each page
+ * shows the picture, a frame writes nothing inside the slope, though every row is live; one
+ * height unit steeper, and it draws all of it. */
+static void test_calm_slopes_draw_nothing(void **state)
+{
+	static const struct render_light lit = { 1.5, 300, 0.5 };
+	struct image img = { .width = W, .height = H };
+	struct pixfmt fmt;
+	struct render r;
+	struct water w;
+	size_t stride = (size_t)W * 4;
+	uint8_t *fb = malloc(stride * H);
+
+	(void)state;
+	assert_int_equal(pixfmt_by_name(&fmt, "XRGB8888"), 0);
+	img.pixels = malloc((size_t)W * H * sizeof(*img.pixels));
+	for (size_t i = 0; i < (size_t)W * H; i++)
+		img.pixels[i] = 0xff204060u;
+	for (int cell = 2; cell <= 4; cell += 2)
+		for (int light = 0; light <= 1; light++) {
+			long calm, steep;
+
+			assert_int_equal(water_init(&w, W, H, cell, 5), 0);
+			assert_int_equal(render_init(&r, W, H, 0, cell, &fmt), 0);
+			assert_int_equal(render_set_splash(&r, &img), 0);
+			render_set_light(&r, light ? &lit : &(struct render_light){ 0, 0, 0 });
+			slope_of(&w, r.calm_max);
+			render_frame(&r, &w, fb, stride, 0, true);
+			render_frame(&r, &w, fb, stride, 1, true);
+			calm = written_on(&r, &w, fb, stride, H, 0);
+			slope_of(&w, r.calm_max + 1);
+			steep = written_on(&r, &w, fb, stride, H, 1);
+			/* the slope's rim (two cells of margin, blocks of 16 pixels) is loud */
+			if (calm > (long)W * H * 6 / 10 || steep < (long)W * H * 6 / 10)
+				fail_msg("cell %d light %d, calm_max %d: a slope of calm_max writes %ld "
+					 "pixels, one unit steeper %ld, of %d", cell, light, r.calm_max,
+					 calm, steep, W * H);
+			render_free(&r);
+			water_free(&w);
+		}
+	free(fb);
+	free(img.pixels);
+}
+
+/* Two drops at the ends of a wide, double-buffered screen: every row between them is live
+ * from one ring to the other, but only the rings move pixels. Frames drawing what changes
+ * write a fraction of what drawing every live pixel writes. */
+static void test_rain_writes_less_than_live(void **state)
+{
+	enum { RW = 640, RH = 120, RAIN_FRAMES = 40 };
+	struct image img = { .width = RW, .height = RH };
+	struct pixfmt fmt;
+	struct render r[2];
+	struct water w;
+	size_t stride = (size_t)RW * 4;
+	uint8_t *fb = malloc(stride * RH);
+	long n[2] = { 0, 0 };
+
+	(void)state;
+	assert_int_equal(pixfmt_by_name(&fmt, "XRGB8888"), 0);
+	img.pixels = malloc((size_t)RW * RH * sizeof(*img.pixels));
+	for (size_t i = 0; i < (size_t)RW * RH; i++)
+		img.pixels[i] = 0xff204060u + (uint32_t)(i % RW);
+	assert_int_equal(water_init(&w, RW, RH, 4, 5), 0);
+	for (int i = 0; i < 2; i++) {
+		renderer_of(&r[i], &(struct look){ 0, 4, 1, true, CONFIG_OFF, "XRGB8888", 0, 0, 2,
+						   NULL, i == 1 }, &fmt, &img, RW, RH);
+		render_frame(&r[i], &w, fb, stride, 0, true);
+		render_frame(&r[i], &w, fb, stride, 1, true);
+	}
+	water_drop(&w, 48, RH / 2, 2 * w.cell, 64);
+	water_drop(&w, RW - 48, RH / 2 + 8, 2 * w.cell, 64);
+	for (int f = 0; f < RAIN_FRAMES; f++) {
+		for (int i = 0; i < 2; i++)
+			n[i] += written_on(&r[i], &w, fb, stride, RH, f % 2);
+		water_step(&w);
+	}
+	if (n[0] * 2 > n[1] || n[0] == 0)
+		fail_msg("rain: drawing what changes writes %ld pixels, every live pixel %ld", n[0],
+			 n[1]);
+	for (int i = 0; i < 2; i++)
+		render_free(&r[i]);
+	water_free(&w);
+	free(fb);
+	free(img.pixels);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frames_equal_whole_frames),
+		cmocka_unit_test(test_engines_and_pages),
+		cmocka_unit_test(test_every_live_pixel),
+		cmocka_unit_test(test_calm_slopes_draw_nothing),
+		cmocka_unit_test(test_rain_writes_less_than_live),
 		cmocka_unit_test(test_strips_of_wide_frames),
 		cmocka_unit_test(test_one_stone_writes_its_own_width),
 	};
