@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +128,7 @@ static void compare_to_whole(const struct look *l)
 	struct config cfg;
 	struct water_tuning tuning;
 	int pages = l->pages ? l->pages : 2;
+	char failed[512] = "";
 	uint8_t *fb[2], *want, live[WIDE_H > H ? WIDE_H + 2 : H + 2];
 	struct water_span span[WIDE_H > H ? WIDE_H + 2 : H + 2];
 	size_t stride, size;
@@ -142,15 +144,17 @@ static void compare_to_whole(const struct look *l)
 				    lw, lh, l->cell, &tuning), 0);
 	renderer_of(&r, l, &fmt, &img, pw, ph);
 	renderer_of(&whole, l, &fmt, &img, pw, ph);
-	/* the frame drawn everywhere by the scalar kernels: every path is held to it */
+	/* the frame drawn everywhere by the scalar kernels, every pixel through them (every row
+	 * live and wet, drawn full): every path and both ways are held to it */
 	assert_int_equal(render_set_path(&whole, RENDER_SCALAR), 0);
+	render_draw_live(&whole, true);
 	assert_int_equal(pool_init(&pool, l->threads), 0);
 	fb[0] = malloc(size);
 	fb[1] = malloc(size);
 	want = malloc(size);
 	memset(fb[0], SENTINEL, size);
 	memset(fb[1], SENTINEL, size);
-	for (int f = 0; f < FRAMES; f++) {
+	for (int f = 0; f < FRAMES && !failed[0]; f++) {
 		int page = f % pages;
 		struct water e;
 
@@ -162,9 +166,10 @@ static void compare_to_whole(const struct look *l)
 		e = all_wet(&w, live, span);
 		memset(want, SENTINEL, size);
 		render_frame(&whole, &e, want, stride, 0, true);
-		for (size_t i = 0; i < size; i++)
+		for (size_t i = 0; i < size && !failed[0]; i++)
 			if (fb[page][i] != want[i])
-				fail_msg("%s %s rotate %d cell %d light %d tint %06x threads %d pages "
+				snprintf(failed, sizeof(failed),
+					 "%s %s rotate %d cell %d light %d tint %06x threads %d pages "
 					 "%d%s, path %s: frame %d (page %d), byte %zu of physical row %zu: "
 					 "%02x, whole %02x", l->engine ? l->engine : "classic", l->format,
 					 l->rotate, l->cell, l->light, l->tint, l->threads, pages,
@@ -172,6 +177,7 @@ static void compare_to_whole(const struct look *l)
 					 i % stride, i / stride, fb[page][i], want[i]);
 		water_step(&w);
 	}
+	/* everything freed before failing: a pool's threads must not outlive its frame */
 	free(fb[0]);
 	free(fb[1]);
 	free(want);
@@ -180,6 +186,8 @@ static void compare_to_whole(const struct look *l)
 	render_free(&whole);
 	water_free(&w);
 	free(img.pixels);
+	if (failed[0])
+		fail_msg("%s", failed);
 }
 
 static void test_frames_equal_whole_frames(void **state)
@@ -324,6 +332,114 @@ static void test_one_stone_writes_its_own_width(void **state)
 	}
 }
 
+/* Waters made to sit on the edges of what is calm (render_calm.c). */
+enum craft {
+	SLOPE_CALM,	/* every difference across a cell calm_max, the way that moves pixels */
+	SLOPE_STEEP,	/* one more: pixels move */
+	STRIPES,	/* steep rows between flat ones, no difference up and down: only pixel
+			 * rows that mix in the next cell row move */
+	STEP,		/* one cell, the first of a block, steep: only the last pixels of the
+			 * block before, mixing it in, move there */
+	PLATEAU,	/* flat, a step ago lower: no slope, but tinted by its speed */
+	CRAFTS
+};
+
+static void craft(struct water *w, const struct render *r, enum craft c)
+{
+	int t = r->calm_max + (c == SLOPE_STEEP), step = 2 * r->block_cells;
+
+	water_clear(w);
+	for (int y = 0; y < w->height; y++) {
+		int16_t *h = water_row(w, y);
+
+		for (int x = 0; x < w->width; x++) {
+			bool inside = x >= 2 && y >= 2 && x < w->width - 2 && y < w->height - 2;
+
+			if (c <= SLOPE_STEEP && inside)
+				h[x] = (int16_t)(-t * ((x + y) / 2));
+			else if (c == STRIPES && y % 2 == 0)
+				h[x] = (int16_t)(-4 * w->scale * x);
+			else if (c == STEP && x > step && (x - step) % 2)
+				h[x] = (int16_t)(-40 * w->scale);
+			else if (c == PLATEAU && inside)
+				h[x] = (int16_t)(3 * w->scale);
+		}
+		water_mark_live(w, y);
+	}
+}
+
+/* Each crafted water drawn (not full) onto pages that showed calm water, then calm water
+ * again onto the page that showed it: each page held to the frame drawn everywhere. */
+static void test_crafted_edges_of_calm(void **state)
+{
+	static const char *const formats[] = { "XRGB8888", "RGB565" };
+	static const int cells[] = { 2, 3, 4, 8 };
+	struct image img = splash_of(W, H);
+	char failed[512] = "";
+
+	(void)state;
+	for (int rotate = 0; rotate <= 90; rotate += 90)
+		for (size_t c = 0; c < sizeof(cells) / sizeof(cells[0]); c++)
+			for (int look = 0; look < 4; look++)
+				for (int k = 0; k < CRAFTS && !failed[0]; k++) {
+					struct look l = { rotate, cells[c], 1, look & 1,
+							  look & 2 ? 0x3080ff : CONFIG_OFF,
+							  formats[look & 1], 0, 0, 2, NULL, false };
+					bool side = rotate != 0;
+					int pw = side ? H : W, ph = side ? W : H;
+					struct render r, whole;
+					struct water w, e;
+					struct pixfmt fmt;
+					uint8_t *fb[2], *want, live[H + 2];
+					struct water_span span[H + 2];
+					size_t stride, size;
+
+					assert_int_equal(pixfmt_by_name(&fmt, l.format), 0);
+					stride = (size_t)pw * fmt.bytes;
+					size = stride * ph;
+					assert_int_equal(water_init(&w, W, H, l.cell, 5), 0);
+					renderer_of(&r, &l, &fmt, &img, pw, ph);
+					renderer_of(&whole, &l, &fmt, &img, pw, ph);
+					assert_int_equal(render_set_path(&whole, RENDER_SCALAR), 0);
+					render_draw_live(&whole, true);
+					fb[0] = malloc(size);
+					fb[1] = malloc(size);
+					want = malloc(size);
+					render_frame(&r, &w, fb[0], stride, 0, true);
+					render_frame(&r, &w, fb[1], stride, 1, true);
+					for (int f = 0; f < 3 && !failed[0]; f++) {
+						if (f < 2)
+							craft(&w, &r, k);
+						else
+							water_clear(&w);
+						render_frame(&r, &w, fb[f % 2], stride, f % 2, false);
+						e = all_wet(&w, live, span);
+						render_frame(&whole, &e, want, stride, 0, true);
+						for (size_t i = 0; i < size && !failed[0]; i++)
+							if (fb[f % 2][i] != want[i])
+								snprintf(failed, sizeof(failed),
+									 "craft %d, %s rotate %d cell %d "
+									 "light %d tint %d, calm_max %d, "
+									 "path %s: frame %d, byte %zu of "
+									 "row %zu: %02x, whole %02x", k,
+									 l.format, rotate, l.cell, l.light,
+									 l.tint != CONFIG_OFF, r.calm_max,
+									 render_path_name(r.path), f,
+									 i % stride, i / stride,
+									 fb[f % 2][i], want[i]);
+					}
+					free(fb[0]);
+					free(fb[1]);
+					free(want);
+					render_free(&r);
+					render_free(&whole);
+					water_free(&w);
+				}
+	free(img.pixels);
+	if (failed[0])
+		fail_msg("%s", failed);
+}
+
 /* Pixels a frame on page writes (not full): the screen SENTINEL before it, so the picture
  * must hold no such bytes (a renderer with the light off and a picture of one colour). */
 static long written_on(struct render *r, const struct water *w, uint8_t *fb, size_t stride,
@@ -444,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_frames_equal_whole_frames),
 		cmocka_unit_test(test_engines_and_pages),
 		cmocka_unit_test(test_every_live_pixel),
+		cmocka_unit_test(test_crafted_edges_of_calm),
 		cmocka_unit_test(test_calm_slopes_draw_nothing),
 		cmocka_unit_test(test_rain_writes_less_than_live),
 		cmocka_unit_test(test_strips_of_wide_frames),
