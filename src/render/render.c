@@ -643,12 +643,18 @@ static void draw_blocks(const struct render *r, const struct water *w, uint8_t *
 	int words = r->block_words, k = block_of(r, x0), at = x0;
 
 	while (at < x1) {
-		int lo = next_set(loud, words, k), hi, a, b;
+		int lo = next_set(loud, words, k), hi, a, b, next;
 
 		if (lo < 0 || (a = max_int(r->block_x[lo], at)) >= x1)
 			break;
 		hi = next_clear(loud, words, lo);
+		/* a calm block between two loud runs is drawn with them: one run, one tail */
+		while ((next = next_set(loud, words, hi)) == hi + 1)
+			hi = next_clear(loud, words, next);
 		b = min_int(r->block_x[hi], x1);
+		/* whole vectors where the span allows: the kernels' scalar tail costs more than
+		 * the calm pixels it would draw as the picture (the kernels draw them so too) */
+		b = min_int(b + (8 - (b - a) % 8) % 8, x1);
 		draw_plain(r, out, y, at, a);
 		draw_wet(r, w, out, y, a, b);
 		at = b;
