@@ -44,7 +44,8 @@ static const char usage[] =
 	"  -V, --version         the version\n"
 	"\n"
 	"FBRIPPLE_SIMD=scalar|sse2|sse41|avx2|neon in the environment forces the kernels'\n"
-	"vector path (default: the best this CPU has).\n";
+	"vector path (default: the best this CPU has). FBRIPPLE_DRAW=live draws every pixel of\n"
+	"moving water in every frame, not only those that change (to compare; the same frames).\n";
 
 enum { OPT_FBDEV = 256, OPT_SIZE, OPT_BPP, OPT_FORMAT, OPT_STRIDE, OPT_FRAMES, OPT_SCREENSHOT,
        OPT_DROP, OPT_SEND, OPT_LIST_DEVICES };

@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -566,6 +569,226 @@ static void bench_processes(void)
 	rmdir(dir);
 }
 
+/* ---- the screensaver: paced runs, CPU per second ------------------------------------------ */
+
+/*
+ * The daemon as a screensaver runs it, all night: paced at 60 fps into a file on /dev/shm,
+ * with rain at 2 drops a second, or one touch every 2 s (a drop through the control socket).
+ * Each row runs four fbripple processes side by side over the same seconds, so that the
+ * machine's neighbours weigh on them alike (each takes a few percent of a CPU): on one thread
+ * and on all, each drawing what changes and with FBRIPPLE_DRAW=live (every live pixel, as
+ * before); then the seed program paced at 60 fps alone (seed_prog ... FPS; it takes a whole CPU
+ * from 1080p on). A process's CPU time is read from its CPU clock after SAVER_WARM_S (the
+ * rain's rings have grown) and again SAVER_SPAN_S later (the seed: after 1 s, SAVER_SEED_S).
+ */
+#define SAVER_WARM_S 4.0
+#define SAVER_SPAN_S 4.0
+#define SAVER_TOUCH_S 2.0
+#define SAVER_SEED_S 2.0
+
+enum { SAVER_ONE, SAVER_ONE_LIVE, SAVER_ALL, SAVER_ALL_LIVE, SAVER_SEED, SAVER_RUNS };
+
+struct saver_run {
+	pid_t pid;
+	clockid_t clock;
+	double cpu0, cpu_ms_per_s;
+	char sock[128];
+};
+
+static pid_t spawn(char *const argv[], bool live)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		if (live)
+			setenv("FBRIPPLE_DRAW", "live", 1);
+		else
+			unsetenv("FBRIPPLE_DRAW");
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static double process_cpu(clockid_t clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts) < 0)
+		return -1;
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* One line to a daemon's control socket, its answer read and thrown away. */
+static void send_line(const char *path, const char *line)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	char reply[128];
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    write(fd, line, strlen(line)) == (ssize_t)strlen(line))
+		(void)!read(fd, reply, sizeof(reply));
+	if (fd >= 0)
+		close(fd);
+}
+
+static void sleep_until(double t)
+{
+	double left = t - now();
+
+	if (left > 0) {
+		struct timespec ts = { (time_t)left, (long)((left - (time_t)left) * 1e9) };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* CPU ms per second of each of runs[0..n) over the SAVER_SPAN_S after SAVER_WARM_S; touches:
+ * a drop to each run's control socket every SAVER_TOUCH_S from half a second in. */
+static void saver_measure(struct saver_run *runs, int n, double warm, double span, bool touches,
+			  int width, int height)
+{
+	double t0 = now(), mark = t0 + warm, end = mark + span;
+	double next_touch = touches ? t0 + 0.5 : 1e300;
+	bool started = false;
+
+	for (;;) {
+		sleep_until(next_touch < (started ? end : mark) ? next_touch : started ? end : mark);
+		if (now() >= next_touch) {
+			char line[64];
+			int k = (int)((next_touch - t0) / SAVER_TOUCH_S);
+
+			snprintf(line, sizeof(line), "drop %d %d\n", width / 4 + k * 97 % (width / 2),
+				 height / 3 + k * 53 % (height / 3));
+			for (int i = 0; i < n; i++)
+				send_line(runs[i].sock, line);
+			next_touch += SAVER_TOUCH_S;
+		}
+		if (!started && now() >= mark) {
+			for (int i = 0; i < n; i++)
+				runs[i].cpu0 = process_cpu(runs[i].clock);
+			started = true;
+		}
+		if (started && now() >= end)
+			break;
+	}
+	for (int i = 0; i < n; i++) {
+		runs[i].cpu_ms_per_s = (process_cpu(runs[i].clock) - runs[i].cpu0) / span * 1e3;
+		kill(runs[i].pid, SIGTERM);
+	}
+	for (int i = 0; i < n; i++)
+		waitpid(runs[i].pid, NULL, 0);
+}
+
+static void start_run(struct saver_run *run, char *const argv[], bool live)
+{
+	run->pid = spawn(argv, live);
+	if (run->pid < 0 || clock_getcpuclockid(run->pid, &run->clock) != 0) {
+		fprintf(stderr, "bench: cannot start or clock %s\n", argv[0]);
+		exit(1);
+	}
+}
+
+/* One row: size, bpp, rain or touches; CPU ms per second of each fbripple run into runs
+ * (the four side by side), and of the seed program alone afterwards when seed is set (its
+ * cost does not depend on the water). */
+static void saver_row(const char *dir, const char *fbr, const char *seedp, int width, int height,
+		      int bpp, bool touches, struct saver_run *runs, bool seed)
+{
+	char size[24], depth[8], w[12], h[12], frames[16], conf[SAVER_RUNS][256], fb[SAVER_RUNS][256];
+
+	snprintf(size, sizeof(size), "%dx%d", width, height);
+	snprintf(depth, sizeof(depth), "%d", bpp);
+	snprintf(w, sizeof(w), "%d", width);
+	snprintf(h, sizeof(h), "%d", height);
+	snprintf(frames, sizeof(frames), "%d", (int)((SAVER_SEED_S + 3) * 60));
+	for (int i = 0; i < SAVER_RUNS; i++) {
+		char text[512];
+
+		snprintf(fb[i], sizeof(fb[i]), "%s/fb%d", dir, i);
+		snprintf(conf[i], sizeof(conf[i]), "%s/saver%d.conf", dir, i);
+		snprintf(runs[i].sock, sizeof(runs[i].sock), "%s/ctl%d", dir, i);
+		snprintf(text, sizeof(text),
+			 "log: { level = \"warning\"; };\ncontrol: { socket = \"%s\"; };\n"
+			 "display: { threads = %s; };\nrain: { enabled = %s; rate = 2.0; };\n",
+			 runs[i].sock, i == SAVER_ONE || i == SAVER_ONE_LIVE ? "1" : "\"auto\"",
+			 touches ? "false" : "true");
+		write_text(conf[i], text);
+	}
+	for (int i = 0; i < SAVER_SEED; i++) {
+		char *fb_argv[] = { (char *)fbr, "-c", conf[i], "--fbdev", fb[i], "--size", size,
+				    "--bpp", depth, NULL };
+
+		start_run(&runs[i], fb_argv, i == SAVER_ONE_LIVE || i == SAVER_ALL_LIVE);
+	}
+	saver_measure(runs, SAVER_SEED, SAVER_WARM_S, SAVER_SPAN_S, touches, width, height);
+	if (seed) {
+		char *seed_argv[] = { (char *)seedp, fb[SAVER_SEED], w, h, depth, frames, "2",
+				      "60", "60", NULL };
+
+		start_run(&runs[SAVER_SEED], seed_argv, false);
+		saver_measure(&runs[SAVER_SEED], 1, 1.0, SAVER_SEED_S, false, width, height);
+	}
+	for (int i = 0; i < SAVER_RUNS; i++) {
+		unlink(fb[i]);
+		unlink(conf[i]);
+	}
+}
+
+static void bench_saver(void)
+{
+	static const int at[][2] = { { 1280, 800 }, { 1920, 1080 }, { 3840, 2160 } };
+	char dir[64], fbr[4096], seedp[4096];
+
+	snprintf(dir, sizeof(dir), "%s/fbripple-saver-XXXXXX",
+		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "bench: mkdtemp: %s\n", strerror(errno));
+		exit(1);
+	}
+	sibling(fbr, sizeof(fbr), "fbripple");
+	sibling(seedp, sizeof(seedp), "seed_prog");
+	printf("\nscreensaver: CPU ms per second of a run paced at 60 fps into a file on %s, the\n"
+	       "default look, seconds %.0f to %.0f of the run: fbripple drawing what changes, and\n"
+	       "with FBRIPPLE_DRAW=live (every live pixel), on one thread and on all (%d), the four\n"
+	       "side by side; ratio = over live. Then the seed program paced at 60 fps alone (its\n"
+	       "cost does not depend on the water). rain = 2 drops/s; touch = a drop through the\n"
+	       "control socket every %.0f s.\n", dir[1] == 'd' ? "/dev/shm" : "/tmp",
+	       SAVER_WARM_S, SAVER_WARM_S + SAVER_SPAN_S, pool_threads_auto(), SAVER_TOUCH_S);
+	printf("%-5s %-10s %-3s %-6s %8s %8s %7s %8s %8s %7s %9s\n", "", "size", "bpp", "scene",
+	       "1 thr", "live", "ratio", "all thr", "live", "ratio", "seed prog");
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		for (int bpp = 16; bpp <= 32; bpp += 16) {
+			double seed = 0;
+
+			for (int touches = 0; touches <= 1; touches++) {
+				struct saver_run runs[SAVER_RUNS];
+				char size[24];
+
+				saver_row(dir, fbr, seedp, at[i][0], at[i][1], bpp, touches, runs,
+					  !touches);
+				if (!touches)
+					seed = runs[SAVER_SEED].cpu_ms_per_s;
+				snprintf(size, sizeof(size), "%dx%d", at[i][0], at[i][1]);
+				printf("%-5s %-10s %-3d %-6s %8.1f %8.1f %6.2fx %8.1f %8.1f %6.2fx %9.1f\n",
+				       "saver", size, bpp, touches ? "touch" : "rain",
+				       runs[SAVER_ONE].cpu_ms_per_s, runs[SAVER_ONE_LIVE].cpu_ms_per_s,
+				       runs[SAVER_ONE].cpu_ms_per_s / runs[SAVER_ONE_LIVE].cpu_ms_per_s,
+				       runs[SAVER_ALL].cpu_ms_per_s, runs[SAVER_ALL_LIVE].cpu_ms_per_s,
+				       runs[SAVER_ALL].cpu_ms_per_s / runs[SAVER_ALL_LIVE].cpu_ms_per_s,
+				       seed);
+				fflush(stdout);
+			}
+		}
+	rmdir(dir);
+}
+
 /* ---- the look's reach ----------------------------------------------------------------------- */
 
 static int bench_reach(void)
@@ -602,17 +825,22 @@ static void print_cpu(void)
 	printf("online CPUs: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-/* bench [WxH...] [--no-processes | --processes]: the given sizes only (default: all four);
- * without the whole-process rows; or those alone. */
+/* bench [WxH...] [--no-processes | --processes | --screensaver]: the given sizes only
+ * (default: all four); without the whole-process rows (and the screensaver's); or those alone;
+ * or the screensaver's paced runs alone. */
 int main(int argc, char **argv)
 {
 	struct config cfgs[NVARIANTS];
-	bool processes = true, any_size = false;
+	bool processes = true, any_size = false, saver_only = false;
 	double wall0, cpu0;
 
 	for (size_t v = 0; v < NVARIANTS; v++)
 		load_variant(&variants[v], &cfgs[v]);
 	print_cpu();
+	if (argc == 2 && strcmp(argv[1], "--screensaver") == 0) {
+		bench_saver();
+		return 0;
+	}
 	printf("CPU ms per frame (water_step + render_frame, in process, one thread; the rows 'all\n"
 	       "thr': wall ms on %d threads, display.threads = \"auto\") beside a plain\n"
 	       "port of seed 000 (tests/seed_port.c, the same compiler and flags, the same run),\n"
@@ -633,11 +861,15 @@ int main(int argc, char **argv)
 			processes = false;
 		} else if (strcmp(argv[i], "--processes") == 0) {
 			any_size = true;	/* no size at all */
+		} else if (strcmp(argv[i], "--screensaver") == 0) {
+			any_size = saver_only = true;	/* with sizes: after them */
+			processes = false;
 		} else if (sscanf(argv[i], "%dx%d", &w, &h) == 2 && w >= 64 && h >= 64) {
 			bench_size(w, h, cfgs);
 			any_size = true;
 		} else {
-			fprintf(stderr, "usage: bench [WxH...] [--no-processes | --processes]\n");
+			fprintf(stderr, "usage: bench [WxH...] [--no-processes | --processes | "
+				"--screensaver]\n");
 			return 2;
 		}
 	}
@@ -649,5 +881,7 @@ int main(int argc, char **argv)
 		       "time)\n", (row_clock() - cpu0) / (now() - wall0) * 100);
 	if (processes)
 		bench_processes();
-	return bench_reach();
+	if (processes || saver_only)
+		bench_saver();
+	return saver_only ? 0 : bench_reach();
 }

@@ -8,7 +8,7 @@
 set -eu
 
 usage() {
-	echo "usage: bench_runs.sh RUNS [WxH...] [--no-processes | --processes]" >&2
+	echo "usage: bench_runs.sh RUNS [WxH...] [--no-processes | --processes | --screensaver]" >&2
 	echo "       BENCH_RUNS_DIR=DIR bench_runs.sh 0: the medians of the runs in DIR" >&2
 	exit 2
 }
@@ -77,6 +77,17 @@ FNR == 1 { split("", plain) }	# each run divides by its own rotate 0
 	else if (row ~ /^classic c1 rot/ && plain[scene] > 0)
 		turned[substr($0, 1, 52)] = turned[substr($0, 1, 52)] " " f[1] / plain[scene]
 }
+/^saver / {	# the screensaver table: the median of each column, the range of each ratio
+	skey = sprintf("%-10s %-3s %-6s", $2, $3, $4)
+	if (!(skey in sn)) sorder[++skeys] = skey
+	sn[skey]++
+	for (i = 5; i <= 11; i++) {
+		v = $i
+		sub(/x$/, "", v)
+		sv[skey, i] = sv[skey, i] " " v
+	}
+	next
+}
 /^(seed program|fbripple --frames|exec to first)/ {
 	split(substr($0, 45), f, " ")
 	sub(/x$/, "", f[3])
@@ -105,5 +116,19 @@ END {
 			printf "  (%.2fx rot 0, %s)", median(turned[key], n[key]),
 			       range(turned[key], n[key])
 		printf "\n"
+	}
+	if (skeys) {
+		printf "\nscreensaver, CPU ms per second (medians; the ratios over live, their range)\n"
+		printf "%-10s %-3s %-6s %8s %8s %6s %11s %8s %8s %6s %11s %9s\n", "size", "bpp", "scene",
+		       "1 thr", "live", "ratio", "range", "all thr", "live", "ratio", "range", "seed prog"
+	}
+	for (k = 1; k <= skeys; k++) {
+		key = sorder[k]
+		printf "%s %8.1f %8.1f %5.2fx %11s %8.1f %8.1f %5.2fx %11s %9.1f\n", key,
+		       median(sv[key, 5], sn[key]), median(sv[key, 6], sn[key]),
+		       median(sv[key, 7], sn[key]), range(sv[key, 7], sn[key]),
+		       median(sv[key, 8], sn[key]), median(sv[key, 9], sn[key]),
+		       median(sv[key, 10], sn[key]), range(sv[key, 10], sn[key]),
+		       median(sv[key, 11], sn[key])
 	}
 }' $files

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "image/image.h"
@@ -10,14 +11,16 @@
 #include "seed_port.h"
 
 /*
- * seed_prog FILE WIDTH HEIGHT BPP FRAMES RATE STEPS_PER_SECOND
+ * seed_prog FILE WIDTH HEIGHT BPP FRAMES RATE STEPS_PER_SECOND [FPS]
  *
  * What the seed's WinMain does, frame after frame, with a raw file for the screen as
  * fbripple's --fbdev has: the picture on one page, ripplespread, renderripple onto the screen
  * page, stones dropped at random (here fbripple's rain: RATE a second at STEPS_PER_SECOND steps,
  * fbripple's raindrop of 8 pixels and 64 deep at 1080p). The picture is fbripple's built-in
  * splash, so that both programs pay for the same one. No pacing: as fast as it goes, then the
- * file is synced and the program ends, as fbripple --frames does.
+ * file is synced and the program ends, as fbripple --frames does. With FPS, paced instead:
+ * one frame every 1/FPS s on the monotonic clock, as the seed's timer drove it (a screensaver's
+ * cost, beside a paced fbripple).
  */
 static uint64_t next_random(uint64_t *s)
 {
@@ -30,7 +33,8 @@ static uint64_t next_random(uint64_t *s)
 int main(int argc, char **argv)
 {
 	int width, height, bytes, frames, fd;
-	double rate, due = 0;
+	double rate, due = 0, fps = 0;
+	struct timespec tick;
 	uint64_t rng = 88172645463325252ULL;
 	struct pixfmt fmt;
 	struct image img;
@@ -38,10 +42,12 @@ int main(int argc, char **argv)
 	uint8_t *pic, *fb;
 	size_t pitch, len;
 
-	if (argc != 8) {
-		fprintf(stderr, "usage: seed_prog FILE WIDTH HEIGHT BPP FRAMES RATE STEPS\n");
+	if (argc != 8 && argc != 9) {
+		fprintf(stderr, "usage: seed_prog FILE WIDTH HEIGHT BPP FRAMES RATE STEPS [FPS]\n");
 		return 2;
 	}
+	if (argc == 9)
+		fps = atof(argv[8]);
 	width = atoi(argv[2]);
 	height = atoi(argv[3]);
 	pixfmt_by_name(&fmt, atoi(argv[4]) == 16 ? "RGB565" : "XRGB8888");
@@ -64,7 +70,15 @@ int main(int argc, char **argv)
 	}
 	pixfmt_convert(&fmt, &img, pic, pitch);
 	image_free(&img);
+	clock_gettime(CLOCK_MONOTONIC, &tick);
 	for (int f = 0; f < frames; f++) {
+		if (fps > 0) {	/* the next frame's time, slept to */
+			long ns = tick.tv_nsec + (long)(1e9 / fps);
+
+			tick.tv_sec += ns / 1000000000L;
+			tick.tv_nsec = ns % 1000000000L;
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &tick, NULL);
+		}
 		for (due += rate; due >= 1.0; due -= 1.0) {
 			int x = (int)(next_random(&rng) * width >> 32);
 			int y = (int)(next_random(&rng) * height >> 32);

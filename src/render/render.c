@@ -8,6 +8,7 @@
 
 #include "util/pool.h"
 #include "render/kernels/render_row.h"
+#include "render_calm.h"
 #include "render_turn.h"
 
 /* Strips of columns (render_frame) are this many times the farthest move wide. */
@@ -127,6 +128,14 @@ static int columns_init(struct render *r)
 	return 0;
 }
 
+/* FBRIPPLE_DRAW=live: every live pixel drawn, for the tests and the bench to compare. */
+static bool draw_live_asked(void)
+{
+	const char *env = getenv("FBRIPPLE_DRAW");
+
+	return env && strcmp(env, "live") == 0;
+}
+
 int render_init(struct render *r, int fb_width, int fb_height, int rotate, int cell,
 		const struct pixfmt *fmt)
 {
@@ -166,7 +175,8 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 	if (!r->slope_x || !r->slope_y || !r->shade || !r->splash || !r->runs || !r->cols ||
 	    !r->shown[0] || !r->shown[1] ||
 	    axis_init(&r->ax, r->width, cell, r->grid_width) < 0 ||
-	    axis_init(&r->ay, r->height, cell, r->grid_height) < 0 || columns_init(r) < 0) {
+	    axis_init(&r->ay, r->height, cell, r->grid_height) < 0 || columns_init(r) < 0 ||
+	    render_calm_init(r) < 0) {
 		render_free(r);
 		return -ENOMEM;
 	}
@@ -178,8 +188,14 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 		}
 	}
 	r->path = render_path_default();
+	r->draw_live = draw_live_asked();
 	render_set_light(r, &(struct render_light){ 0 });
 	return 0;
+}
+
+void render_draw_live(struct render *r, bool live)
+{
+	r->draw_live = live;
 }
 
 static void scratch_free(struct render *r)
@@ -247,8 +263,14 @@ void render_free(struct render *r)
 	free(r->from_cell);
 	free(r->from_mix);
 	free(r->band);
-	for (int i = 0; i < RENDER_PAGES; i++)
+	for (int i = 0; i < RENDER_PAGES; i++) {
 		free(r->shown[i]);
+		free(r->loud[i]);
+	}
+	free(r->block_x);
+	free(r->cell_block);
+	free(r->cell_loud);
+	free(r->draws);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -284,6 +306,7 @@ void render_set_light(struct render *r, const struct render_light *l)
 	for (int s = -RENDER_SHADES; s <= RENDER_SHADES; s++)
 		r->shade[RENDER_SHADES + s] = pack_grey(&r->fmt, render_grey(s, r->glint_k));
 	r->direct = r->cell == 1 && !light;
+	r->calm_max = render_calm_max(r);
 	pick_row(r, light);
 }
 
@@ -418,6 +441,98 @@ static int plan(struct render *r, const struct water *w, int page, bool full, in
 	return rows;
 }
 
+/* The first set bit of bits (words long) at or past k, or -1. */
+static int next_set(const uint64_t *bits, int words, int k)
+{
+	int i = k >> 6;
+	uint64_t m;
+
+	if (i >= words)
+		return -1;
+	for (m = bits[i] & (~0ull << (k & 63)); !m; m = bits[i])
+		if (++i >= words)
+			return -1;
+	return i * 64 + __builtin_ctzll(m);
+}
+
+/* The first clear bit of bits at or past k (words * 64 if none). */
+static int next_clear(const uint64_t *bits, int words, int k)
+{
+	int i = k >> 6;
+	uint64_t m;
+
+	if (i >= words)
+		return words * 64;
+	for (m = ~bits[i] & (~0ull << (k & 63)); !m; m = ~bits[i])
+		if (++i >= words)
+			return words * 64;
+	return i * 64 + __builtin_ctzll(m);
+}
+
+/* The last set bit of bits, or -1. */
+static int last_set(const uint64_t *bits, int words)
+{
+	for (int i = words - 1; i >= 0; i--)
+		if (bits[i])
+			return i * 64 + 63 - __builtin_clzll(bits[i]);
+	return -1;
+}
+
+/*
+ * plan() for drawing what changes: each logical row's loud blocks (those of its cell rows a
+ * and, mixed in, a + 1) are drawn refracted, the blocks this page showed loud last time and
+ * are calm now get the picture back, the rest of the page shows the picture already and is
+ * left alone. full: every block, calm ones as the picture.
+ */
+static int plan_blocks(struct render *r, const struct water *w, int page, bool full,
+		       int *nruns)
+{
+	int words = r->block_words, rows = 0, n = 0;
+	struct water_span scan = span_join(rows_wet(r, w), r->loud_rows[page]), now = { 0, 0 };
+	uint64_t every[RENDER_BLOCK_WORDS];	/* a row of every block, for full frames */
+
+	if (full)
+		scan = (struct water_span){ 0, r->height };
+	for (int i = 0; i < words; i++) {
+		int left = r->blocks - 64 * i;
+
+		every[i] = left >= 64 ? ~0ull : (1ull << left) - 1;
+	}
+	if (scan.lo < scan.hi)
+		render_calm_rows(r, w, r->ay.c[scan.lo],
+				 min_int(r->ay.c[scan.hi - 1] + 2, r->grid_height));
+	for (int y = scan.lo; y < scan.hi; y++) {
+		const uint64_t *a = r->cell_loud + (size_t)r->ay.c[y] * words;
+		const uint64_t *b = r->ay.w[y] ? a + words : a;
+		uint64_t *loud = r->loud[page] + (size_t)y * words;
+		uint64_t *draw = r->draws + (size_t)y * words, any = 0, loudest = 0;
+
+		for (int i = 0; i < words; i++) {
+			uint64_t l = a[i] | b[i];
+
+			draw[i] = full ? every[i] : l | loud[i];
+			loud[i] = l;
+			any |= draw[i];
+			loudest |= l;
+		}
+		if (loudest)
+			now = span_join(now, (struct water_span){ y, y + 1 });
+		if (!any)
+			continue;
+		r->cols[y] = (struct render_cols){ r->block_x[next_set(draw, words, 0)],
+						   r->block_x[last_set(draw, words) + 1], 0, 0 };
+		rows++;
+		if (n && r->runs[n - 1].hi == y)
+			r->runs[n - 1].hi++;
+		else
+			r->runs[n++] = (struct render_run){ y, y + 1 };
+	}
+	r->loud_rows[page] = now;
+	r->louds = r->loud[page];
+	*nruns = n;
+	return rows;
+}
+
 static inline int32_t slope_clamp(int32_t v)
 {
 	return v < -SLOPE_MAX ? -SLOPE_MAX : v > SLOPE_MAX ? SLOPE_MAX : v;
@@ -513,13 +628,72 @@ static void draw_wet(const struct render *r, const struct water *w, uint8_t *out
 	memcpy(out + at, aside + at, (size_t)(x1 - x0) * r->bytes);
 }
 
+/* The block logical column x lies in. */
+static int block_of(const struct render *r, int x)
+{
+	return r->cell_block[r->ax.c[x]];
+}
+
+/* Pixels [x0, x1) of logical row y, each of them: refracted in the row's loud blocks, the
+ * picture elsewhere. */
+static void draw_blocks(const struct render *r, const struct water *w, uint8_t *out, int y,
+			int x0, int x1)
+{
+	const uint64_t *loud = r->louds + (size_t)y * r->block_words;
+	int words = r->block_words, k = block_of(r, x0), at = x0;
+
+	while (at < x1) {
+		int lo = next_set(loud, words, k), hi, a, b, next;
+
+		if (lo < 0 || (a = max_int(r->block_x[lo], at)) >= x1)
+			break;
+		hi = next_clear(loud, words, lo);
+		/* a calm block between two loud runs is drawn with them: one run, one tail */
+		while ((next = next_set(loud, words, hi)) == hi + 1)
+			hi = next_clear(loud, words, next);
+		b = min_int(r->block_x[hi], x1);
+		/* whole vectors where the span allows: the kernels' scalar tail costs more than
+		 * the calm pixels it would draw as the picture (the kernels draw them so too) */
+		b = min_int(b + (8 - (b - a) % 8) % 8, x1);
+		draw_plain(r, out, y, at, a);
+		draw_wet(r, w, out, y, a, b);
+		at = b;
+		k = hi;
+	}
+	draw_plain(r, out, y, at, x1);
+}
+
+/* The next run of blocks of row bits within pixels [*x, x1): its pixels into [*lo, *hi), *x
+ * past it; false when none is left. */
+static bool next_run(const struct render *r, const uint64_t *bits, int *x, int x1, int *lo,
+		     int *hi)
+{
+	int k, e;
+
+	if (*x >= x1 || (k = next_set(bits, r->block_words, block_of(r, *x))) < 0 ||
+	    r->block_x[k] >= x1)
+		return false;
+	e = next_clear(bits, r->block_words, k);
+	*lo = max_int(r->block_x[k], *x);
+	*hi = *x = min_int(r->block_x[e], x1);
+	return true;
+}
+
 /* Logical row y, pixels [x0, x1), into out: the refracted splash within the row's wet columns,
- * the splash itself around them. */
+ * the splash itself around them; drawing what changes, only the row's blocks to draw. */
 static void draw_span(const struct render *r, const struct water *w, uint8_t *out, int y,
 		      int x0, int x1)
 {
 	const struct render_cols *c = &r->cols[y];
 	int a = max_int(x0, c->wet0), b = min_int(x1, c->wet1);
+
+	if (!r->draw_live) {
+		const uint64_t *draw = r->draws + (size_t)y * r->block_words;
+
+		for (int x = x0; next_run(r, draw, &x, x1, &a, &b);)
+			draw_blocks(r, w, out, y, a, b);
+		return;
+	}
 
 	if (a >= b) {
 		draw_plain(r, out, y, x0, x1);
@@ -550,10 +724,44 @@ static void draw_rows(struct render *r, const struct water *w, uint8_t *dst, siz
 				draw_span(r, w, out, y, a, b);
 				continue;
 			}
+			if (!r->draw_live) {	/* the runs of blocks to draw, one by one */
+				const uint64_t *draw = r->draws + (size_t)y * r->block_words;
+				int lo, hi;
+
+				for (int x = a; next_run(r, draw, &x, b, &lo, &hi);) {
+					draw_blocks(r, w, r->band, y, lo, hi);
+					render_mirror(out + (size_t)(r->width - hi) * r->bytes,
+						      r->band + (size_t)lo * r->bytes, hi - lo,
+						      r->bytes);
+				}
+				continue;
+			}
 			draw_span(r, w, r->band, y, a, b);
 			render_mirror(out + (size_t)(r->width - b) * r->bytes,
 				      r->band + (size_t)a * r->bytes, b - a, r->bytes);
 		}
+	}
+}
+
+/* A band of n logical rows from lo, turned, drawing what changes: the runs of blocks any of
+ * its rows draws, within [x0, x1), each whole in every row of the band (what a row does not
+ * draw there is calm: the picture), then turned. */
+static void draw_band_blocks(struct render *r, const struct water *w, uint8_t *dst,
+			     size_t dst_stride, int lo, int n, int x0, int x1)
+{
+	size_t pitch = render_turn_pitch(r->width, r->bytes);
+	bool cw = r->rotate == 90;
+	int first = cw ? r->fb_width - lo - n : lo, words = r->block_words, a, b;
+	uint64_t any[RENDER_BLOCK_WORDS] = { 0 };
+
+	for (int k = 0; k < n; k++)
+		for (int i = 0; i < words; i++)
+			any[i] |= r->draws[(size_t)(lo + k) * words + i];
+	for (int x = x0; next_run(r, any, &x, x1, &a, &b);) {
+		for (int k = 0; k < n; k++)
+			draw_blocks(r, w, r->band + k * pitch, lo + k, a, b);
+		render_turn(r->path, dst, dst_stride, r->band, pitch, r->width, n, first, cw, a, b,
+			    r->bytes);
 	}
 }
 
@@ -585,6 +793,10 @@ static void draw_columns(struct render *r, const struct water *w, uint8_t *dst,
 			b = min_int(b, x1);
 			if (a >= b)
 				continue;
+			if (!r->draw_live) {
+				draw_band_blocks(r, w, dst, dst_stride, lo, n, a, b);
+				continue;
+			}
 			for (int k = 0; k < n; k++)
 				draw_span(r, w, r->band + k * pitch, lo + k, a, b);
 			render_turn(r->path, dst, dst_stride, r->band, pitch, r->width, n, first, cw,
@@ -732,7 +944,9 @@ static void frame_columns_span(struct frame *f)
 int render_frame_pool(struct render *r, const struct water *w, uint8_t *dst,
 		      size_t dst_stride, int page, bool full, struct pool *pool)
 {
-	int nruns, rows = plan(r, w, page, full, &nruns), unit = chunk_unit(r), units = 0, chunks;
+	int nruns, unit = chunk_unit(r), units = 0, chunks;
+	int rows = r->draw_live ? plan(r, w, page, full, &nruns)
+				: plan_blocks(r, w, page, full, &nruns);
 	struct frame f = { r, w, dst, dst_stride, nruns, unit, 0, 0, r->width };
 	bool by_columns = r->cell > 1;
 

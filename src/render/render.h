@@ -103,6 +103,24 @@ struct render {
 	uint8_t *aside;			/* a row to tint in; NULL: the tint's own */
 	struct render_scratch *scratch;	/* [bands]: frames drawn in bands (render_set_bands) */
 	int bands;
+	/*
+	 * Only what changes is drawn (render_calm.c): the logical columns in blocks of
+	 * block_cells cells, a bit per block in block_words words per row. A block of a row is
+	 * loud where a slope of the cells its pixels mix moves a pixel, shades one or tints one;
+	 * elsewhere its pixels are the picture's. draw_live (FBRIPPLE_DRAW=live): every live
+	 * pixel is drawn instead, as the water's spans say.
+	 */
+	bool draw_live;
+	int calm_max;			/* cells whose slopes reach no further are calm */
+	int block_cells, blocks, block_words;
+	int32_t *block_x;		/* [blocks + 1]: the first logical column of each block */
+	uint16_t *cell_block;		/* [grid_width]: the block of each cell */
+	uint64_t *cell_loud;		/* per cell row: the blocks a loud cell of it reaches */
+	uint64_t *loud[RENDER_PAGES];	/* per page and logical row: the blocks drawn loud there
+					 * last, all it may show besides the picture */
+	struct water_span loud_rows[RENDER_PAGES];	/* the rows that have any */
+	uint64_t *draws;		/* per logical row: this frame's blocks to draw */
+	const uint64_t *louds;		/* this frame's loud blocks: loud[page] */
 };
 
 /* fb_width x fb_height is the framebuffer; rotate is 0, 90, 180 or 270; the water's cells are
@@ -139,13 +157,19 @@ int render_take_splash(struct render *r, struct image *img);
 
 /*
  * Writes the frame for w into dst (physical rows dst_stride bytes apart), never reading dst:
- * in row order, or rotated 90 and 270 in bands of columns that stay in cache. Only the columns
- * of each logical row where the water may be wet (its live spans) or that page showed wet
- * water last time are written (rotated 90 and 270: their union over each band of rows), unless
- * full is set. Returns how many logical rows were written.
+ * in row order, or rotated 90 and 270 in bands of columns that stay in cache. Unless full is
+ * set, only what changes is written: the blocks of each logical row whose water moves, shades
+ * or tints a pixel, and those that page showed so last time, now calm, get the picture back
+ * (rotated 90 and 270: their union over each band of rows). The page holds exactly the frame
+ * drawn everywhere. With render_draw_live: the columns where the water may be wet (its live
+ * spans) or that page showed wet last time. Returns how many logical rows were written.
  */
 int render_frame(struct render *r, const struct water *w, uint8_t *dst, size_t dst_stride,
 		 int page, bool full);
+
+/* Draws every live pixel (true: the water's spans, as FBRIPPLE_DRAW=live does) or only the
+ * blocks that change (false, the default); the next frame must be drawn full. */
+void render_draw_live(struct render *r, bool live);
 
 /* Scratch for drawing frames in up to bands (1..POOL_MAX) bands at once, made once here and
  * not per frame; 0 or -ENOMEM (then one band). */
