@@ -293,7 +293,7 @@ static int list_devices(struct app *app)
 	int ret = display_request(app, &req);
 
 	if (ret == 0 && (ret = display_open(&d, &req, err, sizeof(err))) < 0)
-		log_error("%s: %s", req.device, err);
+		log_error("%s: %s", d.path, err);
 	if (ret < 0)
 		return 1;
 	if (d.note[0])		/* why this is not the device asked for */

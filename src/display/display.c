@@ -1,5 +1,6 @@
 /* display.c - the backend for a request, and calls through it. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -80,6 +81,18 @@ static int open_with(struct display *d, const struct display_ops *ops,
 	ret = ops->open(d, &at, err, errlen);
 	if (ret == 0)
 		d->ops = ops;
+	else
+		ops->close(d, false);	/* whatever the open got as far as */
+	return ret;
+}
+
+int display_errorf(int ret, char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
 	return ret;
 }
 

@@ -103,6 +103,11 @@ struct display {
 	int watch_fd, watch;			/* display_watch's inotify fd and watch; -1: none */
 };
 
+/* For backends: err says why an open failed (without the path); returns ret. display_open
+ * closes a failed open itself, so a backend's open only returns. */
+int display_errorf(int ret, char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* The backend for req opens the display: DRM for "auto" when a card has a connected connector
  * and for a path under /dev/dri/, falling back to /dev/fb0 (saying why in note) when another
  * process is the card's DRM master; fbdev for other paths; file for req->file. 0, or -errno

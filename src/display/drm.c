@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -56,22 +55,6 @@ struct drm {
 static struct drm *drm_of(const struct display *d)
 {
 	return d->state;
-}
-
-static void drm_close(struct display *d, bool clear);
-
-static int fail(struct display *d, int ret, char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static int fail(struct display *d, int ret, char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	drm_close(d, false);
-	return ret;
 }
 
 /* "HDMI-A-1": the name the kernel and display.output use. */
@@ -432,28 +415,24 @@ static int drm_open(struct display *d, const struct display_request *req, char *
 	int ret;
 
 	if (!st)
-		return fail(d, -ENOMEM, err, errlen, "%s", strerror(ENOMEM));
+		return display_errorf(-ENOMEM, err, errlen, "%s", strerror(ENOMEM));
 	d->state = st;
 	st->ev = (drmEventContext){ .version = 2, .page_flip_handler = on_flip };
 	/* non-blocking: events drains what is there and never waits in read */
 	st->fd = open(req->device, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (st->fd < 0)
-		return fail(d, -errno, err, errlen, "%s", strerror(errno));
+		return display_errorf(-errno, err, errlen, "%s", strerror(errno));
 	ret = take_master(st, err, errlen);
-	if (ret < 0) {
-		drm_close(d, false);
+	if (ret < 0)
 		return ret;
-	}
 	read_driver(st);
 	drmSetClientCap(st->fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1);
 	ret = choose_output(d, req, err, errlen);
-	if (ret < 0) {
-		drm_close(d, false);
+	if (ret < 0)
 		return ret;
-	}
 	ret = create_buffers(st, req->buffering);
 	if (ret < 0)
-		return fail(d, ret, err, errlen, "dumb buffer %ux%u: %s", st->mode.hdisplay,
+		return display_errorf(ret, err, errlen, "dumb buffer %ux%u: %s", st->mode.hdisplay,
 			    st->mode.vdisplay, strerror(-ret));
 	choose_flips(st);
 	pixfmt_by_name(&m->fmt, st->format == DRM_FORMAT_RGB565 ? "RGB565" : "XRGB8888");
@@ -463,7 +442,7 @@ static int drm_open(struct display *d, const struct display_request *req, char *
 	m->pages = st->nbufs;
 	ret = set_crtc(st, 0);
 	if (ret < 0)
-		return fail(d, ret, err, errlen, "setting mode %s on %s: %s", st->mode.name,
+		return display_errorf(ret, err, errlen, "setting mode %s on %s: %s", st->mode.name,
 			    st->output, strerror(-ret));
 	d->event_fd = st->fd;
 	return 0;

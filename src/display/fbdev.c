@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <linux/fb.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -30,22 +29,7 @@ static struct fbdev *fbdev_of(const struct display *d)
 	return d->state;
 }
 
-static void fbdev_close(struct display *d, bool clear);
 static int fbdev_flush(struct display *d);
-
-static int fail(struct display *d, int ret, char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static int fail(struct display *d, int ret, char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	fbdev_close(d, false);
-	return ret;
-}
 
 static int format_from_var(struct pixfmt *fmt, const struct fb_fix_screeninfo *fix,
 			   const struct fb_var_screeninfo *var)
@@ -201,19 +185,19 @@ static int fbdev_open(struct display *d, const struct display_request *req, char
 	int ret;
 
 	if (!fb)
-		return fail(d, -ENOMEM, err, errlen, "%s", strerror(ENOMEM));
+		return display_errorf(-ENOMEM, err, errlen, "%s", strerror(ENOMEM));
 	d->state = fb;
 	fb->fd = open(req->device, O_RDWR | O_CLOEXEC);
 	if (fb->fd < 0)
-		return fail(d, -errno, err, errlen, "%s", strerror(errno));
+		return display_errorf(-errno, err, errlen, "%s", strerror(errno));
 	ret = read_info(fb, &fix);
 	if (ret < 0)
-		return fail(d, ret, err, errlen, "not a framebuffer: %s", strerror(-ret));
+		return display_errorf(ret, err, errlen, "not a framebuffer: %s", strerror(-ret));
 	fb->saved = fb->var;
 	memcpy(fb->id, fix.id, sizeof(fix.id));
 	fb->id[sizeof(fix.id)] = '\0';
 	if (choose_format(fb, &fix, &m->fmt) < 0)
-		return fail(d, -ENOTSUP, err, errlen,
+		return display_errorf(-ENOTSUP, err, errlen,
 			    "%u bpp (type %u, visual %u) and no 32 or 16 bpp true-colour mode "
 			    "could be set", fb->saved.bits_per_pixel, fix.type, fix.visual);
 	m->width = fb->var.xres;
@@ -223,12 +207,12 @@ static int fbdev_open(struct display *d, const struct display_request *req, char
 	if (m->width < 1 || m->height < 1 || m->stride < (size_t)m->width * m->fmt.bytes ||
 	    (m->fmt.bytes != 3 && m->stride % m->fmt.bytes) ||
 	    fix.smem_len < ((size_t)fb->var.yoffset + m->height) * m->stride)
-		return fail(d, -EINVAL, err, errlen,
+		return display_errorf(-EINVAL, err, errlen,
 			    "inconsistent geometry: %dx%d at y %u, line length %u, memory %u",
 			    m->width, m->height, fb->var.yoffset, fix.line_length, fix.smem_len);
 	ret = map_device(d, &fix);
 	if (ret < 0)
-		return fail(d, ret, err, errlen, "mmap: %s", strerror(-ret));
+		return display_errorf(ret, err, errlen, "mmap: %s", strerror(-ret));
 	setup_pages(d, req->buffering);
 	return 0;
 }

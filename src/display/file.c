@@ -29,13 +29,6 @@ static void file_close(struct display *d, bool clear)
 	d->state = NULL;
 }
 
-static int file_fail(struct display *d, int ret, char *err, size_t errlen, const char *what)
-{
-	snprintf(err, errlen, "%s%s", what, strerror(-ret));
-	file_close(d, false);
-	return ret;
-}
-
 static int file_open(struct display *d, const struct display_request *req, char *err,
 		     size_t errlen)
 {
@@ -46,25 +39,24 @@ static int file_open(struct display *d, const struct display_request *req, char 
 	if (req->width < 1 || req->height < 1 ||
 	    req->stride < (size_t)req->width * req->fmt.bytes ||
 	    (req->fmt.bytes != 3 && req->stride % req->fmt.bytes)) {
-		snprintf(err, errlen, "bad geometry %dx%d, stride %zu", req->width, req->height,
-			 req->stride);
-		return -EINVAL;
+		return display_errorf(-EINVAL, err, errlen, "bad geometry %dx%d, stride %zu",
+				      req->width, req->height, req->stride);
 	}
 	f = calloc(1, sizeof(*f));
 	if (!f)
-		return file_fail(d, -ENOMEM, err, errlen, "");
+		return display_errorf(-ENOMEM, err, errlen, "%s", strerror(ENOMEM));
 	d->state = f;
 	*m = (struct display_mode){ req->width, req->height, req->stride, req->fmt, 1, 0 };
 	f->len = req->stride * req->height;
 	f->fd = open(req->device, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (f->fd < 0)
-		return file_fail(d, -errno, err, errlen, "");
+		return display_errorf(-errno, err, errlen, "%s", strerror(errno));
 	if (ftruncate(f->fd, f->len) < 0)
-		return file_fail(d, -errno, err, errlen, "resize: ");
+		return display_errorf(-errno, err, errlen, "resize: %s", strerror(errno));
 	f->map = mmap(NULL, f->len, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
 	if (f->map == MAP_FAILED) {
 		f->map = NULL;
-		return file_fail(d, -errno, err, errlen, "mmap: ");
+		return display_errorf(-errno, err, errlen, "mmap: %s", strerror(errno));
 	}
 	return 0;
 }
