@@ -444,9 +444,10 @@ static void test_list_devices_display(void **state)
 	"  send*) say \"reply $(ctl \"${cmd#send }\")\" ;;\n"                                  \
 	"  vt*) chvt ${cmd#vt}; say \"on $cmd\" ;;\n"                                          \
 	"  kill) kill -KILL $pid; wait $pid; say \"exited $?\" ;;\n"                           \
+	"  kd) say \"kd $(vtstate /dev/tty1)\" ;;\n"                                          \
 	"  term) kill -TERM $pid; wait $pid; say \"exited $?\" ;;\n"                           \
 	"  again) drm; say \"started again\" ;;\n"                                              \
-	"  fbdev) run fb; say \"fbdev started\" ;;\n"                                          \
+	"  fbdev) kill $pid; wait $pid; run fb; up; say \"fbdev started\" ;;\n"                                          \
 	"  hold) rm -f /tmp/hold; drmhold >/tmp/hold & hpid=$!; n=0;"                                     \
 	" while [ ! -s /tmp/hold ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n+1)); done;"          \
 	" say \"hold $(cat /tmp/hold)\" ;;\n"                                                   \
@@ -473,6 +474,17 @@ static void test_list_devices_display(void **state)
 	"done\n"                                                                               \
 	"kill $pid 2>/dev/null; wait $pid\n"                                                    \
 	"cat /tmp/fbr.log\n"
+
+/* Killed outright: the guard the daemon left gives the console back, in text mode and
+ * switching by itself, and the console redraws its text (the mark) over the water. */
+static void expect_console_after_kill(struct vm_suite *s)
+{
+	assert_int_equal(vm_send(&s->vm, "kill"), 0);
+	vm_case_expect(s, "exited 137", 10000);
+	assert_int_equal(vm_send(&s->vm, "kd"), 0);
+	vm_case_expect(s, "kd vt 1 kd=text switching=auto active=1", 10000);
+	vm_case_wait_screen(s, 5000, check_console, NULL);
+}
 
 /* The frame number a test stripe row holds: bit i white or black at x = 8i + 4. -1 for a row
  * that is not a stripe (water drawn over it, or half of one frame and half of another). */
@@ -613,9 +625,13 @@ static void expect_no_tears(struct vm_suite *s, int dumps)
 static void report_fbdev_tears(struct vm_suite *s, int dumps)
 {
 	struct tears t;
+	char reply[1024];
 
 	assert_int_equal(vm_send(&s->vm, "fbdev"), 0);
-	vm_case_expect(s, "fbdev started", 5000);
+	vm_case_expect(s, "fbdev started", 40000);
+	send_control(s, "status", reply, sizeof(reply));
+	if (!strstr(reply, " display=fbdev "))
+		fail_msg("%s: not on fbdev: %s", s->vm.name, reply);
 	usleep(3000000);	/* the splash decoded and the rain falling */
 	count_tears(s, dumps, &t);
 	printf("# vm[%s]: fbdev: %d of %d screendumps torn, %d frames seen (%u..%u)\n",
@@ -802,13 +818,7 @@ static void drm_case(void **state, enum vm_display display, const char *driver,
 	vm_case_wait_screen(s, 30000, check_rings, NULL);
 	expect_no_tears(s, 200);
 	expect_flips_equal_frames(s);
-	/* killed outright: closing the card puts the console's framebuffer back on the CRTC, the
-	 * water gone (fbdev would keep the last frame on screen until the next program draws).
-	 * Its text is there on virtio-gpu; bochs shows it black: the VT stays in graphics mode
-	 * after a SIGKILL, so the console does not redraw it. */
-	assert_int_equal(vm_send(&s->vm, "kill"), 0);
-	vm_case_expect(s, "exited 137", 10000);
-	vm_case_wait_screen(s, 5000, check_black, NULL);
+	expect_console_after_kill(s);
 	if (steps->busy)
 		expect_fallback_when_held(s);
 	/* master dropped for the console's VT, which shows its own screen, then taken back */
@@ -829,8 +839,10 @@ static void drm_case(void **state, enum vm_display display, const char *driver,
 		expect_blank_and_wake(s);
 	if (steps->shot)
 		expect_screenshot_as_shown(s);
-	if (steps->fbdev_tears)
+	if (steps->fbdev_tears) {
 		report_fbdev_tears(s, 200);
+		expect_console_after_kill(s);	/* on fbdev the last frame would stay */
+	}
 	if (steps->single)
 		expect_output_mode_single(s);
 	end_case(s);

@@ -105,6 +105,9 @@ void screen_open_console(struct screen *s, int vt)
 
 	if (ret == 0 && (ret = vt_take(&s->vt, SIGUSR1, SIGUSR2)) < 0)
 		snprintf(err, sizeof(err), "VT %d: %s", s->vt.num, strerror(-ret));
+	if (ret == 0 && s->vt.guard.fd < 0)
+		log_warn("VT %d: no guard process; killed, fbripple would leave it in graphics mode",
+			 s->vt.num);
 	if (ret == 0) {
 		log_debug("drawing on VT %d", s->vt.num);
 		return;

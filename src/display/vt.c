@@ -66,7 +66,7 @@ int vt_open(struct vt *vt, int num, char *err, size_t errlen)
 	int ret;
 
 	memset(vt, 0, sizeof(*vt));
-	vt->fd = -1;
+	vt->fd = vt->guard.fd = -1;
 	if (!num)
 		num = own_vt();
 	if (!num) {
@@ -103,6 +103,7 @@ int vt_take(struct vt *vt, int release_sig, int acquire_sig)
 	vt->taken = true;
 	if (ioctl(vt->fd, VT_SETMODE, &mode) < 0)
 		return -errno;
+	vt_guard_start(&vt->guard, vt->fd);
 	return 0;
 }
 
@@ -135,6 +136,7 @@ void vt_restore(struct vt *vt)
 		return;
 	if (vt->taken)
 		give_back(vt->fd);
+	vt_guard_stop(&vt->guard);
 	if (crash.vt_fd == vt->fd)
 		crash.vt_fd = -1;
 	close(vt->fd);

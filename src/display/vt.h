@@ -6,10 +6,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "vt_guard.h"
+
 struct vt {
 	int fd;			/* -1 when there is no VT */
 	int num;		/* the N of /dev/ttyN */
 	bool taken;
+	struct vt_guard guard;	/* gives the console back if we are killed */
 };
 
 /*
@@ -20,7 +23,8 @@ struct vt {
 int vt_open(struct vt *vt, int num, char *err, size_t errlen);
 
 /* Graphics mode (no cursor, no kernel messages drawn over us), and VT switches that ask first:
- * release_sig when the user switches away, acquire_sig when back. 0 or -errno. */
+ * release_sig when the user switches away, acquire_sig when back; and a guard (vt_guard.h)
+ * that undoes both if the daemon is killed (vt->guard.fd < 0: none could be had). 0 or -errno. */
 int vt_take(struct vt *vt, int release_sig, int acquire_sig);
 
 /* Answers to those signals, after drawing has stopped or before it resumes. */
@@ -28,7 +32,8 @@ int vt_ack_release(struct vt *vt);
 int vt_ack_acquire(struct vt *vt);
 
 /* Text mode and the kernel's own switching (VT_AUTO), whatever the VT was in when taken; the
- * caller clears the screen first so the console redraws on a clean screen. Also closes the VT. */
+ * caller clears the screen first so the console redraws on a clean screen. Also closes the VT
+ * and sends the guard away. */
 void vt_restore(struct vt *vt);
 
 /*

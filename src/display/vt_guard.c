@@ -1,0 +1,110 @@
+/* vt_guard.c - a child that gives the console back when the daemon dies without doing so
+ * (SIGKILL, the OOM killer): it holds the VT and one end of a pipe, nothing else. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kd.h>
+#include <linux/vt.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vt_guard.h"
+
+/* What the daemon writes before it lets go: the console is given back already. */
+#define GUARD_CLEAN 'c'
+
+static void close_range_of(int first, int last)
+{
+	if (first > last)
+		return;
+	if (syscall(SYS_close_range, (unsigned)first, (unsigned)last, 0u) == 0)
+		return;
+	for (int fd = first; fd <= last && fd < 65536; fd++)	/* a kernel before 5.9 */
+		close(fd);
+}
+
+/* Every descriptor but a and b: the guard must hold no display, socket or input device, or a
+ * killed daemon's card would stay open (and its master with it). */
+static void close_all_but(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	close_range_of(0, lo - 1);
+	close_range_of(lo + 1, hi - 1);
+	close_range_of(hi + 1, 0x7fffffff);
+}
+
+/* The guard's whole life: wait for the daemon's end; unless it said it was clean, put back
+ * what its exit would have: the kernel's own VT switching and text mode, which makes the
+ * console redraw its text. Only async-signal-safe calls: it runs in a fork of a daemon. */
+static void guard_run(int vt_fd, int pipe_fd)
+{
+	static const struct vt_mode console = { .mode = VT_AUTO };
+	sigset_t none;
+	bool clean = false;
+	char c;
+	ssize_t n;
+
+	signal(SIGTERM, SIG_IGN);	/* a stop signals the whole cgroup: the daemon answers */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_NAME, "fbripple-guard");
+	close_all_but(vt_fd, pipe_fd);
+	while ((n = read(pipe_fd, &c, 1)) != 0) {
+		if (n == 1 && c == GUARD_CLEAN)
+			clean = true;
+		else if (n < 0 && errno != EINTR)
+			break;
+	}
+	if (!clean) {
+		ioctl(vt_fd, VT_SETMODE, &console);
+		ioctl(vt_fd, KDSETMODE, KD_TEXT);
+	}
+	_exit(0);
+}
+
+int vt_guard_start(struct vt_guard *g, int vt_fd)
+{
+	int fds[2];
+	pid_t pid;
+
+	g->fd = -1;
+	g->pid = -1;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int ret = -errno;
+
+		close(fds[0]);
+		close(fds[1]);
+		return ret;
+	}
+	if (pid == 0)
+		guard_run(vt_fd, fds[0]);
+	close(fds[0]);
+	g->fd = fds[1];
+	g->pid = pid;
+	return 0;
+}
+
+void vt_guard_stop(struct vt_guard *g)
+{
+	char c = GUARD_CLEAN;
+
+	if (g->fd < 0)
+		return;
+	if (write(g->fd, &c, 1) < 0) {
+		/* a guard already gone: nothing to tell */
+	}
+	close(g->fd);
+	g->fd = -1;
+	while (g->pid > 0 && waitpid(g->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	g->pid = -1;
+}

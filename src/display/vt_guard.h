@@ -1,0 +1,25 @@
+/* vt_guard.h - a child that gives the console back when the daemon dies without doing so. */
+#ifndef FBRIPPLE_VT_GUARD_H
+#define FBRIPPLE_VT_GUARD_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct vt_guard {
+	int fd;			/* our end of the pipe; -1: no guard */
+	pid_t pid;
+};
+
+/*
+ * Forks the guard: it keeps vt_fd and its end of a pipe, closes every other descriptor and
+ * ignores SIGTERM, SIGINT and SIGHUP. When the pipe ends without vt_guard_stop's word (the
+ * daemon killed), it puts the VT back in text mode with the kernel's own switching, and exits.
+ * Call it before the display is opened: a child is cheapest while the daemon is small.
+ * 0 or -errno (then there is no guard, and the daemon runs on without one).
+ */
+int vt_guard_start(struct vt_guard *g, int vt_fd);
+
+/* The console is given back: the guard exits without touching it, and is reaped. */
+void vt_guard_stop(struct vt_guard *g);
+
+#endif
