@@ -469,6 +469,9 @@ static void test_list_devices_display(void **state)
 	" say \"wrong $c $? $(cat /tmp/wrong)\"; done;"                                         \
 	" say \"xga $(fbripple --list-devices -c /etc/fbr/xga.conf 2>&1 | grep chosen)\" ;;\n"  \
 	"  single) run single; up; say \"single started\" ;;\n"                                 \
+	"  legacy) export FBRIPPLE_TEST_LEGACY=1;"                                              \
+	" say \"legacy $(fbripple --list-devices -c /etc/fbr/drm.conf 2>&1 | grep -o 'flips:.*')\";"   \
+	" drm; up; unset FBRIPPLE_TEST_LEGACY; say \"legacy started\" ;;\n"                     \
 	"  bye) break ;;\n"                                                                    \
 	"  esac\n"                                                                             \
 	"done\n"                                                                               \
@@ -795,9 +798,27 @@ static void expect_output_mode_single(struct vm_suite *s)
 		fail_msg("%s: not one buffer at 800x600 on DRM: %s", s->vm.name, reply);
 }
 
+/* Legacy page flips (FBRIPPLE_TEST_LEGACY=1), as on a driver without atomic commits: whole
+ * frames, one flip for each, and a VT switch away and back. */
+static void expect_legacy_flips(struct vm_suite *s)
+{
+	assert_int_equal(vm_send(&s->vm, "legacy"), 0);
+	vm_case_expect(s, "legacy flips: legacy; drawing: double buffered", 10000);
+	vm_case_expect(s, "legacy started", 40000);
+	vm_case_wait_screen(s, 20000, check_numbered, NULL);
+	expect_no_tears(s, 200);
+	expect_flips_equal_frames(s);
+	assert_int_equal(vm_send(&s->vm, "vt2"), 0);
+	vm_case_expect(s, "on vt2", 10000);
+	vm_case_wait_screen(s, 5000, check_black, NULL);
+	assert_int_equal(vm_send(&s->vm, "vt1"), 0);
+	vm_case_expect(s, "on vt1", 10000);
+	vm_case_wait_screen(s, 10000, check_numbered, NULL);
+}
+
 /* What a driver's boot does besides the tear count, flips, SIGKILL and a VT switch. */
 struct drm_steps {
-	bool fbdev_tears, busy, retake, blank, shot, single;
+	bool fbdev_tears, busy, retake, blank, shot, single, legacy;
 };
 
 static void drm_case(void **state, enum vm_display display, const char *driver,
@@ -845,13 +866,15 @@ static void drm_case(void **state, enum vm_display display, const char *driver,
 	}
 	if (steps->single)
 		expect_output_mode_single(s);
+	if (steps->legacy)
+		expect_legacy_flips(s);
 	end_case(s);
 }
 
 static void test_drm_bochs(void **state)
 {
 	static const struct drm_steps steps = { .fbdev_tears = true, .blank = true,
-						 .shot = true };
+						 .shot = true, .legacy = true };
 
 	drm_case(state, VM_BOCHS, "bochs-drm", &steps);
 }
