@@ -427,15 +427,17 @@ static void test_list_devices_display(void **state)
 	"printf '%s\\n' " DRM_CONF("output = \"HDMI-A-9\";") " > /etc/fbr/noout.conf\n"        \
 	"printf '%s\\n' " DRM_CONF("mode = \"1234x567\";") " > /etc/fbr/nomode.conf\n"         \
 	"printf '%s\\n' " DRM_CONF("mode = \"1024x768\";") " > /etc/fbr/xga.conf\n"            \
-	"cp /etc/fbr/drm.conf /etc/fbr/drm.keep\n"                                             \
+	"for c in drm fb; do cp /etc/fbr/$c.conf /etc/fbr/$c.keep; done\n"                     \
 	"dpms=$(ls /sys/class/drm/card0-*/dpms | head -n 1)\n"                                 \
 	"printf '\\033[2J\\033[HFBRIPPLE CONSOLE MARK\\n' > /dev/tty1\n"                     \
 	"fbripple --list-devices -c /etc/fbr/drm.conf 2>&1 | head -n 4 |"                        \
 	" while read -r l; do say \"list $l\"; done\n"                                          \
 	"ctl() { fbripple -c /etc/fbr/drm.conf --send \"$*\"; }\n"                              \
+	"bl() { ctl status | grep -o 'blanked=[a-z]*'; }\n"                                    \
 	"up() { n=0; while ! ctl status >/dev/null 2>&1 && [ $n -lt 300 ]; do sleep 0.1;"        \
 	" n=$((n+1)); done; }\n"                                                                \
-	"run() { FBRIPPLE_TEST_STRIPES=1 fbripple -c /etc/fbr/$1.conf $2 2>>/tmp/fbr.log &"      \
+	"run() { conf=/etc/fbr/$1; FBRIPPLE_TEST_STRIPES=1 fbripple -c $conf.conf $2"            \
+	" 2>>/tmp/fbr.log &"                                                                     \
 	" pid=$!; }\n"                                                                          \
 	"drm() { run drm --drop=320,240; }\n"                                                   \
 	"drm; say started\n"                                                                   \
@@ -456,12 +458,15 @@ static void test_list_devices_display(void **state)
 	" say \"busy $(grep -c card0 /tmp/busy): $(grep card0 /tmp/busy)\" ;;\n"                \
 	"  held) n=0; while ! grep -q 'held by another' /tmp/fbr.log && [ $n -lt 100 ]; do"    \
 	" sleep 0.1; n=$((n+1)); done; say \"held $(grep 'held by another' /tmp/fbr.log)\" ;;\n" \
-	"  blank) echo 'screensaver: { blank_after = 1; };' >>/etc/fbr/drm.conf; ctl reload;"   \
+	"  blank*) echo 'screensaver: { blank_after = 1; };' >>$conf.conf; ctl reload >/dev/null;" \
+	" [ $cmd = blankaway ] && { sleep 2; say \"away dpms=$(cat $dpms) $(bl)\"; continue; };"  \
 	" n=0; while ! grep -q Off $dpms && [ $n -lt 100 ]; do sleep 0.1; n=$((n+1)); done;"     \
 	" say \"blank dpms=$(cat $dpms) $(ctl status | grep -o 'blanked=[a-z]*')\" ;;\n"        \
 	"  wake) ctl drop 320 240 >/dev/null;"                                                  \
 	" say \"wake dpms=$(cat $dpms) $(ctl status | grep -o 'blanked=[a-z]*')\";"             \
-	" cp /etc/fbr/drm.keep /etc/fbr/drm.conf; ctl reload >/dev/null ;;\n"                   \
+	" cp $conf.keep $conf.conf; ctl reload >/dev/null ;;\n"                                   \
+	"  dpms*) n=0; while [ \"$(cat $dpms)\" != ${cmd#dpms } ] && [ $n -lt 50 ]; do sleep 0.1;" \
+	" n=$((n+1)); done; say \"dpms $(cat $dpms) $(bl)\" ;;\n"                              \
 	"  shot) ctl pause >/dev/null; sleep 0.5; rm -f /tmp/shot.png;"                        \
 	" ctl screenshot /tmp/shot.png >/dev/null;"                                             \
 	" say \"shot $(md5sum </tmp/shot.png | cut -c 1-32) $(wc -c </tmp/shot.png)\" ;;\n"     \
@@ -690,15 +695,60 @@ static void expect_retake_after_other_master(struct vm_suite *s)
 	vm_case_wait_screen(s, 10000, check_numbered, NULL);
 }
 
-/* screensaver.blank_after: the connector's DPMS goes Off, a drop (input) turns it On again and
- * the water comes back. */
-static void expect_blank_and_wake(struct vm_suite *s)
+/* A VT switch with the host waiting for the case to say it is done. */
+static void switch_vt(struct vm_suite *s, int vt)
 {
-	assert_int_equal(vm_send(&s->vm, "blank"), 0);
-	vm_case_expect(s, "blank dpms=Off blanked=yes", 30000);
+	char cmd[16], done[16];
+
+	snprintf(cmd, sizeof(cmd), "vt%d", vt);
+	snprintf(done, sizeof(done), "on vt%d", vt);
+	assert_int_equal(vm_send(&s->vm, cmd), 0);
+	vm_case_expect(s, done, 10000);
+}
+
+/* The connector's DPMS once it is want (or after 5 s), and the daemon's blanked= in status. */
+static void expect_dpms(struct vm_suite *s, const char *want, const char *blanked)
+{
+	char cmd[16], line[64];
+
+	snprintf(cmd, sizeof(cmd), "dpms %s", want);
+	snprintf(line, sizeof(line), "dpms %s blanked=%s", want, blanked);
+	assert_int_equal(vm_send(&s->vm, cmd), 0);
+	vm_case_expect(s, line, 15000);
+}
+
+static void wake(struct vm_suite *s)
+{
 	assert_int_equal(vm_send(&s->vm, "wake"), 0);
 	vm_case_expect(s, "wake dpms=On blanked=no", 15000);
 	vm_case_wait_screen(s, 10000, check_numbered, NULL);
+}
+
+/*
+ * screensaver.blank_after: the connector's DPMS goes Off (through the card, or FBIOBLANK on
+ * fbdev), a drop (input) turns it On again and the water comes back. With vt: blank stays
+ * blank across a VT switch away (the console's screen lit) and back, and a blank_after that
+ * runs out while another VT is in front leaves that VT's screen alone and blanks on return.
+ */
+static void expect_blank_and_wake(struct vm_suite *s, bool vt)
+{
+	assert_int_equal(vm_send(&s->vm, "blank"), 0);
+	vm_case_expect(s, "blank dpms=Off blanked=yes", 30000);
+	if (vt) {
+		switch_vt(s, 2);
+		expect_dpms(s, "On", "yes");
+		switch_vt(s, 1);
+		expect_dpms(s, "Off", "yes");
+	}
+	wake(s);
+	if (!vt)
+		return;
+	switch_vt(s, 2);
+	assert_int_equal(vm_send(&s->vm, "blankaway"), 0);
+	vm_case_expect(s, "away dpms=On blanked=yes", 15000);
+	switch_vt(s, 1);
+	expect_dpms(s, "Off", "yes");
+	wake(s);
 }
 
 /* The md5 of a file, by md5sum: 0 or -1. */
@@ -818,7 +868,7 @@ static void expect_legacy_flips(struct vm_suite *s)
 
 /* What a driver's boot does besides the tear count, flips, SIGKILL and a VT switch. */
 struct drm_steps {
-	bool fbdev_tears, busy, retake, blank, shot, single, legacy;
+	bool fbdev_tears, busy, retake, blank, blank_vt, shot, single, legacy;
 };
 
 static void drm_case(void **state, enum vm_display display, const char *driver,
@@ -857,11 +907,12 @@ static void drm_case(void **state, enum vm_display display, const char *driver,
 		vm_case_wait_screen(s, 10000, check_numbered, NULL);
 	}
 	if (steps->blank)
-		expect_blank_and_wake(s);
+		expect_blank_and_wake(s, steps->blank_vt);
 	if (steps->shot)
 		expect_screenshot_as_shown(s);
 	if (steps->fbdev_tears) {
 		report_fbdev_tears(s, 200);
+		expect_blank_and_wake(s, true);
 		expect_console_after_kill(s);	/* on fbdev the last frame would stay */
 	}
 	if (steps->single)
@@ -882,7 +933,7 @@ static void test_drm_bochs(void **state)
 static void test_drm_virtio(void **state)
 {
 	static const struct drm_steps steps = { .busy = true, .retake = true, .blank = true,
-						 .shot = true, .single = true };
+						 .blank_vt = true, .shot = true, .single = true };
 
 	drm_case(state, VM_VIRTIO, "virtio_gpu", &steps);
 }

@@ -54,6 +54,7 @@ struct screen {
 	bool away;			/* switched to another VT (or waiting to get the display
 					 * back): draw nothing */
 	bool gone;			/* the display device went away: the daemon ends */
+	bool blanked;			/* screensaver.blank_after: blank, also across VT switches */
 	struct loop_source watch;	/* inotify on the display's device node */
 	bool stripes;			/* FBRIPPLE_TEST_STRIPES: frame numbers in the edge rows */
 	int full_pages;			/* pages still to draw whole */

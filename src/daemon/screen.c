@@ -613,21 +613,22 @@ int screen_write_png(struct screen *s, const char *path)
 }
 
 /* Blanks the display, or wakes it: the next frame then draws it whole (the caller's timer
- * draws it; a blanked screen may have lost its picture). */
+ * draws it; a blanked screen may have lost its picture). While another VT is in front the
+ * display is that VT's: only the wish is kept, and screen_retake carries it out. */
 void screen_blank(struct screen *s, bool blank)
 {
 	int ret;
 
-	/* the display is another VT's while we are switched away: leave it alone */
+	s->blanked = blank;
+	log_info(blank ? "no input for screensaver.blank_after: display blanked"
+		       : "input: display unblanked");
+	if (!blank)
+		s->full_pages = s->display.mode.pages;
 	if (s->away)
 		return;
 	ret = display_blank(&s->display, blank);
 	if (ret < 0 && ret != -ENOTTY)
 		log_warn("%s: blank: %s", s->display.path, strerror(-ret));
-	log_info(blank ? "no input for screensaver.blank_after: display blanked"
-		       : "input: display unblanked");
-	if (!blank)
-		s->full_pages = s->display.mode.pages;
 }
 
 /* The user switches to another VT: let go of the display. */
@@ -639,6 +640,10 @@ void screen_leave(struct screen *s)
 	vt_set_away(true);
 	ret = display_release(&s->display);
 	vt_ack_release(&s->vt);
+	/* the other VT's screen lit (fbdev keeps a blank across the switch; a DRM card no longer
+	 * ours refuses, and its console lights it itself) */
+	if (s->blanked)
+		display_blank(&s->display, false);
 	log_debug("VT %d released", s->vt.num);
 	if (ret < 0)
 		log_warn("%s: release: %s", s->display.path, strerror(-ret));
@@ -664,6 +669,13 @@ int screen_retake(struct screen *s)
 		log_warn("%s: acquire: %s", s->display.path, strerror(-ret));
 	s->away = false;
 	vt_set_away(false);
+	if (s->blanked) {
+		/* taking the display back lit it: blank stays blank until input wakes it */
+		ret = display_blank(&s->display, true);
+		if (ret < 0 && ret != -ENOTTY)
+			log_warn("%s: blank: %s", s->display.path, strerror(-ret));
+		return 0;
+	}
 	screen_draw(s, true);
 	return 0;
 }
