@@ -217,10 +217,17 @@ static void test_reload_changes(void **state)
 	b.display.vt = 7;
 	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_INPUT | RELOAD_RESTART);
 	reload_describe(RELOAD_INPUT | RELOAD_RESTART, what, sizeof(what));
-	assert_string_equal(what, "input display.vt/double_buffer/output/mode (at restart)");
+	assert_string_equal(what, "input display.vt (at restart)");
+	/* the display's own keys reconfigure it at once, on the card it holds */
 	b = a;
 	b.display.double_buffer = DISPLAY_BUFFER_OFF;
-	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_RESTART);
+	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_DISPLAY);
+	b = a;
+	snprintf(b.display.output, sizeof(b.display.output), "HDMI-A-1");
+	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_DISPLAY);
+	b = a;
+	snprintf(b.display.mode, sizeof(b.display.mode), "800x600");
+	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_DISPLAY);
 	b = a;
 	b.display.threads = 3;
 	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_THREADS);

@@ -427,6 +427,8 @@ static void test_list_devices_display(void **state)
 	"printf '%s\\n' " DRM_CONF("output = \"HDMI-A-9\";") " > /etc/fbr/noout.conf\n"        \
 	"printf '%s\\n' " DRM_CONF("mode = \"1234x567\";") " > /etc/fbr/nomode.conf\n"         \
 	"printf '%s\\n' " DRM_CONF("mode = \"1024x768\";") " > /etc/fbr/xga.conf\n"            \
+	"printf '%s\\n' " DRM_CONF("device = \"/dev/dri/card0\";") " > /etc/fbr/card0.conf\n"  \
+	"printf '%s\\n' " DRM_CONF("mode = \"800x600\";") " > /etc/fbr/m800.conf\n"            \
 	"for c in drm fb; do cp /etc/fbr/$c.conf /etc/fbr/$c.keep; done\n"                     \
 	"dpms=$(ls /sys/class/drm/card0-*/dpms | head -n 1)\n"                                 \
 	"printf '\\033[2J\\033[HFBRIPPLE CONSOLE MARK\\n' > /dev/tty1\n"                     \
@@ -474,6 +476,7 @@ static void test_list_devices_display(void **state)
 	" say \"wrong $c $? $(cat /tmp/wrong)\"; done;"                                         \
 	" say \"xga $(fbripple --list-devices -c /etc/fbr/xga.conf 2>&1 | grep chosen)\" ;;\n"  \
 	"  single) run single; up; say \"single started\" ;;\n"                                 \
+	"  reconf*) f=${cmd#reconf }; cp /etc/fbr/$f $conf.conf; say \"reconf $f $(ctl reload)\" ;;\n" \
 	"  legacy) export FBRIPPLE_TEST_LEGACY=1;"                                              \
 	" say \"legacy $(fbripple --list-devices -c /etc/fbr/drm.conf 2>&1 | grep -o 'flips:.*')\";"   \
 	" drm; up; unset FBRIPPLE_TEST_LEGACY; say \"legacy started\" ;;\n"                     \
@@ -848,6 +851,58 @@ static void expect_output_mode_single(struct vm_suite *s)
 		fail_msg("%s: not one buffer at 800x600 on DRM: %s", s->vm.name, reply);
 }
 
+/* The running daemon's config file replaced by file, reloaded: the reply. */
+static void reconfigure(struct vm_suite *s, const char *file, const char *reply)
+{
+	char cmd[64], want[128];
+
+	snprintf(cmd, sizeof(cmd), "reconf %s", file);
+	snprintf(want, sizeof(want), "reconf %s %s", file, reply);
+	assert_int_equal(vm_send(&s->vm, cmd), 0);
+	vm_case_expect(s, want, 20000);
+}
+
+/* The status reply, which must hold each of the NULL-terminated words. */
+static void expect_status(struct vm_suite *s, char *reply, size_t len, ...)
+{
+	va_list ap;
+	const char *word;
+
+	send_control(s, "status", reply, len);
+	va_start(ap, len);
+	while ((word = va_arg(ap, const char *)))
+		if (!strstr(reply, word))
+			fail_msg("%s: no '%s' in the status: %s", s->vm.name, word, reply);
+	va_end(ap);
+}
+
+/*
+ * Reloads onto the card the daemon holds: display.device naming the card "auto" found keeps
+ * the display as it is (master, frames and flips going on, no fbdev); a new display.mode sets
+ * the card up again at once on the descriptor that holds it; the old file puts it back.
+ */
+static void expect_reload_same_card(struct vm_suite *s)
+{
+	char reply[1024];
+	unsigned long flips;
+	uint32_t seen = 0;
+
+	reconfigure(s, "card0.conf", "ok changed display");
+	expect_status(s, reply, sizeof(reply), " size=640x480 ", " display=drm ", NULL);
+	flips = status_value(reply, "flips");
+	vm_case_wait_screen(s, 10000, check_numbered, NULL);
+	expect_status(s, reply, sizeof(reply), " display=drm ", NULL);
+	if (status_value(reply, "flips") <= flips)
+		fail_msg("%s: no flips since the reload: %s", s->vm.name, reply);
+	reconfigure(s, "m800.conf", "ok changed display");
+	expect_status(s, reply, sizeof(reply), " size=800x600 ", " display=drm ", NULL);
+	vm_case_wait_screen(s, 20000, check_single, &seen);
+	vm_case_wait_screen(s, 10000, check_single, &seen);
+	reconfigure(s, "drm.keep", "ok changed display");
+	expect_status(s, reply, sizeof(reply), " size=640x480 ", " display=drm ", NULL);
+	vm_case_wait_screen(s, 10000, check_numbered, NULL);
+}
+
 /* Legacy page flips (FBRIPPLE_TEST_LEGACY=1), as on a driver without atomic commits: whole
  * frames, one flip for each, and a VT switch away and back. */
 static void expect_legacy_flips(struct vm_suite *s)
@@ -868,7 +923,7 @@ static void expect_legacy_flips(struct vm_suite *s)
 
 /* What a driver's boot does besides the tear count, flips, SIGKILL and a VT switch. */
 struct drm_steps {
-	bool fbdev_tears, busy, retake, blank, blank_vt, shot, single, legacy;
+	bool fbdev_tears, busy, retake, blank, blank_vt, shot, reload, single, legacy;
 };
 
 static void drm_case(void **state, enum vm_display display, const char *driver,
@@ -915,6 +970,8 @@ static void drm_case(void **state, enum vm_display display, const char *driver,
 		expect_blank_and_wake(s, true);
 		expect_console_after_kill(s);	/* on fbdev the last frame would stay */
 	}
+	if (steps->reload)
+		expect_reload_same_card(s);
 	if (steps->single)
 		expect_output_mode_single(s);
 	if (steps->legacy)
@@ -933,7 +990,8 @@ static void test_drm_bochs(void **state)
 static void test_drm_virtio(void **state)
 {
 	static const struct drm_steps steps = { .busy = true, .retake = true, .blank = true,
-						 .blank_vt = true, .shot = true, .single = true };
+						 .blank_vt = true, .shot = true, .reload = true,
+						 .single = true };
 
 	drm_case(state, VM_VIRTIO, "virtio_gpu", &steps);
 }

@@ -27,8 +27,13 @@ unsigned reload_changes(const struct config *old, const struct config *new,
 {
 	unsigned c = 0;
 
+	/* the same card is reconfigured on the descriptor that holds it (a second open of it
+	 * cannot become its DRM master) */
 	if (strcmp(old->display.device, new->display.device) ||
-	    old->display.rotate != new->display.rotate)
+	    old->display.rotate != new->display.rotate ||
+	    old->display.double_buffer != new->display.double_buffer ||
+	    strcmp(old->display.output, new->display.output) ||
+	    strcmp(old->display.mode, new->display.mode))
 		c |= RELOAD_DISPLAY;
 	if (old->display.fps != new->display.fps)
 		c |= RELOAD_FPS;
@@ -51,11 +56,7 @@ unsigned reload_changes(const struct config *old, const struct config *new,
 		c |= RELOAD_LOG;
 	if (!SAME(old, new, input))
 		c |= RELOAD_INPUT;
-	/* a DRM card is not opened a second time beside itself: master stays with the first */
-	if (old->display.vt != new->display.vt ||
-	    old->display.double_buffer != new->display.double_buffer ||
-	    strcmp(old->display.output, new->display.output) ||
-	    strcmp(old->display.mode, new->display.mode))
+	if (old->display.vt != new->display.vt)
 		c |= RELOAD_RESTART;
 	if (old->display.threads != new->display.threads)
 		c |= RELOAD_THREADS;
@@ -66,7 +67,7 @@ void reload_describe(unsigned changes, char *buf, size_t len)
 {
 	static const char *const names[] = { "display", "fps", "splash", "water", "stone", "rain",
 					     "idle", "control", "log", "input",
-					     "display.vt/double_buffer/output/mode (at restart)", "grid",
+					     "display.vt (at restart)", "grid",
 					     "walls", "threads" };
 	size_t used = 0;
 

@@ -8,7 +8,7 @@
 #include "config.h"
 
 enum reload_change {
-	RELOAD_DISPLAY = 1 << 0,	/* another device or rotation: reopen the display */
+	RELOAD_DISPLAY = 1 << 0,	/* device, rotation, output, mode, double_buffer */
 	RELOAD_FPS = 1 << 1,		/* the frame timer's period */
 	RELOAD_SPLASH = 1 << 2,		/* the picture: file, its contents, scale or background */
 	RELOAD_WATER = 1 << 3,		/* damping: the next step, the waves in flight kept */
@@ -18,7 +18,7 @@ enum reload_change {
 	RELOAD_CONTROL = 1 << 7,	/* the control socket's path */
 	RELOAD_LOG = 1 << 8,
 	RELOAD_INPUT = 1 << 9,		/* devices, grab, trails, calibration: reconfigure input */
-	RELOAD_RESTART = 1 << 10,	/* display.vt, display.double_buffer: only at start */
+	RELOAD_RESTART = 1 << 10,	/* display.vt: only at start */
 	RELOAD_GRID = 1 << 11,		/* water.cell or engine: a new grid, the water starts calm */
 	RELOAD_WALLS = 1 << 12,		/* water.obstacles' file or contents (service.c sees it) */
 	RELOAD_THREADS = 1 << 13,	/* display.threads: a new pool */

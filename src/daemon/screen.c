@@ -379,7 +379,12 @@ int screen_reopen(struct screen *s, const struct display_request *req,
 	int ret = remake(s, &m, req, cfg, why, sizeof(why));
 
 	if (ret < 0) {
+		bool opened = m.new_display;
+
 		remake_free(&m);
+		/* a display opened on the same card took the screen: ours goes back on it */
+		if (opened && !s->away)
+			display_acquire(&s->display);
 		if (why[0])
 			snprintf(err, len, "%s", why);
 		else

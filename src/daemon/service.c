@@ -21,18 +21,38 @@ static void on_watchdog(struct loop_source *src, uint32_t events)
 		notify_send("WATCHDOG=1");
 }
 
-/* The display cfg names (a new device, rotation or cell): display.device is opened anew when
- * it changed, never for a headless run. */
+/* Whether cfg's display keys ask for another display than the one open: another device (not
+ * "auto" found to be the one open), output, mode or buffering. */
+static bool new_display(const struct app *app, const struct config *cfg)
+{
+	const struct config *now = &app->cfg;
+
+	if (app->opt.fbdev_file)
+		return false;
+	return strcmp(cfg->display.output, now->display.output) ||
+	       strcmp(cfg->display.mode, now->display.mode) ||
+	       cfg->display.double_buffer != now->display.double_buffer ||
+	       (strcmp(cfg->display.device, now->display.device) &&
+		!display_same_device(&app->screen.display, cfg->display.device));
+}
+
+/* The display cfg names (a new device, output, mode, rotation or cell), opened anew only when
+ * it is another; the same DRM card is set up again on the descriptor that holds it. */
 static int reopen_screen(struct app *app, const struct config *cfg, char *err, size_t len)
 {
 	struct display_request req = { .device = cfg->display.device,
-				       .buffering = app->cfg.display.double_buffer,
-				       .output = app->cfg.display.output,
-				       .mode = app->cfg.display.mode };
-	bool new_device = !app->opt.fbdev_file &&
-			  strcmp(cfg->display.device, app->cfg.display.device) != 0;
+				       .buffering = cfg->display.double_buffer,
+				       .output = cfg->display.output,
+				       .mode = cfg->display.mode,
+				       .held = &app->screen.display };
+	bool open = new_display(app, cfg);
 
-	return screen_reopen(&app->screen, new_device ? &req : NULL, cfg, err, len);
+	/* the card is not ours to set up while another VT has it */
+	if (open && app->screen.away) {
+		snprintf(err, len, "display: another VT is in front; reload once it is back");
+		return -EBUSY;
+	}
+	return screen_reopen(&app->screen, open ? &req : NULL, cfg, err, len);
 }
 
 /* Applies what changed and clears from *changes what it could not; on an error err says why
@@ -48,12 +68,8 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 	int ret = 0;
 
 	if (*changes & RELOAD_RESTART) {
-		log_warn("display.vt, double_buffer, output and mode take effect when fbripple "
-			 "restarts");
+		log_warn("display.vt takes effect when fbripple restarts");
 		adopted.display.vt = app->cfg.display.vt;
-		adopted.display.double_buffer = app->cfg.display.double_buffer;
-		memcpy(adopted.display.output, app->cfg.display.output, sizeof(adopted.display.output));
-		memcpy(adopted.display.mode, app->cfg.display.mode, sizeof(adopted.display.mode));
 	}
 
 	if (*changes & RELOAD_DISPLAY)

@@ -86,6 +86,23 @@ static int open_with(struct display *d, const struct display_ops *ops,
 	return ret;
 }
 
+bool display_node_is(const struct display *d, const char *path)
+{
+	struct stat st;
+
+	return d->node_dev && stat(path, &st) == 0 && st.st_dev == d->node_dev &&
+	       st.st_ino == d->node_ino;
+}
+
+bool display_same_device(const struct display *d, const char *device)
+{
+	struct display_request req = { .device = device };
+	char path[sizeof(d->path)];
+
+	backend_for(&req, path, sizeof(path));
+	return display_node_is(d, path);
+}
+
 int display_errorf(int ret, char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;

@@ -37,6 +37,9 @@ struct display_request {
 	const char *output;		/* DRM: a connector name ("HDMI-A-1"); NULL or "": the first
 					 * connected one */
 	const char *mode;		/* DRM: "WxH" or "WxH@Hz"; NULL or "": the preferred one */
+	const struct display *held;	/* a display open now: the same DRM card shares its
+					 * descriptor, and with it master, instead of opening
+					 * the card a second time (which cannot be master) */
 	bool file;
 	int width, height;		/* the file's */
 	struct pixfmt fmt;
@@ -157,6 +160,12 @@ void display_crash_guard(const struct display *d);
 /* In a fatal signal handler: puts back the display as open found it, clearing the screen
  * first when clear is set. Async-signal-safe. */
 void display_crash_restore(bool clear);
+
+/* Whether device ("auto", as display_open resolves it) is the device node d has open. */
+bool display_same_device(const struct display *d, const char *device);
+
+/* For backends: whether path is the device node d has open. */
+bool display_node_is(const struct display *d, const char *path);
 
 /* The first /dev/dri/card* with a connected connector into path: 0 or -ENOENT. */
 int display_drm_find(char *path, size_t len);

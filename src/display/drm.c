@@ -416,6 +416,46 @@ static void read_driver(struct drm *st)
 	drmFreeVersion(v);
 }
 
+/* The card held open already (a reload's new output or mode on it): its descriptor shared,
+ * and so its master; NULL for any other. */
+static const struct drm *held_card(const struct display_request *req)
+{
+	const struct display *h = req->held;
+
+	if (!h || h->ops != &display_drm || !display_node_is(h, req->device))
+		return NULL;
+	return drm_of(h);
+}
+
+/* The card, non-blocking: events drains what is there and never waits in read. */
+static int open_card(struct drm *st, const struct display_request *req)
+{
+	const struct drm *held = held_card(req);
+
+	if (held)
+		st->fd = fcntl(held->fd, F_DUPFD_CLOEXEC, 0);
+	else
+		st->fd = open(req->device, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	return st->fd < 0 ? -errno : 0;
+}
+
+/* The CRTC as the held display found it, not as it shows that display's frame now: the console's
+ * framebuffer is what goes back on the CRTC at the end. */
+static void keep_found_crtc(struct drm *st, const struct display_request *req)
+{
+	const struct drm *held = held_card(req);
+	drmModeCrtc *found;
+
+	if (!held || !held->saved || held->crtc_id != st->crtc_id)
+		return;
+	found = malloc(sizeof(*found));
+	if (!found)
+		return;
+	*found = *held->saved;
+	drmModeFreeCrtc(st->saved);
+	st->saved = found;
+}
+
 static int drm_open(struct display *d, const struct display_request *req, char *err,
 		    size_t errlen)
 {
@@ -427,10 +467,9 @@ static int drm_open(struct display *d, const struct display_request *req, char *
 		return display_errorf(-ENOMEM, err, errlen, "%s", strerror(ENOMEM));
 	d->state = st;
 	st->ev = (drmEventContext){ .version = 2, .page_flip_handler = on_flip };
-	/* non-blocking: events drains what is there and never waits in read */
-	st->fd = open(req->device, O_RDWR | O_CLOEXEC | O_NONBLOCK);
-	if (st->fd < 0)
-		return display_errorf(-errno, err, errlen, "%s", strerror(errno));
+	ret = open_card(st, req);
+	if (ret < 0)
+		return display_errorf(ret, err, errlen, "%s", strerror(-ret));
 	ret = take_master(st, err, errlen);
 	if (ret < 0)
 		return ret;
@@ -439,6 +478,7 @@ static int drm_open(struct display *d, const struct display_request *req, char *
 	ret = choose_output(d, req, err, errlen);
 	if (ret < 0)
 		return ret;
+	keep_found_crtc(st, req);
 	ret = create_buffers(st, req->buffering);
 	if (ret < 0)
 		return display_errorf(ret, err, errlen, "dumb buffer %ux%u: %s", st->mode.hdisplay,
@@ -457,8 +497,24 @@ static int drm_open(struct display *d, const struct display_request *req, char *
 	return 0;
 }
 
+static int drm_events(struct display *d, bool wait);
+
+/* Whether the CRTC shows one of our buffers: not after another display on the same card
+ * (a reload's) took it over. */
+static bool shows_ours(const struct drm *st)
+{
+	drmModeCrtc *c = drmModeGetCrtc(st->fd, st->crtc_id);
+	bool ours = false;
+
+	for (int i = 0; c && i < st->nbufs; i++)
+		ours |= c->buffer_id == st->buf[i].fb_id;
+	drmModeFreeCrtc(c);
+	return ours;
+}
+
 /* Puts back the CRTC as found (the console's framebuffer, as a rule), unless another VT's
- * process is master now; our buffers never stay on screen, so clear has nothing to do. */
+ * process is master now or another display of ours shows its frames there; our buffers never
+ * stay on screen, so clear has nothing to do. */
 static void drm_close(struct display *d, bool clear)
 {
 	struct drm *st = drm_of(d);
@@ -467,8 +523,12 @@ static void drm_close(struct display *d, bool clear)
 	(void)clear;
 	if (!st)
 		return;
+	/* a flip under way reports to this state: read before it goes (a descriptor shared with
+	 * a reload's display would hand the event to that one) */
+	if (st->fd >= 0 && st->flip_pending)
+		drm_events(d, true);
 	s = st->saved;
-	if (st->fd >= 0 && st->master && st->crtc_set && s)
+	if (st->fd >= 0 && st->master && st->crtc_set && s && shows_ours(st))
 		drmModeSetCrtc(st->fd, s->crtc_id, s->buffer_id, s->x, s->y,
 			       s->mode_valid ? &st->conn_id : NULL, s->mode_valid ? 1 : 0,
 			       s->mode_valid ? &s->mode : NULL);
