@@ -36,6 +36,7 @@ static const char script[] =
 	" sleep 0.1; done; }\n"
 	"pkg() { dpkg-query -W -f='${Status}' fbripple 2>/dev/null | tr ' ' _; }\n"
 	"md5() { md5sum <$1 | cut -d' ' -f1; }\n"
+	"guards() { pgrep -c -x fbripple-guard; }\n"
 	"wants() { ls /etc/systemd/system/multi-user.target.wants | grep -c '^fbripple.service$'; }\n"
 	/* udev loads bochs by itself, late: wait for it as an enabled unit would have to */
 	"udevadm settle -t 60; waitfor '[ -e /dev/fb0 ]' 30\n"
@@ -108,10 +109,10 @@ static const char script[] =
 	"pid=$(st MainPID); kill -KILL $pid\n"
 	"waitfor '[ \"$(st NRestarts)\" = 2 ] && [ \"$(systemctl is-active fbripple)\" = active ]' 60;"
 	" ok=$?\n"
-	"say \"killed ok=$ok $($H/vtstate /dev/tty7)\"\n"
+	"say \"killed ok=$ok $($H/vtstate /dev/tty7) guards=$(guards)\"\n"
 	"hear stop\n"
 	"systemctl stop fbripple; rc=$?\n"
-	"say \"stopped rc=$rc $($H/vtstate /dev/tty7)\"\n"
+	"say \"stopped rc=$rc $($H/vtstate /dev/tty7) guards=$(guards)\"\n"
 	"hear drm\n"
 	/* the unit on the DRM card, as display.device = \"auto\" finds it; the edited conffile
 	 * back afterwards, for the package's steps */
@@ -121,7 +122,7 @@ static const char script[] =
 	" $(fbripple -c /etc/fbripple.conf --send status)\"\n"
 	"hear drmstop\n"
 	"systemctl stop fbripple; rc=$?; cp /tmp/conf.before /etc/fbripple.conf\n"
-	"say \"drmstopped rc=$rc $($H/vtstate /dev/tty7)\"\n"
+	"say \"drmstopped rc=$rc $($H/vtstate /dev/tty7) guards=$(guards)\"\n"
 	"hear bench\n"
 	/* fbripple's own start-up work headless, best of 3, to compare with the host */
 	"best=0; for i in 1 2 3; do t0=$(mono);"
@@ -473,10 +474,12 @@ static void check_restarts(struct vm_suite *s, struct failures *f)
 	send(s, "kill");
 	line(s, "killed ", buf, sizeof(buf));
 	check(f, strstr(buf, "ok=0 ") != NULL, "no restart after SIGKILL: %s", buf);
+	/* the killed daemon's guard gave the console back and left; the new one has its own */
+	check(f, strstr(buf, " guards=1") != NULL, "not one console guard after a restart: %s", buf);
 	send(s, "stop");
 	line(s, "stopped ", buf, sizeof(buf));
-	check(f, strstr(buf, "rc=0 vt 7 kd=text switching=auto active=7") != NULL,
-	      "after SIGKILL, restart and stop the console is not back: %s", buf);
+	check(f, strstr(buf, "rc=0 vt 7 kd=text switching=auto active=7 guards=0") != NULL,
+	      "after SIGKILL, restart and stop the console is not back, or a guard stays: %s", buf);
 	check(f, screen_is(s, BLUE, true, 5000), "the splash stays on the screen after stop");
 }
 
@@ -520,8 +523,8 @@ static void check_drm(struct vm_suite *s, struct failures *f)
 	check(f, screen_is(s, RED, false, 10000), "the splash is not on the screen through DRM");
 	send(s, "drmstop");
 	line(s, "drmstopped ", buf, sizeof(buf));
-	check(f, strstr(buf, "rc=0 vt 7 kd=text switching=auto active=7") != NULL,
-	      "after a stop on DRM the console is not back: %s", buf);
+	check(f, strstr(buf, "rc=0 vt 7 kd=text switching=auto active=7 guards=0") != NULL,
+	      "after a stop on DRM the console is not back, or a guard stays: %s", buf);
 	check(f, screen_is(s, RED, true, 5000), "the splash stays on the screen after stop");
 }
 
