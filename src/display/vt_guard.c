@@ -43,18 +43,18 @@ static void close_all_but(int a, int b)
 static void guard_run(int vt_fd, int pipe_fd)
 {
 	static const struct vt_mode console = { .mode = VT_AUTO };
-	sigset_t none;
 	bool clean = false;
 	char c;
 	ssize_t n;
 
 	signal(SIGTERM, SIG_IGN);	/* a stop signals the whole cgroup: the daemon answers */
-	signal(SIGINT, SIG_IGN);
+	signal(SIGINT, SIG_IGN);	/* Ctrl-C reaches the whole process group */
 	signal(SIGHUP, SIG_IGN);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
 	prctl(PR_SET_NAME, "fbripple-guard");
 	close_all_but(vt_fd, pipe_fd);
+	if (chdir("/") < 0) {
+		/* the directory it started in stays busy: nothing worse */
+	}
 	while ((n = read(pipe_fd, &c, 1)) != 0) {
 		if (n == 1 && c == GUARD_CLEAN)
 			clean = true;
