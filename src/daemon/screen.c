@@ -24,7 +24,7 @@ static bool test_stripes(void)
 
 void screen_init(struct screen *s)
 {
-	*s = (struct screen){ .vt.fd = -1, .events.fd = -1, .watch.fd = -1,
+	*s = (struct screen){ .vt.fd = -1, .vt.guard.fd = -1, .events.fd = -1, .watch.fd = -1,
 			      .display.watch_fd = -1, .display.watch = -1,
 			      .stripes = test_stripes(),
 			      .rain.rng = (uint64_t)time(NULL) * 2654435761u | 1 };

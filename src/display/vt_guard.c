@@ -73,7 +73,8 @@ int vt_guard_start(struct vt_guard *g, int vt_fd)
 	int fds[2];
 	pid_t pid;
 
-	g->fd = -1;
+	if (g->fd >= 0)		/* one guard for the VT, however often it is taken */
+		return 0;
 	g->pid = -1;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return -errno;

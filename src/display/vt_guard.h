@@ -14,7 +14,8 @@ struct vt_guard {
  * Forks the guard: it keeps vt_fd and its end of a pipe, closes every other descriptor and
  * ignores SIGTERM, SIGINT and SIGHUP. When the pipe ends without vt_guard_stop's word (the
  * daemon killed), it puts the VT back in text mode with the kernel's own switching, and exits.
- * Call it before the display is opened: a child is cheapest while the daemon is small.
+ * Call it before the display is opened: a child is cheapest while the daemon is small. g->fd
+ * must be -1 at first; with a guard running already it does nothing.
  * 0 or -errno (then there is no guard, and the daemon runs on without one).
  */
 int vt_guard_start(struct vt_guard *g, int vt_fd);
