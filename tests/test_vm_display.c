@@ -404,14 +404,17 @@ static void test_list_devices_display(void **state)
 /*
  * One boot per driver runs several steps: fbripple with FBRIPPLE_TEST_STRIPES=1 on DRM in busy
  * water (rain), then what the host asks: send CMD (a control command, its reply said back), vt
- * N, kill (SIGKILL), term (SIGTERM), again (start it once more), fbdev (fbripple on /dev/fb0
- * instead, the same water), hold and letgo (drmhold, another process, becomes the card's master
+ * N, kill (SIGKILL), kd (tty1's mode, by vtstate), term (SIGTERM), again (start it once more),
+ * fbdev (fbripple on /dev/fb0 instead, the same water), hold and letgo (drmhold, another process, becomes the card's master
  * and lets go), busy (start it while the card is held: its log lines about the card said
  * back), blank and wake (blank_after = 1 by a reload, then a drop; the connector's DPMS and the
- * daemon's status said back; blank_after = 0 again), shot (the water paused, a screenshot
+ * daemon's status said back; blank_after = 0 again), blankaway (blank_after = 1, said back 2 s
+ * later), dpms STATE (the connector's DPMS once it is STATE, or after 5 s), shot (the water paused, a screenshot
  * through the control socket: its md5 and size said back), wrong (refused starts: a connector
  * and a mode the card lacks; then the mode --list-devices chooses for "1024x768"), single
- * (fbripple restarted on one buffer, 800x600@60 on Virtual-1), bye.
+ * (fbripple restarted on one buffer, 800x600@60 on Virtual-1), reconf FILE (the running
+ * daemon's file replaced by /etc/fbr/FILE and reloaded), legacy (FBRIPPLE_TEST_LEGACY=1: the
+ * card listed, then fbripple on it with legacy page flips), bye.
  */
 #define DRM_CONF(display)                                                                      \
 	SPLASH_CONF("'control: { socket = \"/tmp/fbr.sock\"; };' "                             \
