@@ -1,5 +1,5 @@
 /* test_vm_display.c - fbripple on a real kernel's framebuffer: the splash at 16, 24 and 32 bpp,
- * rings, rotation, VT switching, and the console given back after SIGTERM and SIGSEGV. */
+ * rings, rotation, VT switching, and the console given back after SIGTERM, SIGSEGV and SIGKILL. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
