@@ -60,6 +60,47 @@ static int bring_to_front(int fd, int num)
 	return 0;
 }
 
+int vt_front(int *num)
+{
+	return active_vt(num);
+}
+
+int vt_open_behind(struct vt *vt, int num, char *err, size_t errlen)
+{
+	char path[32];
+
+	memset(vt, 0, sizeof(*vt));
+	snprintf(path, sizeof(path), "/dev/tty%d", num);
+	vt->fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (vt->fd < 0) {
+		int ret = -errno;
+
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	vt->num = num;
+	return 0;
+}
+
+int vt_show(struct vt *vt)
+{
+	return bring_to_front(vt->fd, vt->num);
+}
+
+int vt_give_to(struct vt *vt, int front)
+{
+	static const struct vt_mode console = { .mode = VT_AUTO };
+	int ret = 0;
+
+	if (vt->fd < 0)
+		return 0;
+	ioctl(vt->fd, VT_SETMODE, &console);
+	if (front > 0 && front != vt->num)
+		ret = bring_to_front(vt->fd, front);
+	vt_restore(vt);
+	return ret;
+}
+
 int vt_open(struct vt *vt, int num, char *err, size_t errlen)
 {
 	char path[32];

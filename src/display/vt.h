@@ -19,6 +19,20 @@ struct vt {
  */
 int vt_open(struct vt *vt, int num, char *err, size_t errlen);
 
+/* Idle mode beside a kiosk application: the VT in front into *num; 0 or -errno. */
+int vt_front(int *num);
+
+/* Opens VT num without bringing it to the front, to be taken (vt_take, which no console redraw
+ * follows on a VT not shown) and then shown by vt_show. 0 or -errno with err saying why. */
+int vt_open_behind(struct vt *vt, int num, char *err, size_t errlen);
+int vt_show(struct vt *vt);
+
+/* Gives the screen back to VT front: the kernel's own switching first (a switch away from a
+ * VT_PROCESS VT would wait for our own answer), then front brought to the front, and text mode
+ * only on the VT no longer shown, so that no console is drawn over the picture. Closes vt.
+ * 0 or -errno of the switch. */
+int vt_give_to(struct vt *vt, int front);
+
 /* Graphics mode (no cursor, no kernel messages drawn over us), and VT switches that ask first:
  * release_sig when the user switches away, acquire_sig when back. 0 or -errno. */
 int vt_take(struct vt *vt, int release_sig, int acquire_sig);
