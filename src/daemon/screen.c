@@ -720,9 +720,10 @@ static int take_vt(struct screen *s, int num)
 		ret = vt_open_behind(&s->vt, num, err, sizeof(err));
 	else
 		snprintf(err, sizeof(err), "/dev/tty0: %s", strerror(-ret));
-	if (ret == 0 && (ret = vt_take(&s->vt, SIGUSR1, SIGUSR2)) == 0 &&
-	    (ret = vt_show(&s->vt)) < 0)
-		vt_give_to(&s->vt, front);
+	if (ret == 0)
+		ret = vt_take(&s->vt, SIGUSR1, SIGUSR2);
+	if (ret == 0 && front != num)
+		ret = vt_show(&s->vt, front);
 	if (ret == 0) {
 		s->app_vt = front != num ? front : 0;
 		vt_guard_crashes(&s->vt);
@@ -730,7 +731,7 @@ static int take_vt(struct screen *s, int num)
 	}
 	if (s->vt.fd >= 0) {
 		snprintf(err, sizeof(err), "VT %d: %s", num, strerror(-ret));
-		vt_restore(&s->vt);
+		vt_give_to(&s->vt, front);
 	}
 	log_warn("%s; drawing on the VT in front", err);
 	return 0;

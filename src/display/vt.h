@@ -23,14 +23,16 @@ int vt_open(struct vt *vt, int num, char *err, size_t errlen);
 int vt_front(int *num);
 
 /* Opens VT num without bringing it to the front, to be taken (vt_take, which no console redraw
- * follows on a VT not shown) and then shown by vt_show. 0 or -errno with err saying why. */
+ * follows on a VT not shown) and then shown by vt_show from VT front, the one in front. A
+ * framebuffer application's VT in graphics mode with the kernel's own switching, which the
+ * kernel never switches away from, is answered for (and keeps its mode); a switch not made
+ * within a second gives -ETIMEDOUT. 0 or -errno (vt_open_behind: with err saying why). */
 int vt_open_behind(struct vt *vt, int num, char *err, size_t errlen);
-int vt_show(struct vt *vt);
+int vt_show(struct vt *vt, int front);
 
-/* Gives the screen back to VT front: the kernel's own switching first (a switch away from a
- * VT_PROCESS VT would wait for our own answer), then front brought to the front, and text mode
- * only on the VT no longer shown, so that no console is drawn over the picture. Closes vt.
- * 0 or -errno of the switch. */
+/* Gives the screen back to VT front (answering our own VT's release, without a signal), and
+ * only then sets text mode on our VT, no longer shown, so that no console is drawn over the
+ * picture. Closes vt. 0 or -errno of the switch. */
 int vt_give_to(struct vt *vt, int front);
 
 /* Graphics mode (no cursor, no kernel messages drawn over us), and VT switches that ask first:
