@@ -715,11 +715,9 @@ static int take_vt(struct screen *s, int num)
 	s->app_vt = 0;
 	if (!num)
 		return 0;
-	ret = vt_front(&front);
+	ret = vt_open_behind(&s->vt, num, err, sizeof(err));
 	if (ret == 0)
-		ret = vt_open_behind(&s->vt, num, err, sizeof(err));
-	else
-		snprintf(err, sizeof(err), "/dev/tty0: %s", strerror(-ret));
+		ret = vt_front(&s->vt, &front);
 	if (ret == 0)
 		ret = vt_take(&s->vt, SIGUSR1, SIGUSR2);
 	if (ret == 0 && front != num)

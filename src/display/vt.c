@@ -61,9 +61,16 @@ static int bring_to_front(int fd, int num)
 	return 0;
 }
 
-int vt_front(int *num)
+int vt_front(const struct vt *vt, int *num)
 {
-	return active_vt(num);
+	struct vt_stat st;
+
+	if (vt->fd < 0)
+		return active_vt(num);
+	if (ioctl(vt->fd, VT_GETSTATE, &st) < 0)
+		return -errno;
+	*num = st.v_active;
+	return 0;
 }
 
 int vt_open_behind(struct vt *vt, int num, char *err, size_t errlen)
@@ -105,8 +112,10 @@ static int switch_over(int from_fd, int num, bool ours)
 	int kd = KD_TEXT, ret = 0;
 	bool answer;
 
-	if (ioctl(from_fd, VT_GETMODE, &mode) < 0)
+	if (ioctl(from_fd, VT_GETSTATE, &st) < 0 || ioctl(from_fd, VT_GETMODE, &mode) < 0)
 		return -errno;
+	if (st.v_active == num)
+		return 0;
 	ioctl(from_fd, KDGETMODE, &kd);
 	answer = ours || (mode.mode == VT_AUTO && kd == KD_GRAPHICS);
 	if (answer && ioctl(from_fd, VT_SETMODE, &quiet) < 0)

@@ -19,8 +19,9 @@ struct vt {
  */
 int vt_open(struct vt *vt, int num, char *err, size_t errlen);
 
-/* Idle mode beside a kiosk application: the VT in front into *num; 0 or -errno. */
-int vt_front(int *num);
+/* Idle mode beside a kiosk application: the VT in front into *num, asked through vt when it
+ * is open (an unprivileged service may open its own VT only), else /dev/tty0; 0 or -errno. */
+int vt_front(const struct vt *vt, int *num);
 
 /* Opens VT num without bringing it to the front, to be taken (vt_take, which no console redraw
  * follows on a VT not shown) and then shown by vt_show from VT front, the one in front. A
