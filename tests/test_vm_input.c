@@ -786,14 +786,17 @@ static void test_beside_a_kiosk_app(void **state)
 		"say \"frames $(/usr/bin/fbripple --send status | grep -o 'frames=[0-9]*')\"\n"
 		"t0=$(cut -d' ' -f14,15 /proc/$pid/stat); sleep 10;"
 		" t1=$(cut -d' ' -f14,15 /proc/$pid/stat)\n"
+		"/bin/fbfill -b 4000 >/tmp/black & w=$!\n"
 		"say \"hidden cpu $t0 $t1\"; hear cmd\n"
 		"waitlog 'screensaver: shown' || { say 'not shown'; tail -n 3 /tmp/log |"
 		" while read -r l; do say \"log $l\"; done; say \"$(/bin/vtstate /dev/tty7)\";"
 		" for t in /proc/$pid/task/*; do say \"wchan $(cat $t/wchan) $(cat $t/stat)\"; done; }\n"
-		"say \"shown $(vt 7)\"; hear cmd\n"
+		"wait $w; say \"shown $(vt 7) $(cat /tmp/black)\"; hear cmd\n"
 		"/usr/bin/fbripple --send 'drop 320 240' >/dev/null; say dropped; hear cmd\n"
+		"/bin/fbfill -b 2000 >/tmp/black & w=$!; sleep 0.2\n"
 		"echo 'tap 500 400' >&4; waitlog 'screensaver: hidden' || say 'not hidden'\n"
-		"say \"hidden count=$(cat /tmp/app.count) $(vt 1)\"; hear cmd\n"
+		"wait $w; say \"hidden count=$(cat /tmp/app.count) $(vt 1) $(cat /tmp/black)\";"
+		" hear cmd\n"
 		"say \"client show: $(/usr/bin/fbripple --send show) $(vt 7)\"\n"
 		"say \"client hide: $(/usr/bin/fbripple --send hide)\"; sleep 1\n"
 		"say \"client hidden $(vt 1)\"\n"
@@ -815,13 +818,21 @@ static void test_beside_a_kiosk_app(void **state)
 	       u1 + s1 - u0 - s0);
 	assert_int_equal(u1 + s1, u0 + s0);
 	assert_int_equal(vm_send(&s->vm, "go"), 0);
-	vm_case_expect(s, "shown active=7", 20000);
+	/* the middle pixel in the framebuffer's memory, sampled through the show and the hide */
+	if (vm_expect_line(&s->vm, "shown active=7 black ", 20000, line, sizeof(line)))
+		fail_msg("not shown on tty7");
+	printf("# vm: through the show: %s\n", strstr(line, "black "));
+	assert_non_null(strstr(line, "black 0 of "));
 	expect_app_picture(s, "shown on tty7");
 	assert_int_equal(vm_send(&s->vm, "go"), 0);
 	vm_case_expect(s, "dropped", 10000);
 	vm_case_wait_screen(s, 5000, check_rippled, NULL);
 	assert_int_equal(vm_send(&s->vm, "go"), 0);
-	vm_case_expect(s, "hidden count=1 active=1", 20000);
+	if (vm_expect_line(&s->vm, "hidden count=", 20000, line, sizeof(line)))
+		fail_msg("not hidden by the tap");
+	printf("# vm: through the hide: %s\n", strstr(line, "black "));
+	if (!strstr(line, "hidden count=1 active=1 black 0 of "))
+		fail_msg("after the tap: %s (want the app's count 1, tty1 in front, no black)", line);
 	expect_app_picture(s, "hidden again after a tap, tty1 in front");
 	assert_int_equal(vm_send(&s->vm, "go"), 0);
 	vm_case_expect(s, "client show: ok shown active=7", 20000);
