@@ -802,7 +802,24 @@ static void test_beside_a_kiosk_app(void **state)
 		"say \"client hidden $(vt 1)\"\n"
 		"say \"events $(tr '\\n' ',' </tmp/app.events)\"\n"
 		"grep -E 'screensaver|warn' /tmp/log | while read -r l; do say \"log $l\"; done\n"
-		"kill $pid; wait $pid; say \"fbripple exit $?\"; kill $app; exec 4>&-; wait\n", NULL);
+		"kill $pid; wait $pid; say \"fbripple exit $?\"; kill $app\n"
+		/* DRM: another process becomes master while fbripple is hidden */
+		"printf 'display = { device = \"/dev/dri/card0\"; };\\nscreensaver = { mode = \"idle\";"
+		" after = 3; };\\ncontrol = { socket = \"/tmp/ctl2\"; };\\n' >/tmp/drm.conf\n"
+		"ctl2() { /usr/bin/fbripple -c /tmp/drm.conf --send \"$1\"; }\n"
+		"/usr/bin/fbripple -v -c /tmp/drm.conf >/tmp/log2 2>&1 4>&- & pid=$!\n"
+		"n=0; until ctl2 status >/dev/null 2>&1 || [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done\n"
+		"/bin/drmhold >/tmp/hold 2>&1 & hold=$!; sleep 0.2\n"
+		"n=0; until grep -q 'cannot take the screen' /tmp/log2 || [ $n -ge 100 ]; do sleep 0.05;"
+		" n=$((n+1)); done; sleep 0.3\n"
+		"say \"drm held: $(cat /tmp/hold) $(ctl2 status | grep -o 'screensaver=[a-z]*')"
+		" $(grep -c 'cannot take the screen' /tmp/log2)\"\n"
+		"grep 'cannot take the screen' /tmp/log2 | while read -r l; do say \"log2 $l\"; done\n"
+		"kill $hold; wait $hold\n"
+		"n=0; until grep -q 'screensaver: shown' /tmp/log2 || [ $n -ge 160 ]; do sleep 0.05;"
+		" n=$((n+1)); done\n"
+		"say \"drm let go: $(ctl2 status | grep -o 'screensaver=[a-z]*')\"\n"
+		"kill $pid; wait $pid; say \"fbripple2 exit $?\"; exec 4>&-; wait\n", NULL);
 
 	vm_case_expect(s, "app drawn 640x480 active=1", 40000);
 	expect_app_picture(s, "before fbripple");
@@ -842,6 +859,13 @@ static void test_beside_a_kiosk_app(void **state)
 	vm_case_expect(s, "events ok watching,event shown,event hidden,event shown,event hidden,",
 		       5000);
 	vm_case_expect(s, "fbripple exit 0", 15000);
+	/* DRM: while another process is master, showing fails with one line and fbripple stays
+	 * hidden; once it lets go, the next idle spell shows */
+	vm_case_expect(s, "drm held: master screensaver=hidden 1", 20000);
+	vm_case_expect(s, "log2 fbripple: warning: /dev/dri/card0: cannot take the screen: another "
+		       "process is its DRM master; staying hidden until the next idle spell", 5000);
+	vm_case_expect(s, "drm let go: screensaver=shown", 20000);
+	vm_case_expect(s, "fbripple2 exit 0", 15000);
 	vm_case_expect_exit(s, 0);
 }
 
