@@ -372,6 +372,81 @@ static void test_listen_refuses_a_live_socket(void **state)
 	tu_rmtree(dir);
 }
 
+/* A line from fd within 2 s of loop dispatches, or "". */
+static void client_line_of(struct loop *loop, int fd, char *line, size_t len)
+{
+	size_t got = 0;
+
+	line[0] = '\0';
+	for (int i = 0; i < 200 && got + 1 < len; i++) {
+		ssize_t n = recv(fd, line + got, 1, MSG_DONTWAIT);
+
+		if (n == 1 && line[got] == '\n')
+			break;
+		if (n == 1) {
+			got++;
+			continue;
+		}
+		loop_dispatch(loop, 10);
+	}
+	line[got] = '\0';
+}
+
+static int clients_open(const struct control *c)
+{
+	int n = 0;
+
+	for (int i = 0; i < CONTROL_CLIENTS; i++)
+		n += c->clients[i].src.fd >= 0;
+	return n;
+}
+
+/* "watch": the client hears every broadcast line; one that stops reading is closed as soon as
+ * a line finds the last one not taken, and the loop never waits for it. A client that did not
+ * ask hears nothing. */
+static void test_watch_drops_a_client_that_does_not_read(void **state)
+{
+	char *dir = tu_tmpdir(), line[64];
+	const char *path = tu_path(dir, "control");
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct control c;
+	struct loop loop;
+	int watcher, other, sent = 0;
+
+	(void)state;
+	assert_int_equal(loop_init(&loop), 0);
+	control_init(&c, &loop, no_exec, NULL);
+	assert_int_equal(control_listen(&c, path), 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	watcher = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	other = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(connect(watcher, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	assert_int_equal(connect(other, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	assert_int_equal(send(watcher, "watch\n", 6, 0), 6);
+	client_line_of(&loop, watcher, line, sizeof(line));
+	assert_string_equal(line, "ok watching");
+	assert_int_equal(send(other, "status\n", 7, 0), 7);
+	client_line_of(&loop, other, line, sizeof(line));
+	assert_string_equal(line, "ok");
+	control_broadcast(&c, "event shown");
+	client_line_of(&loop, watcher, line, sizeof(line));
+	assert_string_equal(line, "event shown");
+	assert_int_equal(recv(other, line, sizeof(line), MSG_DONTWAIT), -1);
+	/* now it reads nothing: the socket fills, a line is left half sent, the next drops it */
+	while (clients_open(&c) == 2 && sent < 1000000) {
+		control_broadcast(&c, "event hidden");
+		sent++;
+	}
+	printf("# a watcher that does not read: closed after %d lines\n", sent);
+	assert_int_equal(clients_open(&c), 1);
+	assert_true(sent > 1);
+	close(watcher);
+	close(other);
+	control_close(&c);
+	loop_free(&loop);
+	tu_rmtree(dir);
+}
+
 static void solid(struct image *img, uint32_t rgb)
 {
 	img->width = 16;
@@ -446,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_saver_always),
 		cmocka_unit_test(test_reload_changes),
 		cmocka_unit_test(test_listen_refuses_a_live_socket),
+		cmocka_unit_test(test_watch_drops_a_client_that_does_not_read),
 		cmocka_unit_test(test_shot_write),
 	};
 
