@@ -48,9 +48,10 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 	int ret = 0;
 
 	if (*changes & RELOAD_RESTART) {
-		log_warn("display.vt, double_buffer, output and mode take effect when fbripple "
-			 "restarts");
+		log_warn("display.vt, double_buffer, output and mode and screensaver.mode take "
+			 "effect when fbripple restarts");
 		adopted.display.vt = app->cfg.display.vt;
+		adopted.screensaver.mode = app->cfg.screensaver.mode;
 		adopted.display.double_buffer = app->cfg.display.double_buffer;
 		memcpy(adopted.display.output, app->cfg.display.output, sizeof(adopted.display.output));
 		memcpy(adopted.display.mode, app->cfg.display.mode, sizeof(adopted.display.mode));

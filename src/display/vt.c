@@ -159,11 +159,14 @@ int vt_show(struct vt *vt, int front)
 
 int vt_give_to(struct vt *vt, int front)
 {
+	struct vt_stat st;
 	int ret = 0;
 
 	if (vt->fd < 0)
 		return 0;
-	if (front > 0 && front != vt->num)
+	/* the user switched elsewhere meanwhile: that VT stays in front */
+	if (front > 0 && front != vt->num && ioctl(vt->fd, VT_GETSTATE, &st) == 0 &&
+	    st.v_active == vt->num)
 		ret = switch_over(vt->fd, front, true);
 	vt_restore(vt);
 	return ret;
