@@ -802,7 +802,24 @@ static void test_beside_a_kiosk_app(void **state)
 		"say \"client hidden $(vt 1)\"\n"
 		"say \"events $(tr '\\n' ',' </tmp/app.events)\"\n"
 		"grep -E 'screensaver|warn' /tmp/log | while read -r l; do say \"log $l\"; done\n"
-		"kill $pid; wait $pid; say \"fbripple exit $?\"; kill $app\n"
+		"kill $pid; wait $pid; say \"fbripple exit $?\"\n"
+		/* on the app's own VT (display.vt = 0), woken by command only */
+		"printf 'display = { device = \"/dev/fb0\"; };\\nsplash = { image = \"@screen\"; };\\n"
+		"screensaver = { mode = \"idle\"; after = 2; wake = \"command\"; };\\n"
+		"control = { socket = \"/tmp/ctl3\"; };\\n' >/tmp/cmd.conf\n"
+		"ctl3() { /usr/bin/fbripple -c /tmp/cmd.conf --send \"$1\"; }\n"
+		"/usr/bin/fbripple -v -c /tmp/cmd.conf >/tmp/log3 2>&1 4>&- & pid=$!\n"
+		"n=0; until grep -q 'screensaver: shown' /tmp/log3 || [ $n -ge 160 ]; do sleep 0.05;"
+		" n=$((n+1)); done\n"
+		"say \"same vt: $(ctl3 status | grep -o 'screensaver=[a-z]*') $(vt 1)\"; hear cmd\n"
+		"echo 'tap 320 240' >&4; sleep 0.5\n"
+		"say \"command tap: $(ctl3 status | grep -o 'screensaver=[a-z]*') count=$(cat /tmp/app.count)\";"
+		" hear cmd\n"
+		"say \"command hide: $(ctl3 hide)\"\n"
+		"n=0; until grep -q 'screensaver: hidden' /tmp/log3 || [ $n -ge 100 ]; do sleep 0.05;"
+		" n=$((n+1)); done\n"
+		"say \"command hidden: $(ctl3 status | grep -o 'screensaver=[a-z]*') $(vt 1)\"; hear cmd\n"
+		"kill $pid; wait $pid; say \"fbripple3 exit $?\"; kill $app\n"
 		/* DRM: another process becomes master while fbripple is hidden */
 		"printf 'display = { device = \"/dev/dri/card0\"; };\\nscreensaver = { mode = \"idle\";"
 		" after = 3; };\\ncontrol = { socket = \"/tmp/ctl2\"; };\\n' >/tmp/drm.conf\n"
@@ -859,6 +876,19 @@ static void test_beside_a_kiosk_app(void **state)
 	vm_case_expect(s, "events ok watching,event shown,event hidden,event shown,event hidden,",
 		       5000);
 	vm_case_expect(s, "fbripple exit 0", 15000);
+	/* on the app's VT, wake = command: a tap ripples and reaches not the app, only "hide"
+	 * hides */
+	vm_case_expect(s, "same vt: screensaver=shown active=1", 20000);
+	expect_app_picture(s, "shown on the app's own VT");
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	vm_case_expect(s, "command tap: screensaver=shown count=1", 10000);
+	vm_case_wait_screen(s, 5000, check_rippled, NULL);
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	vm_case_expect(s, "command hide: ok fading", 10000);
+	vm_case_expect(s, "command hidden: screensaver=hidden active=1", 10000);
+	expect_app_picture(s, "hidden by command on the app's own VT");
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	vm_case_expect(s, "fbripple3 exit 0", 15000);
 	/* DRM: while another process is master, showing fails with one line and fbripple stays
 	 * hidden; once it lets go, the next idle spell shows */
 	vm_case_expect(s, "drm held: master screensaver=hidden 1", 20000);
