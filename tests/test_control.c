@@ -303,14 +303,10 @@ static void test_reload_changes(void **state)
 	b.display.vt = 7;
 	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_INPUT | RELOAD_RESTART);
 	reload_describe(RELOAD_INPUT | RELOAD_RESTART, what, sizeof(what));
-	assert_string_equal(what, "input display.vt/double_buffer/output/mode screensaver.mode "
-			    "(at restart)");
+	assert_string_equal(what, "input display.vt/double_buffer/output/mode (at restart)");
 	b = a;
 	b.display.double_buffer = DISPLAY_BUFFER_OFF;
 	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_RESTART);
-	b = a;
-	b.screensaver.mode = SAVER_IDLE;	/* the rest of the group applies at once */
-	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_RESTART | RELOAD_IDLE);
 	b = a;
 	b.display.threads = 3;
 	assert_int_equal(reload_changes(&a, &b, &ia, &ib), RELOAD_THREADS);

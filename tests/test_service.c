@@ -731,8 +731,7 @@ static void test_reload_reports_what_it_applied(void **state)
 	expect_ok(d, "status");		/* still on the old socket */
 	write_conf(d, "display = { vt = 5; double_buffer = \"off\"; };");
 	send_cmd(d, "reload", reply, sizeof(reply));
-	assert_string_equal(reply, "ok changed stone display.vt/double_buffer/output/mode "
-			    "screensaver.mode (at restart)");
+	assert_string_equal(reply, "ok changed stone display.vt/double_buffer/output/mode (at restart)");
 	assert_true(log_has(d, "take effect when fbripple restarts"));
 	stop(d);
 }

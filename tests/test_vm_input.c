@@ -54,11 +54,28 @@ static int write_checker(void)
 	return rc;
 }
 
+/* The kiosk case's helpers beside the shared ones: the app, and the VT state. */
+static char kioskapp[600], vtstate[600];
+
+static void find_kiosk_helpers(void)
+{
+	char exe[400];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = 0;
+	if (strrchr(exe, '/'))
+		*strrchr(exe, '/') = 0;
+	snprintf(kioskapp, sizeof(kioskapp), "%s/vm/kioskapp=/bin/kioskapp", exe);
+	snprintf(vtstate, sizeof(vtstate), "%s/vm/vtstate=/bin/vtstate", exe);
+}
+
 static int suite_setup(void **state)
 {
+	const char *extra[] = { kioskapp, vtstate, NULL };
 	struct vm_suite *s;
 
-	if (write_checker() || vm_suite_setup(state, NULL))
+	find_kiosk_helpers();
+	if (write_checker() || vm_suite_setup(state, extra))
 		return -1;
 	s = *state;
 	if (s->available && !s->have_fbripple) {

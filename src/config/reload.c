@@ -52,7 +52,7 @@ unsigned reload_changes(const struct config *old, const struct config *new,
 	if (!SAME(old, new, input))
 		c |= RELOAD_INPUT;
 	/* a DRM card is not opened a second time beside itself: master stays with the first */
-	if (old->display.vt != new->display.vt || old->screensaver.mode != new->screensaver.mode ||
+	if (old->display.vt != new->display.vt ||
 	    old->display.double_buffer != new->display.double_buffer ||
 	    strcmp(old->display.output, new->display.output) ||
 	    strcmp(old->display.mode, new->display.mode))
@@ -66,7 +66,7 @@ void reload_describe(unsigned changes, char *buf, size_t len)
 {
 	static const char *const names[] = { "display", "fps", "splash", "water", "stone", "rain",
 					     "idle", "control", "log", "input",
-					     "display.vt/double_buffer/output/mode screensaver.mode (at restart)", "grid",
+					     "display.vt/double_buffer/output/mode (at restart)", "grid",
 					     "walls", "threads" };
 	size_t used = 0;
 

@@ -18,8 +18,7 @@ enum reload_change {
 	RELOAD_CONTROL = 1 << 7,	/* the control socket's path */
 	RELOAD_LOG = 1 << 8,
 	RELOAD_INPUT = 1 << 9,		/* devices, grab, trails, calibration: reconfigure input */
-	RELOAD_RESTART = 1 << 10,	/* display.vt, double_buffer, output, mode and
-					 * screensaver.mode: only at start */
+	RELOAD_RESTART = 1 << 10,	/* display.vt, display.double_buffer: only at start */
 	RELOAD_GRID = 1 << 11,		/* water.cell or engine: a new grid, the water starts calm */
 	RELOAD_WALLS = 1 << 12,		/* water.obstacles' file or contents (service.c sees it) */
 	RELOAD_THREADS = 1 << 13,	/* display.threads: a new pool */

@@ -204,7 +204,7 @@ int daemon_run(struct app *app)
 			log_error("event loop: %s", strerror(-ret));
 		return ret;
 	}
-	if (app->cfg.screensaver.mode == SAVER_IDLE)
+	if (app->pace.saver.mode == SAVER_IDLE)
 		screen_stand_by(&app->screen);	/* the app's screen until idle */
 	else
 		screen_redraw(&app->screen);	/* the splash first: finding the input devices
@@ -229,7 +229,7 @@ int daemon_run(struct app *app)
 
 void daemon_close(struct app *app)
 {
-	if (app->cfg.screensaver.mode == SAVER_IDLE && display_is_open(&app->screen.display))
+	if (app->pace.saver.mode == SAVER_IDLE && display_is_open(&app->screen.display))
 		screen_hide(&app->screen, &app->cfg);	/* the app's screen as it was */
 	touch_close(&app->touch);
 	service_close(app);

@@ -48,10 +48,9 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 	int ret = 0;
 
 	if (*changes & RELOAD_RESTART) {
-		log_warn("display.vt, double_buffer, output and mode and screensaver.mode take "
-			 "effect when fbripple restarts");
+		log_warn("display.vt, double_buffer, output and mode take effect when fbripple "
+			 "restarts");
 		adopted.display.vt = app->cfg.display.vt;
-		adopted.screensaver.mode = app->cfg.screensaver.mode;
 		adopted.display.double_buffer = app->cfg.display.double_buffer;
 		memcpy(adopted.display.output, app->cfg.display.output, sizeof(adopted.display.output));
 		memcpy(adopted.display.mode, app->cfg.display.mode, sizeof(adopted.display.mode));
@@ -372,7 +371,7 @@ static void on_saver(void *ctx, unsigned events)
 /* show and hide: only in idle mode. */
 static void show_or_hide(struct app *app, bool show, char *reply, size_t len)
 {
-	if (app->cfg.screensaver.mode != SAVER_IDLE) {
+	if (app->pace.saver.mode != SAVER_IDLE) {
 		snprintf(reply, len, "error: screensaver.mode is \"always\": always shown");
 		return;
 	}

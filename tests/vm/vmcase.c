@@ -43,7 +43,7 @@ static int find_helpers(struct vm_suite *s)
 static int build_base(struct vm_suite *s, const char *const *extra)
 {
 	static const char *const helpers[] = { "fbfill", "evdump", "uinput-dev", "ctlping",
-						"drmhold", "kioskapp", "vtstate" };
+						"drmhold" };
 	enum { NHELPERS = sizeof(helpers) / sizeof(helpers[0]) };
 	char paths[NHELPERS + 1][600];
 	const char *files[32];
