@@ -78,7 +78,7 @@ $(B)/tests/test_%: $(B)/tests/test_%.o $(TEST_AUX) $(B)/src/libfbripple.a
 # The VM tests link the QEMU harness and need static helper programs for the guest.
 VM_HELPERS = $(B)/tests/vm/fbfill $(B)/tests/vm/evdump \
              $(B)/tests/vm/uinput-dev $(B)/tests/vm/vtstate $(B)/tests/vm/ctlping \
-             $(B)/tests/vm/drmhold
+             $(B)/tests/vm/drmhold $(B)/tests/vm/kioskapp
 $(VM_TESTS): $(B)/tests/vm/vm.o $(B)/tests/vm/vmcase.o | $(VM_HELPERS)
 $(B)/tests/test_vm_input: $(B)/tests/vm/vm.o | $(VM_HELPERS)
 $(B)/tests/vm/vm.o: ALL_CFLAGS += -DFBVM_SRCDIR='"$(CURDIR)/tests/vm"'

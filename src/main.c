@@ -357,7 +357,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	/* from the moment the VT is ours a switch, Ctrl-C or a stop must reach our handlers, not
 	 * the default actions that would leave the console in graphics mode */
-	if (!app.opt.fbdev_file && daemon_block_signals() == 0)
+	if (!app.opt.fbdev_file && daemon_block_signals() == 0 &&
+	    app.cfg.screensaver.mode == SAVER_ALWAYS)	/* idle mode: only while shown */
 		screen_open_console(&app.screen, app.cfg.display.vt);
 	if (open_screen(&app) < 0) {
 		daemon_close(&app);

@@ -252,6 +252,16 @@ static void test_error_messages(void **state)
 	check_error("log", "level = \"loud\";",
 		    "log.level: \"loud\" is not a log level "
 		    "(expected one of error, warning, notice, info, debug)");
+	check_error("screensaver", "mode = \"sometimes\";",
+		    "screensaver.mode: \"sometimes\" is not a screensaver mode "
+		    "(expected one of always, idle)");
+	check_error("screensaver", "wake = \"shake\";",
+		    "screensaver.wake: \"shake\" is not a way to wake "
+		    "(expected one of touch, command)");
+	check_error("screensaver", "after = 0;",
+		    "screensaver.after: 0 is out of range (expected an integer from 1 to 604800)");
+	check_error("screensaver", "fade = 11.0;",
+		    "screensaver.fade: 11 is out of range (expected a number from 0 to 10)");
 	check_error("rain", "enabled = 1;", "rain.enabled: expected true or false");
 	check_error("rain", "enabled = \"yes\";", "rain.enabled: expected true or false");
 	check_error("rain", "rate = 1000.5;",

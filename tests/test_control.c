@@ -18,6 +18,7 @@
 #include "config/config.h"
 #include "daemon/control.h"
 #include "daemon/idle.h"
+#include "daemon/saver.h"
 #include "config/reload.h"
 #include "image/shot.h"
 #include "testutil.h"
@@ -182,6 +183,91 @@ static void test_idle(void **state)
 	assert_int_equal(idle_check(&i, t + 30000), IDLE_RAIN_START | IDLE_BLANK | IDLE_RAIN_STOP);
 }
 
+/* Idle mode: hidden until after, shown, faded out by the first touch, hidden again. */
+static void test_saver_touch(void **state)
+{
+	struct saver s;
+
+	(void)state;
+	saver_init(&s, SAVER_IDLE, SAVER_WAKE_TOUCH, 10, 0.5, 1000);
+	assert_int_equal(s.state, SAVER_HIDDEN);
+	assert_false(saver_ripples(&s));
+	assert_int_equal(saver_next(&s), 11000);
+	assert_int_equal(saver_check(&s, 10999), 0);
+	/* a touch while hidden only starts the count again */
+	assert_int_equal(saver_input(&s, 5000), 0);
+	assert_int_equal(saver_next(&s), 15000);
+	assert_int_equal(saver_check(&s, 11000), 0);
+	assert_int_equal(saver_check(&s, 15000), SAVER_SHOW);
+	assert_int_equal(s.state, SAVER_SHOWN);
+	assert_true(saver_ripples(&s));
+	assert_int_equal(saver_next(&s), -1);	/* shown: nothing to wake up for */
+	assert_int_equal(saver_check(&s, 900000), 0);
+	/* the first touch fades it: no stone more until hidden, whatever comes */
+	assert_int_equal(saver_input(&s, 20000), SAVER_FADE);
+	assert_int_equal(s.state, SAVER_FADING);
+	assert_false(saver_ripples(&s));
+	assert_int_equal(saver_input(&s, 20100), 0);
+	assert_int_equal(saver_next(&s), 20500);
+	assert_int_equal(saver_check(&s, 20499), 0);
+	assert_int_equal(saver_check(&s, 20500), SAVER_HIDE);
+	assert_int_equal(s.state, SAVER_HIDDEN);
+	assert_int_equal(saver_next(&s), 30500);	/* counting from the hide */
+	assert_string_equal(saver_state_name(s.state), "hidden");
+}
+
+/* wake = command: touches ripple, only "hide" hides; "show" while fading stays shown. */
+static void test_saver_command(void **state)
+{
+	struct saver s;
+
+	(void)state;
+	saver_init(&s, SAVER_IDLE, SAVER_WAKE_COMMAND, 300, 0.25, 0);
+	assert_int_equal(saver_next(&s), 300000);
+	assert_int_equal(saver_command(&s, false, 10), 0);	/* hide while hidden */
+	assert_int_equal(saver_command(&s, true, 100), SAVER_SHOW);
+	assert_int_equal(saver_command(&s, true, 101), 0);
+	assert_int_equal(saver_input(&s, 200), 0);
+	assert_int_equal(s.state, SAVER_SHOWN);
+	assert_true(saver_ripples(&s));
+	assert_int_equal(saver_command(&s, false, 1000), SAVER_FADE);
+	assert_int_equal(saver_next(&s), 1250);
+	assert_int_equal(saver_command(&s, true, 1100), 0);
+	assert_int_equal(s.state, SAVER_SHOWN);
+	assert_int_equal(saver_check(&s, 5000), 0);
+	assert_string_equal(saver_state_name(s.state), "shown");
+	assert_int_equal(saver_command(&s, false, 6000), SAVER_FADE);
+	assert_string_equal(saver_state_name(s.state), "fading");
+	assert_int_equal(saver_check(&s, 6250), SAVER_HIDE);
+	/* showing failed (another holds the display): hidden, tried again after another spell */
+	assert_int_equal(saver_check(&s, 306250), SAVER_SHOW);
+	saver_failed(&s, 306300);
+	assert_int_equal(s.state, SAVER_HIDDEN);
+	assert_int_equal(saver_next(&s), 606300);
+	/* a fade of 0 hides at the next check */
+	saver_configure(&s, SAVER_WAKE_TOUCH, 300, 0);
+	assert_int_equal(saver_command(&s, true, 0), SAVER_SHOW);
+	assert_int_equal(saver_input(&s, 7000), SAVER_FADE);
+	assert_int_equal(saver_check(&s, 7000), SAVER_HIDE);
+}
+
+/* Always mode: shown from the start, nothing ever hides it. */
+static void test_saver_always(void **state)
+{
+	struct saver s;
+
+	(void)state;
+	saver_init(&s, SAVER_ALWAYS, SAVER_WAKE_TOUCH, 10, 0.5, 0);
+	assert_int_equal(s.state, SAVER_SHOWN);
+	assert_true(saver_ripples(&s));
+	assert_int_equal(saver_next(&s), -1);
+	assert_int_equal(saver_input(&s, 100), 0);
+	assert_int_equal(saver_command(&s, false, 100), 0);
+	assert_int_equal(saver_command(&s, true, 100), 0);
+	assert_int_equal(saver_check(&s, 1000000), 0);
+	assert_int_equal(s.state, SAVER_SHOWN);
+}
+
 static void test_reload_changes(void **state)
 {
 	struct config a, b;
@@ -293,6 +379,81 @@ static void test_listen_refuses_a_live_socket(void **state)
 	tu_rmtree(dir);
 }
 
+/* A line from fd within 2 s of loop dispatches, or "". */
+static void client_line_of(struct loop *loop, int fd, char *line, size_t len)
+{
+	size_t got = 0;
+
+	line[0] = '\0';
+	for (int i = 0; i < 200 && got + 1 < len; i++) {
+		ssize_t n = recv(fd, line + got, 1, MSG_DONTWAIT);
+
+		if (n == 1 && line[got] == '\n')
+			break;
+		if (n == 1) {
+			got++;
+			continue;
+		}
+		loop_dispatch(loop, 10);
+	}
+	line[got] = '\0';
+}
+
+static int clients_open(const struct control *c)
+{
+	int n = 0;
+
+	for (int i = 0; i < CONTROL_CLIENTS; i++)
+		n += c->clients[i].src.fd >= 0;
+	return n;
+}
+
+/* "watch": the client hears every broadcast line; one that stops reading is closed as soon as
+ * a line finds the last one not taken, and the loop never waits for it. A client that did not
+ * ask hears nothing. */
+static void test_watch_drops_a_client_that_does_not_read(void **state)
+{
+	char *dir = tu_tmpdir(), line[64];
+	const char *path = tu_path(dir, "control");
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct control c;
+	struct loop loop;
+	int watcher, other, sent = 0;
+
+	(void)state;
+	assert_int_equal(loop_init(&loop), 0);
+	control_init(&c, &loop, no_exec, NULL);
+	assert_int_equal(control_listen(&c, path), 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	watcher = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	other = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(connect(watcher, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	assert_int_equal(connect(other, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	assert_int_equal(send(watcher, "watch\n", 6, 0), 6);
+	client_line_of(&loop, watcher, line, sizeof(line));
+	assert_string_equal(line, "ok watching");
+	assert_int_equal(send(other, "status\n", 7, 0), 7);
+	client_line_of(&loop, other, line, sizeof(line));
+	assert_string_equal(line, "ok");
+	control_broadcast(&c, "event shown");
+	client_line_of(&loop, watcher, line, sizeof(line));
+	assert_string_equal(line, "event shown");
+	assert_int_equal(recv(other, line, sizeof(line), MSG_DONTWAIT), -1);
+	/* now it reads nothing: the socket fills, a line is left half sent, the next drops it */
+	while (clients_open(&c) == 2 && sent < 1000000) {
+		control_broadcast(&c, "event hidden");
+		sent++;
+	}
+	printf("# a watcher that does not read: closed after %d lines\n", sent);
+	assert_int_equal(clients_open(&c), 1);
+	assert_true(sent > 1);
+	close(watcher);
+	close(other);
+	control_close(&c);
+	loop_free(&loop);
+	tu_rmtree(dir);
+}
+
 static void solid(struct image *img, uint32_t rgb)
 {
 	img->width = 16;
@@ -362,8 +523,12 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_parse_fuzz),
 		cmocka_unit_test(test_idle),
+		cmocka_unit_test(test_saver_touch),
+		cmocka_unit_test(test_saver_command),
+		cmocka_unit_test(test_saver_always),
 		cmocka_unit_test(test_reload_changes),
 		cmocka_unit_test(test_listen_refuses_a_live_socket),
+		cmocka_unit_test(test_watch_drops_a_client_that_does_not_read),
 		cmocka_unit_test(test_shot_write),
 	};
 

@@ -40,6 +40,7 @@ struct daemon {
 	char conf[256], fb[256], sock[256], log[256];
 	const char *size;	/* of the file framebuffer; NULL: 320x240 */
 	const char *tmpfs;	/* a directory the daemon sees a small tmpfs on; NULL: none */
+	bool keep_fb;		/* start on the file framebuffer as it is: an app's picture */
 };
 
 static long now_ms(void)
@@ -211,7 +212,8 @@ static void start(struct daemon *d, const char *watchdog_usec)
 	char notify[300];
 
 	snprintf(notify, sizeof(notify), "%s/notify", d->dir);
-	unlink(d->fb);
+	if (!d->keep_fb)
+		unlink(d->fb);
 	d->pid = fork();
 	assert_true(d->pid >= 0);
 	if (d->pid == 0) {
@@ -675,7 +677,7 @@ static void test_control_socket(void **state)
 
 	raw_exchange(d, garbage, sizeof(garbage) - 1, reply, sizeof(reply));
 	assert_string_equal(strtok(reply, "\n"), "error: unknown command (drop, trail, rain, "
-			    "pause, resume, screenshot, reload, status)");
+			    "pause, resume, screenshot, reload, status, show, hide, watch)");
 	assert_true(strncmp(strtok(NULL, "\n"), "ok fps=", 7) == 0);
 	assert_string_equal(strtok(NULL, "\n"), "error: usage: drop X Y [SIZE WEIGHT]");
 	assert_string_equal(strtok(NULL, "\n"), "error: not a text line");
@@ -1806,6 +1808,166 @@ static void test_unit_file(void **state)
 	assert_null(strstr(out, "arning"));
 }
 
+/* The kiosk application's picture in the file framebuffer: a gradient no splash has. */
+static void write_app_frame(const char *path, uint32_t *px)
+{
+	FILE *f = fopen(path, "wb");
+
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++)
+			px[y * W + x] = (uint32_t)(x * 255 / W) << 16 | (uint32_t)(y * 255 / H) << 8 | 0x40;
+	assert_non_null(f);
+	assert_int_equal(fwrite(px, sizeof(*px), W * H, f), W * H);
+	fclose(f);
+}
+
+/* Pixels of the file framebuffer that differ from px. */
+static int fb_differs(struct daemon *d, const uint32_t *px)
+{
+	uint32_t *now = malloc(W * H * sizeof(*now));
+	FILE *f = fopen(d->fb, "rb");
+	int n = 0;
+
+	assert_non_null(f);
+	assert_int_equal(fread(now, sizeof(*now), W * H, f), W * H);
+	fclose(f);
+	for (int i = 0; i < W * H; i++)
+		n += (now[i] & 0xffffff) != (px[i] & 0xffffff);
+	free(now);
+	return n;
+}
+
+/* Pixels of a screenshot that differ from px. */
+static int shot_differs(struct daemon *d, const uint32_t *px)
+{
+	struct image img;
+	int n = 0;
+
+	screenshot(d, &img);
+	for (int i = 0; i < img.width * img.height; i++)
+		n += (img.pixels[i] & 0xffffff) != (px[i] & 0xffffff);
+	image_free(&img);
+	return n;
+}
+
+/* The next line a watcher receives within timeout_ms, or "" when none comes. */
+static void watch_line(int fd, char *line, size_t len, int timeout_ms)
+{
+	size_t got = 0;
+
+	line[0] = '\0';
+	while (got + 1 < len) {
+		struct pollfd p = { fd, POLLIN, 0 };
+
+		if (poll(&p, 1, timeout_ms) <= 0 || recv(fd, line + got, 1, 0) != 1)
+			break;
+		if (line[got] == '\n')
+			break;
+		got++;
+	}
+	line[got] = '\0';
+}
+
+static int watch_open(struct daemon *d)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	char line[128];
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%.100s", d->sock);
+	assert_int_equal(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	assert_int_equal(send(fd, "watch\n", 6, MSG_NOSIGNAL), 6);
+	watch_line(fd, line, sizeof(line), 5000);
+	assert_string_equal(line, "ok watching");
+	return fd;
+}
+
+/* screensaver.mode idle beside an application drawing into the same framebuffer: hidden, it
+ * leaves the app's picture alone and does not wake up (a watcher connected longer than the
+ * control socket's idle close); after "after" it shows the app's picture exactly, a drop
+ * ripples it, "hide" calms it and puts the app's frame back exactly; watchers hear both. */
+static void test_idle_beside_an_app(void **state)
+{
+	struct daemon *d = *state;
+	uint32_t *app = malloc(W * H * sizeof(*app));
+	char reply[CONTROL_REPLY_MAX], line[128];
+	long sw0, sw1, cpu0, cpu1, t0;
+	int threads, watcher;
+
+	write_app_frame(d->fb, app);
+	d->keep_fb = true;
+	write_conf(d, "splash = { image = \"@screen\"; };\n"
+		      "screensaver = { mode = \"idle\"; after = 6; fade = 0.3; };");
+	t0 = now_ms();
+	start(d, NULL);
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "screensaver=hidden"));
+	assert_non_null(strstr(reply, "frames=0 "));
+	watcher = watch_open(d);
+	expect_ok(d, "drop 100 100");	/* hidden: the water stays calm */
+	sleep_ms(3500);		/* past the control socket's idle close */
+	cpu0 = proc_cpu(d->pid);
+	sw0 = proc_switches(d->pid, &threads);
+	sleep_ms(1500);
+	cpu1 = proc_cpu(d->pid);
+	sw1 = proc_switches(d->pid, &threads);
+	printf("# hidden for 1.5 s: %ld clock ticks of CPU, %ld context switches in %d threads\n",
+	       cpu1 - cpu0, sw1 - sw0, threads);
+	assert_int_equal(sw1 - sw0, 0);
+	assert_int_equal(fb_differs(d, app), 0);
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "screensaver=hidden"));
+	assert_non_null(strstr(reply, "frames=0 "));
+
+	watch_line(watcher, line, sizeof(line), 10000);
+	assert_string_equal(line, "event shown");
+	printf("# shown %ld ms after start (after = 6 s)\n", now_ms() - t0);
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "screensaver=shown"));
+	assert_int_equal(shot_differs(d, app), 0);
+	assert_int_equal(fb_differs(d, app), 0);
+	expect_ok(d, "drop 160 120");
+	sleep_ms(300);
+	assert_true(shot_differs(d, app) > 100);
+
+	send_cmd(d, "hide", reply, sizeof(reply));
+	assert_string_equal(reply, "ok fading");
+	watch_line(watcher, line, sizeof(line), 5000);
+	assert_string_equal(line, "event hidden");
+	assert_int_equal(fb_differs(d, app), 0);
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "screensaver=hidden"));
+
+	send_cmd(d, "show", reply, sizeof(reply));
+	assert_string_equal(reply, "ok shown");
+	watch_line(watcher, line, sizeof(line), 5000);
+	assert_string_equal(line, "event shown");
+	assert_int_equal(shot_differs(d, app), 0);
+	send_cmd(d, "hide", reply, sizeof(reply));
+	watch_line(watcher, line, sizeof(line), 5000);
+	assert_string_equal(line, "event hidden");
+	assert_int_equal(fb_differs(d, app), 0);
+	close(watcher);
+	stop(d);
+	assert_int_equal(fb_differs(d, app), 0);	/* not cleared on the way out */
+	free(app);
+}
+
+/* In always mode show and hide are refused and say why. */
+static void test_always_refuses_show(void **state)
+{
+	struct daemon *d = *state;
+	char reply[CONTROL_REPLY_MAX];
+
+	write_conf(d, "");
+	start(d, NULL);
+	send_cmd(d, "hide", reply, sizeof(reply));
+	assert_string_equal(reply, "error: screensaver.mode is \"always\": always shown");
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "screensaver=shown"));
+	stop(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1832,6 +1994,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_connection_leak, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_picture_off_the_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_walls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_beside_an_app, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_always_refuses_show, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

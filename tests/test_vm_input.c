@@ -54,11 +54,28 @@ static int write_checker(void)
 	return rc;
 }
 
+/* The kiosk case's helpers beside the shared ones: the app, and the VT state. */
+static char kioskapp[600], vtstate[600];
+
+static void find_kiosk_helpers(void)
+{
+	char exe[400];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = 0;
+	if (strrchr(exe, '/'))
+		*strrchr(exe, '/') = 0;
+	snprintf(kioskapp, sizeof(kioskapp), "%s/vm/kioskapp=/bin/kioskapp", exe);
+	snprintf(vtstate, sizeof(vtstate), "%s/vm/vtstate=/bin/vtstate", exe);
+}
+
 static int suite_setup(void **state)
 {
+	const char *extra[] = { kioskapp, vtstate, NULL };
 	struct vm_suite *s;
 
-	if (write_checker() || vm_suite_setup(state, NULL))
+	find_kiosk_helpers();
+	if (write_checker() || vm_suite_setup(state, extra))
 		return -1;
 	s = *state;
 	if (s->available && !s->have_fbripple) {
@@ -700,6 +717,205 @@ static void test_latency(void **state)
 	expect_exit(s);
 }
 
+/* ---- beside a kiosk application (screensaver.mode = "idle") ---- */
+
+/* The kiosk app's picture (tests/vm/kioskapp.c): R x*255/(W-1), G y*255/(H-1), B 0x80. */
+static uint32_t app_pixel(int x, int y)
+{
+	return (uint32_t)(x * 255 / (W - 1)) << 16 | (uint32_t)(y * 255 / (H - 1)) << 8 | 0x80;
+}
+
+/* 0 when img is the app's picture to the last pixel; else how many pixels differ. */
+static int check_app_picture(const struct image *img, void *ctx, char *why, size_t len)
+{
+	int n = 0, fx = -1, fy = -1;
+
+	(void)ctx;
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++)
+			if ((img->pixels[y * W + x] & 0xffffff) != app_pixel(x, y) && n++ == 0) {
+				fx = x;
+				fy = y;
+			}
+	if (n)
+		snprintf(why, len, "%d pixels are not the app's picture, the first (%d, %d) is "
+			 "%06x, not %06x", n, fx, fy, img->pixels[fy * W + fx] & 0xffffff,
+			 app_pixel(fx, fy));
+	return n;
+}
+
+/* The opposite: the water moves over the app's picture. */
+static int check_rippled(const struct image *img, void *ctx, char *why, size_t len)
+{
+	char ignored[160];
+	int n = check_app_picture(img, ctx, ignored, sizeof(ignored));
+
+	if (n < 100)
+		snprintf(why, len, "only %d pixels differ from the app's picture: no ripples", n);
+	return n < 100;
+}
+
+static void expect_app_picture(struct vm_suite *s, const char *when)
+{
+	long t0 = vm_now_ms();
+
+	vm_case_wait_screen(s, 5000, check_app_picture, NULL);
+	printf("# vm: %s: the screendump is the app's picture exactly (%dx%d, after %ld ms)\n",
+	       when, W, H, vm_now_ms() - t0);
+}
+
+/* Item 7 of the kiosk issue, in one boot: an fbdev app on tty1 (kioskapp: a known picture,
+ * counting touch-downs read without grabbing, watching the control socket) and fbripple in
+ * idle mode with display.vt = 7. Taps while hidden reach the app and show nothing; hidden it
+ * costs no CPU for 10 s; after "after" the screen is the app's picture exactly on tty7; a
+ * drop ripples it; a tap then does not reach the app, and after the fade the screen is the
+ * app's picture exactly with tty1 in front; show/hide from a client; the watcher's events. */
+static void test_beside_a_kiosk_app(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	unsigned long u0, s0, u1, s1;
+	char line[512];
+	FILE *f;
+	int fd;
+
+	snprintf(conf, sizeof(conf), "/tmp/fbvm-conf.XXXXXX");
+	fd = mkstemp(conf);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fprintf(f, "display = { device = \"/dev/fb0\"; vt = 7; fps = 30; };\n"
+		   "splash = { image = \"@screen\"; };\n"
+		   "screensaver = { mode = \"idle\"; after = 12; fade = 0.5; };\n"
+		   "control = { socket = \"/tmp/ctl\"; };\n");
+	fclose(f);
+	start_case(s, "beside a kiosk app", PRELUDE
+		"vt() { /bin/vtstate /dev/tty$1 | sed 's/.*active=/active=/'; }\n"
+		"mkdev mt 'kiosk panel' 0 639 0 479\n"
+		"/bin/kioskapp /dev/tty1 'kiosk panel' /tmp/ctl >/tmp/app.out 2>&1 4>&- & app=$!\n"
+		"n=0; while ! grep -q drawn /tmp/app.out && [ $n -lt 100 ]; do sleep 0.05;"
+		" n=$((n+1)); done\n"
+		"say \"app $(cat /tmp/app.out) $(vt 1)\"; hear cmd\n"
+		"/usr/bin/fbripple -v >/tmp/log 2>&1 4>&- & pid=$!\n"
+		"waitlog 'kiosk panel' || say 'panel not opened'\n"
+		"echo 'tap 100 100' >&4; sleep 0.5\n"
+		"say \"tapped hidden count=$(cat /tmp/app.count)"
+		" $(/usr/bin/fbripple --send status | grep -o 'screensaver=[a-z]*') $(vt 1)\"\n"
+		"say \"frames $(/usr/bin/fbripple --send status | grep -o 'frames=[0-9]*')\"\n"
+		"t0=$(cut -d' ' -f14,15 /proc/$pid/stat); sleep 10;"
+		" t1=$(cut -d' ' -f14,15 /proc/$pid/stat)\n"
+		"/bin/fbfill -b 4000 >/tmp/black & w=$!\n"
+		"say \"hidden cpu $t0 $t1\"; hear cmd\n"
+		"waitlog 'screensaver: shown' || { say 'not shown'; tail -n 3 /tmp/log |"
+		" while read -r l; do say \"log $l\"; done; say \"$(/bin/vtstate /dev/tty7)\";"
+		" for t in /proc/$pid/task/*; do say \"wchan $(cat $t/wchan) $(cat $t/stat)\"; done; }\n"
+		"wait $w; say \"shown $(vt 7) $(cat /tmp/black)\"; hear cmd\n"
+		"/usr/bin/fbripple --send 'drop 320 240' >/dev/null; say dropped; hear cmd\n"
+		"/bin/fbfill -b 2000 >/tmp/black & w=$!; sleep 0.2\n"
+		"echo 'tap 500 400' >&4; waitlog 'screensaver: hidden' || say 'not hidden'\n"
+		"wait $w; say \"hidden count=$(cat /tmp/app.count) $(vt 1) $(cat /tmp/black)\";"
+		" hear cmd\n"
+		"say \"client show: $(/usr/bin/fbripple --send show) $(vt 7)\"\n"
+		"say \"client hide: $(/usr/bin/fbripple --send hide)\"; sleep 1\n"
+		"say \"client hidden $(vt 1)\"\n"
+		"say \"events $(tr '\\n' ',' </tmp/app.events)\"\n"
+		"grep -E 'screensaver|warn' /tmp/log | while read -r l; do say \"log $l\"; done\n"
+		"kill $pid; wait $pid; say \"fbripple exit $?\"\n"
+		/* on the app's own VT (display.vt = 0), woken by command only */
+		"printf 'display = { device = \"/dev/fb0\"; };\\nsplash = { image = \"@screen\"; };\\n"
+		"screensaver = { mode = \"idle\"; after = 2; wake = \"command\"; };\\n"
+		"control = { socket = \"/tmp/ctl3\"; };\\n' >/tmp/cmd.conf\n"
+		"ctl3() { /usr/bin/fbripple -c /tmp/cmd.conf --send \"$1\"; }\n"
+		"/usr/bin/fbripple -v -c /tmp/cmd.conf >/tmp/log3 2>&1 4>&- & pid=$!\n"
+		"n=0; until grep -q 'screensaver: shown' /tmp/log3 || [ $n -ge 160 ]; do sleep 0.05;"
+		" n=$((n+1)); done\n"
+		"say \"same vt: $(ctl3 status | grep -o 'screensaver=[a-z]*') $(vt 1)\"; hear cmd\n"
+		"echo 'tap 320 240' >&4; sleep 0.5\n"
+		"say \"command tap: $(ctl3 status | grep -o 'screensaver=[a-z]*') count=$(cat /tmp/app.count)\";"
+		" hear cmd\n"
+		"say \"command hide: $(ctl3 hide)\"\n"
+		"n=0; until grep -q 'screensaver: hidden' /tmp/log3 || [ $n -ge 100 ]; do sleep 0.05;"
+		" n=$((n+1)); done\n"
+		"say \"command hidden: $(ctl3 status | grep -o 'screensaver=[a-z]*') $(vt 1)\"; hear cmd\n"
+		"kill $pid; wait $pid; say \"fbripple3 exit $?\"; kill $app\n"
+		/* DRM: another process becomes master while fbripple is hidden */
+		"printf 'display = { device = \"/dev/dri/card0\"; };\\nscreensaver = { mode = \"idle\";"
+		" after = 3; };\\ncontrol = { socket = \"/tmp/ctl2\"; };\\n' >/tmp/drm.conf\n"
+		"ctl2() { /usr/bin/fbripple -c /tmp/drm.conf --send \"$1\"; }\n"
+		"/usr/bin/fbripple -v -c /tmp/drm.conf >/tmp/log2 2>&1 4>&- & pid=$!\n"
+		"n=0; until ctl2 status >/dev/null 2>&1 || [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done\n"
+		"/bin/drmhold >/tmp/hold 2>&1 & hold=$!; sleep 0.2\n"
+		"n=0; until grep -q 'cannot take the screen' /tmp/log2 || [ $n -ge 100 ]; do sleep 0.05;"
+		" n=$((n+1)); done; sleep 0.3\n"
+		"say \"drm held: $(cat /tmp/hold) $(ctl2 status | grep -o 'screensaver=[a-z]*')"
+		" $(grep -c 'cannot take the screen' /tmp/log2)\"\n"
+		"grep 'cannot take the screen' /tmp/log2 | while read -r l; do say \"log2 $l\"; done\n"
+		"kill $hold; wait $hold\n"
+		"n=0; until grep -q 'screensaver: shown' /tmp/log2 || [ $n -ge 160 ]; do sleep 0.05;"
+		" n=$((n+1)); done\n"
+		"say \"drm let go: $(ctl2 status | grep -o 'screensaver=[a-z]*')\"\n"
+		"kill $pid; wait $pid; say \"fbripple2 exit $?\"; exec 4>&-; wait\n", NULL);
+
+	vm_case_expect(s, "app drawn 640x480 active=1", 40000);
+	expect_app_picture(s, "before fbripple");
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	vm_case_expect(s, "tapped hidden count=1 screensaver=hidden active=1", 20000);
+	vm_case_expect(s, "frames frames=0", 5000);
+	expect_app_picture(s, "hidden, after a tap");
+	if (vm_expect_line(&s->vm, "hidden cpu ", 20000, line, sizeof(line)) ||
+	    sscanf(strstr(line, "hidden cpu "), "hidden cpu %lu %lu %lu %lu", &u0, &s0, &u1,
+		   &s1) != 4)
+		fail_msg("no CPU figure from the guest");
+	printf("# vm: hidden for 10 s: %lu clock ticks of CPU (utime + stime)\n",
+	       u1 + s1 - u0 - s0);
+	assert_int_equal(u1 + s1, u0 + s0);
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	/* the middle pixel in the framebuffer's memory, sampled through the show and the hide */
+	if (vm_expect_line(&s->vm, "shown active=7 black ", 20000, line, sizeof(line)))
+		fail_msg("not shown on tty7");
+	printf("# vm: through the show: %s\n", strstr(line, "black "));
+	assert_non_null(strstr(line, "black 0 of "));
+	expect_app_picture(s, "shown on tty7");
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	vm_case_expect(s, "dropped", 10000);
+	vm_case_wait_screen(s, 5000, check_rippled, NULL);
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	if (vm_expect_line(&s->vm, "hidden count=", 20000, line, sizeof(line)))
+		fail_msg("not hidden by the tap");
+	printf("# vm: through the hide: %s\n", strstr(line, "black "));
+	if (!strstr(line, "hidden count=1 active=1 black 0 of "))
+		fail_msg("after the tap: %s (want the app's count 1, tty1 in front, no black)", line);
+	expect_app_picture(s, "hidden again after a tap, tty1 in front");
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	vm_case_expect(s, "client show: ok shown active=7", 20000);
+	vm_case_expect(s, "client hide: ok fading", 10000);
+	vm_case_expect(s, "client hidden active=1", 10000);
+	expect_app_picture(s, "hidden by a client");
+	vm_case_expect(s, "events ok watching,event shown,event hidden,event shown,event hidden,",
+		       5000);
+	vm_case_expect(s, "fbripple exit 0", 15000);
+	/* on the app's VT, wake = command: a tap ripples and reaches not the app, only "hide"
+	 * hides */
+	vm_case_expect(s, "same vt: screensaver=shown active=1", 20000);
+	expect_app_picture(s, "shown on the app's own VT");
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	vm_case_expect(s, "command tap: screensaver=shown count=1", 10000);
+	vm_case_wait_screen(s, 5000, check_rippled, NULL);
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	vm_case_expect(s, "command hide: ok fading", 10000);
+	vm_case_expect(s, "command hidden: screensaver=hidden active=1", 10000);
+	expect_app_picture(s, "hidden by command on the app's own VT");
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	vm_case_expect(s, "fbripple3 exit 0", 15000);
+	/* DRM: while another process is master, showing fails with one line and fbripple stays
+	 * hidden; once it lets go, the next idle spell shows */
+	vm_case_expect(s, "drm held: master screensaver=hidden 1", 20000);
+	vm_case_expect(s, "log2 fbripple: warning: /dev/dri/card0: cannot take the screen: another "
+		       "process is its DRM master; staying hidden until the next idle spell", 5000);
+	vm_case_expect(s, "drm let go: screensaver=shown", 20000);
+	vm_case_expect(s, "fbripple2 exit 0", 15000);
+	vm_case_expect_exit(s, 0);
+}
+
 int main(void)
 {
 	const char *only = getenv("FBRIPPLE_TEST_FILTER");	/* a glob of test names */
@@ -718,6 +934,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_egalax_axes, case_teardown),
 		cmocka_unit_test_teardown(test_slow_frames, case_teardown),
 		cmocka_unit_test_teardown(test_latency, case_teardown),
+		cmocka_unit_test_teardown(test_beside_a_kiosk_app, case_teardown),
 	};
 
 	if (only)

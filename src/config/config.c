@@ -56,6 +56,8 @@ _Static_assert(sizeof(enum log_level) == sizeof(int), "enum fields are stored as
 _Static_assert(sizeof(enum display_buffering) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(enum input_axes) == sizeof(int), "enum fields are stored as int");
 _Static_assert(sizeof(enum water_shape) == sizeof(int), "enum fields are stored as int");
+_Static_assert(sizeof(enum saver_mode) == sizeof(int), "enum fields are stored as int");
+_Static_assert(sizeof(enum saver_wake) == sizeof(int), "enum fields are stored as int");
 
 static int scale_parse(const char *name, int *value)
 {
@@ -185,6 +187,48 @@ struct water_tuning config_water_tuning(const struct config *cfg)
 	};
 }
 
+static const char *const saver_modes[] = { "always", "idle" };
+static const char *const saver_wakes[] = { "touch", "command" };
+
+static int name_index(const char *const *names, int n, const char *name, int *value)
+{
+	for (int i = 0; i < n; i++) {
+		if (strcmp(names[i], name) == 0) {
+			*value = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int saver_mode_parse(const char *name, int *value)
+{
+	return name_index(saver_modes, 2, name, value);
+}
+
+static const char *saver_mode_name(int value)
+{
+	return value >= 0 && value < 2 ? saver_modes[value] : "?";
+}
+
+static int saver_wake_parse(const char *name, int *value)
+{
+	return name_index(saver_wakes, 2, name, value);
+}
+
+static const char *saver_wake_name(int value)
+{
+	return value >= 0 && value < 2 ? saver_wakes[value] : "?";
+}
+
+static const struct key_enum saver_mode_choices = {
+	"a screensaver mode", SAVER_ALWAYS, SAVER_IDLE, saver_mode_parse, saver_mode_name,
+};
+
+static const struct key_enum saver_wake_choices = {
+	"a way to wake", SAVER_WAKE_TOUCH, SAVER_WAKE_COMMAND, saver_wake_parse, saver_wake_name,
+};
+
 static const struct key_enum log_levels = {
 	"a log level", LOG_LEVEL_ERROR, LOG_LEVEL_DEBUG, level_parse, level_name,
 };
@@ -240,6 +284,12 @@ static const struct key keys[] = {
 	{ "rain.idle_after", KEY_INT, FIELD(rain.idle_after), 0, 604800, .def_num = 0 },
 	{ "screensaver.blank_after", KEY_INT, FIELD(screensaver.blank_after), 0, 604800,
 	  .def_num = 0 },
+	{ "screensaver.mode", KEY_ENUM, FIELD(screensaver.mode), .choices = &saver_mode_choices,
+	  .def_str = "always" },
+	{ "screensaver.after", KEY_INT, FIELD(screensaver.after), 1, 604800, .def_num = 300 },
+	{ "screensaver.wake", KEY_ENUM, FIELD(screensaver.wake), .choices = &saver_wake_choices,
+	  .def_str = "touch" },
+	{ "screensaver.fade", KEY_DOUBLE, FIELD(screensaver.fade), 0.0, 10.0, .def_num = 0.5 },
 	{ "control.socket", KEY_STRING, FIELD(control.socket), .def_str = "/run/fbripple/control" },
 	{ "input.devices", KEY_STRINGS, FIELD(input.devices), .def_str = "" },
 	{ "input.grab", KEY_BOOL, FIELD(input.grab), .def_num = 1 },

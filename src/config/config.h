@@ -32,6 +32,19 @@ struct config_numbers {
 	double item[CONFIG_LIST_MAX];
 };
 
+/* screensaver.mode: shown always (the kiosk's only picture), or only while nobody touches the
+ * screen of a kiosk application (daemon/saver.c). */
+enum saver_mode {
+	SAVER_ALWAYS,
+	SAVER_IDLE,
+};
+
+/* screensaver.wake, in idle mode: what hides it. */
+enum saver_wake {
+	SAVER_WAKE_TOUCH,	/* the first touch or press fades it out */
+	SAVER_WAKE_COMMAND,	/* touches ripple; only the control socket hides it */
+};
+
 struct config {
 	struct {
 		char device[CONFIG_PATH_MAX];	/* "auto": a DRM card, else /dev/fb0 */
@@ -79,6 +92,10 @@ struct config {
 	} rain;
 	struct {
 		int blank_after;		/* seconds without input before FBIOBLANK; 0: never */
+		enum saver_mode mode;
+		int after;			/* idle mode: seconds without input before showing */
+		enum saver_wake wake;
+		double fade;			/* seconds the water takes to calm before hiding */
 	} screensaver;
 	struct {
 		char socket[CONFIG_PATH_MAX];	/* "" = no control socket */

@@ -15,6 +15,7 @@
 #include "config/reload.h"
 #include "daemon/control.h"
 #include "daemon/idle.h"
+#include "daemon/saver.h"
 #include "display/display.h"
 #include "display/vt.h"
 #include "input/input.h"
@@ -27,6 +28,7 @@
 #include "water/water.h"
 
 #define APP_MAX_DROPS 64
+#define SCREEN_SPLASH_APP "@screen"	/* splash.image: the app's frame, read when shown */
 
 struct options {
 	const char *config_path;
@@ -64,6 +66,9 @@ struct screen {
 	struct pool pool;		/* display.threads: steps and frames in bands of rows */
 	struct walls walls;		/* water.obstacles at the screen's size */
 	struct water_rain rain;		/* where and when drops fall; pace sets how many */
+	bool standby;			/* screensaver.mode idle, hidden: the app's screen */
+	struct image app_frame;		/* the app's frame read when shown, put back on hiding */
+	int app_vt;			/* the app's VT, in front again on hiding; 0: none */
 };
 
 /* What pace.c reads from the configuration. */
@@ -74,7 +79,14 @@ struct pace_settings {
 	double rain_rate;
 	int rain_size, rain_weight;
 	int rain_idle_after, blank_after;	/* seconds; 0: never */
+	enum saver_mode saver_mode;
+	enum saver_wake saver_wake;
+	int saver_after;
+	double saver_fade;
 };
+
+/* pace.c's saver events (enum saver_event bits) go to the part that shows and hides. */
+typedef void pace_saver_fn(void *ctx, unsigned events);
 
 /* pace.c: when frames are drawn, and the rain and blanking that idleness brings. */
 struct pace {
@@ -82,6 +94,9 @@ struct pace {
 	struct pace_settings set;
 	struct loop_source ticks, idle_timer;
 	struct idle idle;
+	struct saver saver;
+	pace_saver_fn *on_saver;
+	void *saver_ctx;
 	bool rain_on, paused;
 	bool armed;			/* the frame timer runs */
 	long steps_due;			/* simulation steps owed, in 1/fps steps */
@@ -165,6 +180,10 @@ int screen_retake(struct screen *s);
 /* The display's events read on loop from now on. */
 void screen_attach(struct screen *s, struct loop *loop);
 int screen_capture(struct screen *s, struct image *img);
+void screen_stand_by(struct screen *s);
+int screen_show(struct screen *s, const struct config *cfg);
+void screen_fade(struct screen *s);
+void screen_hide(struct screen *s, const struct config *cfg);
 int screen_write_png(struct screen *s, const char *path);
 void screen_release(struct screen *s);
 
@@ -179,6 +198,10 @@ int pace_arm_frames(struct pace *p, bool on);
 void pace_wake(struct pace *p);
 void pace_frame_done(struct pace *p);
 bool pace_activity(struct pace *p);
+bool pace_touched(struct pace *p);
+void pace_on_saver(struct pace *p, pace_saver_fn *fn, void *ctx);
+void pace_saver_command(struct pace *p, bool show);
+void pace_saver_failed(struct pace *p);
 void pace_set_rain(struct pace *p, bool on);
 void pace_pause(struct pace *p, bool paused);
 void pace_close(struct pace *p);

@@ -161,7 +161,8 @@ int control_parse(const char *line, size_t len, struct control_command *cmd, cha
 		  size_t errlen)
 {
 	static const char *const words[] = { "drop", "trail", "rain", "pause", "resume",
-					     "screenshot", "reload", "status" };
+					     "screenshot", "reload", "status", "show", "hide",
+					     "watch" };
 	struct token t[CONTROL_ARGS_MAX];
 	int n;
 
@@ -193,7 +194,7 @@ int control_parse(const char *line, size_t len, struct control_command *cmd, cha
 		}
 	}
 	return fail(err, errlen, "unknown command (drop, trail, rain, pause, resume, screenshot, "
-			    "reload, status)");
+			    "reload, status, show, hide, watch)");
 }
 
 /* The server. A client's lines are read one at a time, and the next only once the last one's
@@ -335,10 +336,14 @@ static bool client_line(struct control_client *cl, const char *line, size_t len)
 		snprintf(reply, sizeof(reply), "error: line too long");
 	else if (control_parse(line, len, &cmd, err, sizeof(err)) < 0)
 		snprintf(reply, sizeof(reply), "error: %s", err);
+	else if (cmd.type == CONTROL_WATCH)
+		snprintf(reply, sizeof(reply), "ok watching");
 	else if (c->exec(c->ctx, &cmd, ticket, reply, sizeof(reply)) == CONTROL_LATER) {
 		cl->waiting = true;
 		return client_watch(cl);
 	}
+	if (!cl->overflow && cmd.type == CONTROL_WATCH && reply[0] == 'o')
+		cl->watching = true;
 	return client_reply(cl, reply);
 }
 
@@ -420,6 +425,10 @@ void control_answer(struct control *c, struct control_ticket ticket, const char 
 	if (cl->src.fd < 0 || cl->serial != ticket.serial || !cl->waiting)
 		return;		/* it went away meanwhile */
 	cl->waiting = false;
+	if (cl->out_len) {	/* a watcher that has not taken its event */
+		client_close(cl);
+		return;
+	}
 	cl->quiet_ms = now_ms();	/* its time to take the reply and go on starts now */
 	if (!client_reply(cl, reply))
 		client_close(cl);
@@ -449,8 +458,8 @@ static int client_rank(const struct control_client *cl, int64_t now)
 
 	if (cl->waiting)
 		return -1;
-	if (midway && now - cl->heard_ms < CONTROL_GRACE_MS)
-		return 3;
+	if ((midway && now - cl->heard_ms < CONTROL_GRACE_MS) || cl->watching)
+		return 3;	/* a watcher is as safe as a newcomer in its grace */
 	if (cl->len || cl->overflow || cl->out_len)
 		return 1;
 	if (ioctl(cl->src.fd, FIONREAD, &unread) == 0 && unread > 0)
@@ -550,7 +559,7 @@ static int64_t close_idle(struct control *c, int64_t now)
 		struct control_client *cl = &c->clients[i];
 		int64_t end = cl->quiet_ms + CONTROL_IDLE_MS;
 
-		if (cl->src.fd < 0 || cl->waiting)
+		if (cl->src.fd < 0 || cl->waiting || cl->watching)
 			continue;
 		if (end <= now)
 			client_close(cl);
@@ -638,6 +647,20 @@ static void on_listen(struct loop_source *src, uint32_t events)
 		}
 		timer_arm(c, now + CONTROL_IDLE_MS);
 	}
+}
+
+void control_broadcast(struct control *c, const char *line)
+{
+	for (int i = 0; i < CONTROL_CLIENTS; i++) {
+		struct control_client *cl = &c->clients[i];
+
+		if (cl->src.fd < 0 || !cl->watching)
+			continue;
+		/* the last line not taken yet: it does not read, and nothing may pile up */
+		if (cl->out_len || !client_reply(cl, line))
+			client_close(cl);
+	}
+	listen_resume(c);
 }
 
 void control_init(struct control *c, struct loop *loop, control_exec_fn *exec, void *ctx)

@@ -27,6 +27,9 @@ enum control_type {
 	CONTROL_SCREENSHOT,	/* screenshot PATH */
 	CONTROL_RELOAD,
 	CONTROL_STATUS,
+	CONTROL_SHOW,		/* screensaver.mode idle: take the screen now */
+	CONTROL_HIDE,		/* and give it back (after the fade) */
+	CONTROL_WATCH,		/* this client receives "event shown" / "event hidden" lines */
 };
 
 struct control_command {
@@ -67,6 +70,7 @@ struct control_client {
 	bool overflow;			/* the current line is too long: skip to its end */
 	bool waiting;			/* for a reply that comes later */
 	bool spoke;			/* has sent something */
+	bool watching;			/* gets event lines; exempt from the idle close */
 	int64_t heard_ms;		/* its last byte (or its connect), CLOCK_MONOTONIC */
 	int64_t quiet_ms;		/* its last line, its last reply made later, or its connect */
 	pid_t pid;			/* the process that connected (SO_PEERCRED); 0 if unknown */
@@ -101,6 +105,10 @@ int control_listen(struct control *c, const char *path);
 
 /* The reply to a command its exec answered with CONTROL_LATER; then the client goes on. */
 void control_answer(struct control *c, struct control_ticket ticket, const char *reply);
+
+/* line (no newline) to every client that sent "watch". Never waits: a client that has not
+ * taken what it was sent before is closed. */
+void control_broadcast(struct control *c, const char *line);
 
 /* Closes the socket and every client, and removes the socket file. */
 void control_close(struct control *c);

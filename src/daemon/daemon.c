@@ -104,6 +104,8 @@ static void on_retake(struct loop_source *src, uint32_t events)
 /* The user switches VTs: let go of the screen, or take it back and redraw it whole. */
 static void on_vt_switch(struct app *app, bool back)
 {
+	if (app->screen.standby)
+		return;		/* hidden beside an app: no VT of ours, a late signal */
 	if (!back) {
 		retry_retake(app, false);
 		touch_grab(&app->touch, false);
@@ -202,10 +204,15 @@ int daemon_run(struct app *app)
 			log_error("event loop: %s", strerror(-ret));
 		return ret;
 	}
-	screen_redraw(&app->screen);	/* the splash first: finding the input devices takes a while */
+	if (app->pace.saver.mode == SAVER_IDLE)
+		screen_stand_by(&app->screen);	/* the app's screen until idle */
+	else
+		screen_redraw(&app->screen);	/* the splash first: finding the input devices
+						 * takes a while */
 	touch_open(&app->touch, &app->opt, &app->loop);
-	notify_sendf("READY=1\nSTATUS=showing %dx%d on %s", d->mode.width, d->mode.height,
-		     d->path);
+	notify_sendf("READY=1\nSTATUS=%s %dx%d on %s",
+		     app->screen.standby ? "hidden, beside the application on" : "showing",
+		     d->mode.width, d->mode.height, d->path);
 	pace_wake(&app->pace);
 	while (!app->quit && !app->screen.gone) {
 		ret = loop_dispatch(&app->loop, -1);
@@ -222,6 +229,8 @@ int daemon_run(struct app *app)
 
 void daemon_close(struct app *app)
 {
+	if (app->pace.saver.mode == SAVER_IDLE && display_is_open(&app->screen.display))
+		screen_hide(&app->screen, &app->cfg);	/* the app's screen as it was */
 	touch_close(&app->touch);
 	service_close(app);
 	pace_close(&app->pace);

@@ -16,6 +16,8 @@ struct pace_settings pace_settings(const struct config *cfg)
 		.rain_size = cfg->rain.size, .rain_weight = cfg->rain.weight,
 		.rain_idle_after = cfg->rain.idle_after,
 		.blank_after = cfg->screensaver.blank_after,
+		.saver_mode = cfg->screensaver.mode, .saver_wake = cfg->screensaver.wake,
+		.saver_after = cfg->screensaver.after, .saver_fade = cfg->screensaver.fade,
 	};
 }
 
@@ -102,11 +104,14 @@ void pace_frame_done(struct pace *p)
 		pace_arm_frames(p, false);
 }
 
+/* One timer for both: the earlier of the idle spell's next step and the saver's. */
 static void arm_idle(struct pace *p)
 {
-	int64_t next = idle_next(&p->idle);
+	int64_t next = idle_next(&p->idle), saver = saver_next(&p->saver);
 	struct itimerspec its = { 0 };
 
+	if (saver >= 0 && (next < 0 || saver < next))
+		next = saver;
 	if (p->idle_timer.fd < 0)
 		return;
 	if (next >= 0)
@@ -124,14 +129,44 @@ static void apply_idle(struct pace *p, unsigned events)
 	arm_idle(p);
 }
 
+/* The saver's events to whoever shows and hides, then the timer for what comes next. */
+static void tell_saver(struct pace *p, unsigned events)
+{
+	if (events && p->on_saver)
+		p->on_saver(p->saver_ctx, events);
+	arm_idle(p);
+}
+
 static void on_idle(struct loop_source *src, uint32_t events)
 {
 	struct pace *p = src->ctx;
 	uint64_t expirations;
+	int64_t now = pace_now_ms();
 
 	(void)events;
-	if (read(src->fd, &expirations, sizeof(expirations)) == sizeof(expirations))
-		apply_idle(p, idle_check(&p->idle, pace_now_ms()));
+	if (read(src->fd, &expirations, sizeof(expirations)) != sizeof(expirations))
+		return;
+	apply_idle(p, idle_check(&p->idle, now));
+	tell_saver(p, saver_check(&p->saver, now));
+}
+
+void pace_on_saver(struct pace *p, pace_saver_fn *fn, void *ctx)
+{
+	p->on_saver = fn;
+	p->saver_ctx = ctx;
+}
+
+/* "show" or "hide" from the control socket. */
+void pace_saver_command(struct pace *p, bool show)
+{
+	tell_saver(p, saver_command(&p->saver, show, pace_now_ms()));
+}
+
+/* The screen could not be taken: hidden, and tried again after another idle spell. */
+void pace_saver_failed(struct pace *p)
+{
+	saver_failed(&p->saver, pace_now_ms());
+	arm_idle(p);
 }
 
 /* Input happened (a touch, a press, a control-socket drop): stops idle rain, wakes a blank
@@ -142,6 +177,19 @@ bool pace_activity(struct pace *p)
 
 	apply_idle(p, events);
 	return events & IDLE_UNBLANK;
+}
+
+/* A touch or press: as pace_activity, and what it does to the saver (hidden: counts again;
+ * shown with wake = touch: the fade). True when it drops no stone: it only woke a blank
+ * screen, or fbripple is hidden or fading. */
+bool pace_touched(struct pace *p)
+{
+	bool ripples = saver_ripples(&p->saver);
+	unsigned events = saver_input(&p->saver, pace_now_ms());
+	bool woke = pace_activity(p);
+
+	tell_saver(p, events);
+	return woke || !ripples;
 }
 
 /* The control socket's rain switch: off also stops the idle rain until the next idle spell. */
@@ -167,6 +215,7 @@ void pace_configure(struct pace *p, const struct pace_settings *set)
 		p->rain_on = set->rain;
 	p->set = *set;
 	idle_configure(&p->idle, set->rain_idle_after, set->blank_after);
+	saver_configure(&p->saver, set->saver_wake, set->saver_after, set->saver_fade);
 	if (new_period)
 		pace_arm_frames(p, false);
 	arm_idle(p);
@@ -194,6 +243,8 @@ void pace_start(struct pace *p, const struct pace_settings *set)
 	screen_set_rain(p->screen, set->rain ? set->rain_rate : 0, set->rain_size,
 			set->rain_weight);
 	idle_init(&p->idle, set->rain_idle_after, set->blank_after, pace_now_ms());
+	saver_init(&p->saver, set->saver_mode, set->saver_wake, set->saver_after, set->saver_fade,
+		   pace_now_ms());
 }
 
 /* The frame timer (on_tick runs the frames) and the idle timer on the loop. */

@@ -186,7 +186,8 @@ static int load_splash(const struct config *cfg, int width, int height, struct i
 	struct image src;
 	int ret;
 
-	if (!cfg->splash.image[0])
+	/* "@screen": the app's frame, read each time fbripple shows itself */
+	if (!cfg->splash.image[0] || strcmp(cfg->splash.image, SCREEN_SPLASH_APP) == 0)
 		return image_builtin(out, width, height);
 	ret = image_load(&src, cfg->splash.image, err, errlen);
 	if (ret < 0)
@@ -683,4 +684,146 @@ int screen_retake(struct screen *s)
 	}
 	screen_draw(s, true);
 	return 0;
+}
+
+/* screensaver.mode idle: the app's screen until shown. Nothing drawn, the display let go (a
+ * DRM master dropped), no VT of ours, and nothing of it cleared on exit or crash. */
+void screen_stand_by(struct screen *s)
+{
+	int ret;
+
+	s->standby = s->away = true;
+	vt_set_away(true);
+	ret = display_release(&s->display);
+	if (ret < 0)
+		log_warn("%s: release: %s", s->display.path, strerror(-ret));
+}
+
+/* The frame the app shows, read before anything of ours is drawn: fbdev and the file of
+ * --fbdev only, a DRM card's buffers being another master's. With splash.image "@screen" it
+ * becomes the picture under the water. */
+static void read_app_frame(struct screen *s, const struct config *cfg)
+{
+	bool want = strcmp(cfg->splash.image, SCREEN_SPLASH_APP) == 0;
+	const char *why = NULL;
+	int ret;
+
+	image_free(&s->app_frame);
+	if (s->display.ops == &display_drm)
+		why = "another process's DRM buffers cannot be read";
+	else if ((ret = display_read(&s->display, &s->app_frame)) < 0)
+		why = strerror(-ret);
+	else if (s->app_frame.width != s->render.width || s->app_frame.height != s->render.height)
+		why = "the screen is turned (display.rotate)";
+	else if (want && (ret = render_set_splash(&s->render, &s->app_frame)) < 0)
+		why = strerror(-ret);
+	if (why && want)
+		log_warn("splash %s: cannot read the application's frame from %s (%s); rippling the "
+			 "picture there was before", SCREEN_SPLASH_APP, s->display.path, why);
+	if (why && s->display.ops != &display_drm)
+		image_free(&s->app_frame);
+}
+
+/* display.vt names fbripple's own VT: taken in graphics mode while still behind (so that no
+ * console is drawn on the app's picture), then brought to the front; the VT in front is
+ * remembered. Else nothing: fbripple draws on the VT in front, whatever mode its owner set. */
+static int take_vt(struct screen *s, int num)
+{
+	char err[256];
+	int front = 0, ret;
+
+	s->app_vt = 0;
+	if (!num)
+		return 0;
+	ret = vt_open_behind(&s->vt, num, err, sizeof(err));
+	if (ret == 0)
+		ret = vt_front(&s->vt, &front);
+	if (ret == 0)
+		ret = vt_take(&s->vt, SIGUSR1, SIGUSR2);
+	if (ret == 0 && front != num)
+		ret = vt_show(&s->vt, front);
+	if (ret == 0) {
+		s->app_vt = front != num ? front : 0;
+		vt_guard_crashes(&s->vt);
+		return 0;
+	}
+	if (s->vt.fd >= 0) {
+		snprintf(err, sizeof(err), "VT %d: %s", num, strerror(-ret));
+		vt_give_to(&s->vt, front);
+	}
+	log_warn("%s; drawing on the VT in front", err);
+	return 0;
+}
+
+static void give_vt_back(struct screen *s)
+{
+	int ret = vt_give_to(&s->vt, s->app_vt);
+
+	if (ret < 0)
+		log_warn("VT %d: cannot bring it back to the front: %s", s->app_vt, strerror(-ret));
+	vt_guard_crashes(&s->vt);
+	s->app_vt = 0;
+}
+
+/* Idle over: the app's frame read, the VT taken, the display acquired and the picture drawn
+ * on calm water: what the app showed, when splash.image is "@screen". -EBUSY: another process
+ * holds the display (a DRM master); then everything stays as it was, said once in the log. */
+int screen_show(struct screen *s, const struct config *cfg)
+{
+	int ret;
+
+	read_app_frame(s, cfg);
+	take_vt(s, cfg->display.vt);
+	ret = display_acquire(&s->display);
+	if (ret < 0) {
+		log_warn("%s: cannot take the screen: %s; staying hidden until the next idle spell",
+			 s->display.path, ret == -EBUSY ? "another process is its DRM master"
+							 : strerror(-ret));
+		give_vt_back(s);
+		image_free(&s->app_frame);
+		return ret;
+	}
+	s->standby = s->away = false;
+	vt_set_away(false);
+	water_clear(&s->water);
+	screen_redraw(s);
+	return 0;
+}
+
+/* The first touch: the water damped hard, calm within screensaver.fade. */
+void screen_fade(struct screen *s)
+{
+	s->water.tuning.damping_shift = 1;
+	s->water.tuning.damping = 0.5;
+}
+
+/* The app's frame into the display as it was read. */
+static void put_back_frame(struct screen *s)
+{
+	struct display_buffer buf;
+
+	if (!s->app_frame.pixels || s->gone)
+		return;
+	display_events(&s->display, true);
+	buf = display_buffer(&s->display);
+	pixfmt_convert(&s->display.mode.fmt, &s->app_frame, buf.pixels, s->display.mode.stride);
+	display_present(&s->display);
+	display_flush(&s->display);
+}
+
+/* The fade over: the last frame exactly the picture, the app's own frame put back, its VT in
+ * front again, the display let go. */
+void screen_hide(struct screen *s, const struct config *cfg)
+{
+	if (s->standby)
+		return;
+	water_clear(&s->water);
+	if (!s->away)
+		screen_redraw(s);
+	screen_apply_look(s, cfg);
+	if (!s->away)
+		put_back_frame(s);
+	image_free(&s->app_frame);
+	give_vt_back(s);
+	screen_stand_by(s);
 }

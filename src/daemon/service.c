@@ -348,13 +348,51 @@ static void status_line(const struct app *app, char *reply, size_t len)
 
 	snprintf(reply, len, "ok fps=%.1f target=%d moving=%s contacts=%d devices=%d config=%s "
 		 "size=%dx%d paused=%s rain=%s blanked=%s engine=%s cell=%d display=%s "
-		 "frames=%lu flips=%lu",
+		 "frames=%lu flips=%lu screensaver=%s",
 		 p->armed ? p->fps : 0.0, p->set.fps, p->armed ? "yes" : "no",
 		 app->touch.contacts, input_count(app->touch.input), app->opt.config_path,
 		 s->render.width, s->render.height, p->paused ? "yes" : "no",
 		 s->rain.rate > 0 ? "on" : "off", p->idle.blanked ? "yes" : "no",
 		 s->water.engine->name, s->water.cell, s->display.ops->name, s->frames,
-		 s->display.flips);
+		 s->display.flips, saver_state_name(p->saver.state));
+}
+
+/* The saver's events: the screen taken (and the input devices, so that the touch that wakes
+ * it never reaches the app), the water calmed, the screen given back; watchers told. */
+static void on_saver(void *ctx, unsigned events)
+{
+	struct app *app = ctx;
+
+	if (events & SAVER_SHOW) {
+		if (screen_show(&app->screen, &app->cfg) < 0) {
+			pace_saver_failed(&app->pace);
+			return;
+		}
+		touch_grab(&app->touch, true);
+		log_info("screensaver: shown");
+		control_broadcast(&app->service.control, "event shown");
+	}
+	if (events & SAVER_FADE)
+		screen_fade(&app->screen);
+	if (events & SAVER_HIDE) {
+		screen_hide(&app->screen, &app->cfg);
+		touch_grab(&app->touch, false);
+		pace_arm_frames(&app->pace, false);
+		log_info("screensaver: hidden");
+		control_broadcast(&app->service.control, "event hidden");
+	}
+	pace_wake(&app->pace);
+}
+
+/* show and hide: only in idle mode. */
+static void show_or_hide(struct app *app, bool show, char *reply, size_t len)
+{
+	if (app->pace.saver.mode != SAVER_IDLE) {
+		snprintf(reply, len, "error: screensaver.mode is \"always\": always shown");
+		return;
+	}
+	pace_saver_command(&app->pace, show);
+	snprintf(reply, len, "ok %s", saver_state_name(app->pace.saver.state));
 }
 
 static int on_command(void *ctx, const struct control_command *cmd,
@@ -365,11 +403,15 @@ static int on_command(void *ctx, const struct control_command *cmd,
 
 	switch (cmd->type) {
 	case CONTROL_DROP:
+		if (app->screen.standby)
+			break;		/* hidden: the water stays calm for the next show */
 		pace_activity(&app->pace);
 		screen_drop(&app->screen, cmd->x, cmd->y, cmd->size ? cmd->size : cfg->stone.size,
 			    cmd->weight ? cmd->weight : cfg->stone.weight);
 		break;
 	case CONTROL_TRAIL:
+		if (app->screen.standby)
+			break;
 		pace_activity(&app->pace);
 		screen_trail(&app->screen, cmd->x, cmd->y, cmd->x2, cmd->y2, cfg->stone.size,
 			     cfg->input.trail_weight, cfg->input.trail_spacing);
@@ -388,6 +430,12 @@ static int on_command(void *ctx, const struct control_command *cmd,
 	case CONTROL_STATUS:
 		status_line(app, reply, len);
 		return 0;
+	case CONTROL_SHOW:
+	case CONTROL_HIDE:
+		show_or_hide(app, cmd->type == CONTROL_SHOW, reply, len);
+		return 0;
+	case CONTROL_WATCH:
+		break;		/* control.c makes the client a watcher */
 	}
 	pace_wake(&app->pace);
 	snprintf(reply, len, "ok");
@@ -399,6 +447,7 @@ void service_init(struct service *sv, struct app *app)
 {
 	*sv = (struct service){ .watchdog.fd = -1 };
 	control_init(&sv->control, &app->loop, on_command, app);
+	pace_on_saver(&app->pace, on_saver, app);
 }
 
 /* The parts of the loop that make it a service: watchdog, workers, control socket. */

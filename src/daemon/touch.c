@@ -19,7 +19,7 @@ static void on_contact(void *ctx, const struct input_contact *c)
 	int weight = cfg->input.trail_weight;
 
 	if (c->action == INPUT_ACTIVITY) {
-		pace_activity(t->pace);
+		pace_touched(t->pace);
 		return;
 	}
 	if (c->action == INPUT_DOWN || c->action == INPUT_UP)
@@ -27,13 +27,15 @@ static void on_contact(void *ctx, const struct input_contact *c)
 			  c->action == INPUT_DOWN ? "down" : "up", c->x, c->y);
 	if (c->action == INPUT_DOWN) {
 		t->contacts++;
-		if (!pace_activity(t->pace)) {
+		if (!pace_touched(t->pace)) {
 			screen_drop(t->screen, c->x, c->y, cfg->stone.size, cfg->stone.weight);
 			if (!t->drop_event_us)
 				t->drop_event_us = c->time_us;
 		}
 	} else if (c->action == INPUT_UP) {
 		t->contacts -= t->contacts > 0;
+	} else if (!saver_ripples(&t->pace->saver)) {
+		return;		/* hidden or fading: the water stays as it is */
 	} else if (c->action == INPUT_MOVE || cfg->input.hover_ripples) {
 		if (c->action == INPUT_HOVER)
 			weight = weight > 1 ? weight / 2 : 1;
@@ -57,7 +59,9 @@ void touch_options(const struct config *cfg, const struct options *opt,
 		devices[i] = cfg->input.devices.item[i];
 	*o = (struct input_opts){ .devices = devices, .ndevices = cfg->input.devices.n,
 				  .only_listed = opt->fbdev_file != NULL,
-				  .grab = cfg->input.grab, .has_cal = cfg->input.calibration.n == 6,
+				  .grab = cfg->input.grab,
+				  .released = cfg->screensaver.mode == SAVER_IDLE,
+				  .has_cal = cfg->input.calibration.n == 6,
 				  .fb_width = mode->width, .fb_height = mode->height,
 				  .rotate = (cfg->display.rotate + mode->rotate) % 360,
 				  .min_move = cfg->input.trail_spacing,

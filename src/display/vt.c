@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "display.h"
@@ -58,6 +59,117 @@ static int bring_to_front(int fd, int num)
 	if (ioctl(fd, VT_ACTIVATE, num) < 0 || ioctl(fd, VT_WAITACTIVE, num) < 0)
 		return -errno;
 	return 0;
+}
+
+int vt_front(const struct vt *vt, int *num)
+{
+	struct vt_stat st;
+
+	if (vt->fd < 0)
+		return active_vt(num);
+	if (ioctl(vt->fd, VT_GETSTATE, &st) < 0)
+		return -errno;
+	*num = st.v_active;
+	return 0;
+}
+
+int vt_open_behind(struct vt *vt, int num, char *err, size_t errlen)
+{
+	char path[32];
+
+	memset(vt, 0, sizeof(*vt));
+	snprintf(path, sizeof(path), "/dev/tty%d", num);
+	vt->fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (vt->fd < 0) {
+		int ret = -errno;
+
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	vt->num = num;
+	return 0;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { 0, ms * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Brings VT num to the front from the VT in front, whose fd is from_fd, within about a second,
+ * never waiting longer. The kernel ignores every switch away from a VT in graphics mode with
+ * its own switching (a framebuffer application's, as Qt's linuxfb leaves it), and waits for
+ * the owner of a VT under process control: such a VT of the application's, and ours, are put
+ * under our control without signals for the switch and answered here; the application's gets
+ * its mode back. A VT another process controls answers for itself.
+ */
+static int switch_over(int from_fd, int num, bool ours)
+{
+	struct vt_mode mode, quiet = { .mode = VT_PROCESS };
+	struct vt_stat st;
+	int kd = KD_TEXT, ret = 0;
+	bool answer;
+
+	if (ioctl(from_fd, VT_GETSTATE, &st) < 0 || ioctl(from_fd, VT_GETMODE, &mode) < 0)
+		return -errno;
+	if (st.v_active == num)
+		return 0;
+	ioctl(from_fd, KDGETMODE, &kd);
+	answer = ours || (mode.mode == VT_AUTO && kd == KD_GRAPHICS);
+	if (answer && ioctl(from_fd, VT_SETMODE, &quiet) < 0)
+		return -errno;
+	if (ioctl(from_fd, VT_ACTIVATE, num) < 0)
+		ret = -errno;
+	/* the switch is made by a kernel worker: answer once it asks */
+	for (int i = 0; ret == 0 && answer && i < 500; i++) {
+		if (ioctl(from_fd, VT_RELDISP, 1) == 0 || errno != EINVAL)
+			break;
+		sleep_ms(1);
+	}
+	for (int i = 0; ret == 0 && i < 500; i++) {
+		if (ioctl(from_fd, VT_GETSTATE, &st) < 0)
+			ret = -errno;
+		else if (st.v_active == num)
+			break;
+		else if (i == 499)
+			ret = -ETIMEDOUT;
+		else
+			sleep_ms(2);
+	}
+	if (answer && !ours)
+		ioctl(from_fd, VT_SETMODE, &mode);
+	return ret;
+}
+
+int vt_show(struct vt *vt, int front)
+{
+	char path[32];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "/dev/tty%d", front);
+	fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = switch_over(fd, vt->num, false);
+	close(fd);
+	return ret;
+}
+
+int vt_give_to(struct vt *vt, int front)
+{
+	struct vt_stat st;
+	int ret = 0;
+
+	if (vt->fd < 0)
+		return 0;
+	/* the user switched elsewhere meanwhile: that VT stays in front */
+	if (front > 0 && front != vt->num && ioctl(vt->fd, VT_GETSTATE, &st) == 0 &&
+	    st.v_active == vt->num)
+		ret = switch_over(vt->fd, front, true);
+	vt_restore(vt);
+	return ret;
 }
 
 int vt_open(struct vt *vt, int num, char *err, size_t errlen)

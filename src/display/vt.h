@@ -22,6 +22,23 @@ struct vt {
  */
 int vt_open(struct vt *vt, int num, char *err, size_t errlen);
 
+/* Idle mode beside a kiosk application: the VT in front into *num, asked through vt when it
+ * is open (an unprivileged service may open its own VT only), else /dev/tty0; 0 or -errno. */
+int vt_front(const struct vt *vt, int *num);
+
+/* Opens VT num without bringing it to the front, to be taken (vt_take, which no console redraw
+ * follows on a VT not shown) and then shown by vt_show from VT front, the one in front. A
+ * framebuffer application's VT in graphics mode with the kernel's own switching, which the
+ * kernel never switches away from, is answered for (and keeps its mode); a switch not made
+ * within a second gives -ETIMEDOUT. 0 or -errno (vt_open_behind: with err saying why). */
+int vt_open_behind(struct vt *vt, int num, char *err, size_t errlen);
+int vt_show(struct vt *vt, int front);
+
+/* Gives the screen back to VT front (answering our own VT's release, without a signal), and
+ * only then sets text mode on our VT, no longer shown, so that no console is drawn over the
+ * picture. Closes vt. 0 or -errno of the switch. */
+int vt_give_to(struct vt *vt, int front);
+
 /* Graphics mode (no cursor, no kernel messages drawn over us), and VT switches that ask first:
  * release_sig when the user switches away, acquire_sig when back; and a guard (vt_guard.h)
  * that undoes both if the daemon is killed (vt->guard.fd < 0: none could be had). 0 or -errno. */

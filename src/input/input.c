@@ -596,6 +596,7 @@ int input_open(struct input **out, const struct input_opts *opts, struct loop *l
 	if (!in)
 		return -ENOMEM;
 	in->opts = *opts;
+	in->let_go = opts->released;
 	in->loop = loop;
 	in->fn = fn;
 	in->note = note_fn;

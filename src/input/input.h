@@ -23,6 +23,7 @@ struct input_opts {
 	int ndevices;
 	bool only_listed;		/* an empty devices list matches nothing */
 	bool grab;
+	bool released;			/* at open: grab nothing until input_grab takes them */
 	bool has_cal;			/* cal given in the config (else udev, else identity) */
 	double cal[6];
 	int fb_width, fb_height, rotate;
