@@ -267,7 +267,8 @@ static int display_request(const struct app *app, struct display_request *req)
 	*req = (struct display_request){ .device = app->cfg.display.device,
 					 .buffering = app->cfg.display.double_buffer,
 					 .output = app->cfg.display.output,
-					 .mode = app->cfg.display.mode };
+					 .mode = app->cfg.display.mode,
+					 .hidden = app->cfg.screensaver.mode == SAVER_IDLE };
 	if (!o->fbdev_file)
 		return 0;
 	if (pixfmt_by_name(&req->fmt, o->format) < 0) {

@@ -836,7 +836,30 @@ static void test_beside_a_kiosk_app(void **state)
 		"n=0; until grep -q 'screensaver: hidden' /tmp/log3 || [ $n -ge 100 ]; do sleep 0.05;"
 		" n=$((n+1)); done\n"
 		"say \"command hidden: $(ctl3 status | grep -o 'screensaver=[a-z]*') $(vt 1)\"; hear cmd\n"
-		"kill $pid; wait $pid; say \"fbripple3 exit $?\"; kill $app\n"
+		"kill $pid; wait $pid; say \"fbripple3 exit $?\"\n"
+		/* DRM, as display.device "auto" finds the bochs card, beside the same fbdev app:
+		 * hidden, the app's screen stays on the CRTC; shown, its frame is read from
+		 * /dev/fb0; hidden again, the CRTC is the app's once more */
+		"printf 'display = { vt = 7; };\\nsplash = { image = \"@screen\"; };\\n"
+		"screensaver = { mode = \"idle\"; after = 3; };\\ncontrol = { socket = \"/tmp/ctl4\"; };\\n'"
+		" >/tmp/drm4.conf\n"
+		"ctl4() { /usr/bin/fbripple -c /tmp/drm4.conf --send \"$1\"; }\n"
+		"/usr/bin/fbripple -v -c /tmp/drm4.conf >/tmp/log4 2>&1 4>&- & pid=$!\n"
+		"n=0; until ctl4 status >/dev/null 2>&1 || [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done\n"
+		"echo 'tap 100 100' >&4; sleep 0.3\n"
+		"say \"drm hidden: $(ctl4 status | grep -o 'display=[a-z]*')"
+		" $(ctl4 status | grep -o 'screensaver=[a-z]*') count=$(cat /tmp/app.count) $(vt 1)\";"
+		" hear cmd\n"
+		"n=0; until grep -q 'screensaver: shown' /tmp/log4 || [ $n -ge 200 ]; do sleep 0.05;"
+		" n=$((n+1)); done\n"
+		"say \"drm shown: $(ctl4 status | grep -o 'screensaver=[a-z]*') $(vt 7)\"; hear cmd\n"
+		"ctl4 'drop 320 240' >/dev/null; say 'drm dropped'; hear cmd\n"
+		"echo 'tap 500 400' >&4\n"
+		"n=0; until grep -q 'screensaver: hidden' /tmp/log4 || [ $n -ge 100 ]; do sleep 0.05;"
+		" n=$((n+1)); done; sleep 0.3\n"
+		"say \"drm hidden again: count=$(cat /tmp/app.count) $(vt 1)\"; hear cmd\n"
+		"grep -E 'screensaver|warn' /tmp/log4 | while read -r l; do say \"log4 $l\"; done\n"
+		"kill $pid; wait $pid; say \"fbripple4 exit $?\"; kill $app\n"
 		/* DRM: another process becomes master while fbripple is hidden */
 		"printf 'display = { device = \"/dev/dri/card0\"; };\\nscreensaver = { mode = \"idle\";"
 		" after = 3; };\\ncontrol = { socket = \"/tmp/ctl2\"; };\\n' >/tmp/drm.conf\n"
@@ -906,6 +929,21 @@ static void test_beside_a_kiosk_app(void **state)
 	expect_app_picture(s, "hidden by command on the app's own VT");
 	assert_int_equal(vm_send(&s->vm, "go"), 0);
 	vm_case_expect(s, "fbripple3 exit 0", 15000);
+	/* DRM beside the fbdev app: the app's screen while hidden (not a buffer of ours set at
+	 * start), its frame exactly when shown on tty7, the app's own framebuffer back after */
+	vm_case_expect(s, "drm hidden: display=drm screensaver=hidden count=2 active=1", 20000);
+	expect_app_picture(s, "hidden on DRM");
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	vm_case_expect(s, "drm shown: screensaver=shown active=7", 20000);
+	expect_app_picture(s, "shown on DRM, tty7 in front");
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	vm_case_expect(s, "drm dropped", 10000);
+	vm_case_wait_screen(s, 5000, check_rippled, NULL);
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	vm_case_expect(s, "drm hidden again: count=2 active=1", 20000);
+	expect_app_picture(s, "hidden again on DRM, tty1 in front");
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	vm_case_expect(s, "fbripple4 exit 0", 15000);
 	/* DRM: while another process is master, showing fails with one line and fbripple stays
 	 * hidden; once it lets go, the next idle spell shows */
 	vm_case_expect(s, "drm held: master screensaver=hidden 1", 20000);

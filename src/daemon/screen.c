@@ -699,28 +699,46 @@ void screen_stand_by(struct screen *s)
 		log_warn("%s: release: %s", s->display.path, strerror(-ret));
 }
 
-/* The frame the app shows, read before anything of ours is drawn: fbdev and the file of
- * --fbdev only, a DRM card's buffers being another master's. With splash.image "@screen" it
- * becomes the picture under the water. */
+/* On a DRM card, what an fbdev application (or the console) shows is the kernel's fbdev
+ * emulation: /dev/fb0. A DRM application's buffers cannot be read, but while one is master
+ * fbripple cannot show itself either. */
+static int read_fbdev_frame(struct image *img)
+{
+	struct display_request req = { .device = "/dev/fb0", .buffering = DISPLAY_BUFFER_OFF,
+				       .hidden = true };
+	struct display fb;
+	char err[256];
+	int ret = display_open(&fb, &req, err, sizeof(err));
+
+	if (ret < 0)
+		return ret;
+	ret = display_read(&fb, img);
+	display_close(&fb, false);
+	return ret;
+}
+
+/* The frame the app shows, read before anything of ours is drawn. With splash.image "@screen"
+ * it becomes the picture under the water; hiding puts it back. */
 static void read_app_frame(struct screen *s, const struct config *cfg)
 {
 	bool want = strcmp(cfg->splash.image, SCREEN_SPLASH_APP) == 0;
+	bool drm = s->display.ops == &display_drm;
+	const char *from = drm ? "/dev/fb0" : s->display.path;
 	const char *why = NULL;
 	int ret;
 
 	image_free(&s->app_frame);
-	if (s->display.ops == &display_drm)
-		why = "another process's DRM buffers cannot be read";
-	else if ((ret = display_read(&s->display, &s->app_frame)) < 0)
+	ret = drm ? read_fbdev_frame(&s->app_frame) : display_read(&s->display, &s->app_frame);
+	if (ret < 0)
 		why = strerror(-ret);
 	else if (s->app_frame.width != s->render.width || s->app_frame.height != s->render.height)
-		why = "the screen is turned (display.rotate)";
+		why = "not the size of the screen drawn (display.rotate, or another mode)";
 	else if (want && (ret = render_set_splash(&s->render, &s->app_frame)) < 0)
 		why = strerror(-ret);
 	if (why && want)
 		log_warn("splash %s: cannot read the application's frame from %s (%s); rippling the "
-			 "picture there was before", SCREEN_SPLASH_APP, s->display.path, why);
-	if (why && s->display.ops != &display_drm)
+			 "picture there was before", SCREEN_SPLASH_APP, from, why);
+	if (why)
 		image_free(&s->app_frame);
 }
 

@@ -47,9 +47,11 @@ static int reopen_screen(struct app *app, const struct config *cfg, char *err, s
 				       .held = &app->screen.display };
 	bool open = new_display(app, cfg);
 
-	/* the card is not ours to set up while another VT has it */
+	/* the card is not ours to set up while another VT or the application has it */
 	if (open && app->screen.away) {
-		snprintf(err, len, "display: another VT is in front; reload once it is back");
+		snprintf(err, len, "display: %s; reload once fbripple is shown, or restart it",
+			 app->screen.standby ? "hidden beside the application"
+					     : "another VT is in front");
 		return -EBUSY;
 	}
 	return screen_reopen(&app->screen, open ? &req : NULL, cfg, err, len);

@@ -40,6 +40,9 @@ struct display_request {
 	const struct display *held;	/* a display open now: the same DRM card shares its
 					 * descriptor, and with it master, instead of opening
 					 * the card a second time (which cannot be master) */
+	bool hidden;			/* show nothing yet (screensaver.mode idle, beside an
+					 * application): no mode set, no page flipped or panned;
+					 * the first frame presented takes the screen */
 	bool file;
 	int width, height;		/* the file's */
 	struct pixfmt fmt;

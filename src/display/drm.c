@@ -36,7 +36,8 @@ struct drm {
 	int fd;
 	bool atomic;		/* flips are atomic commits; else legacy page flips */
 	bool master;
-	bool crtc_set;		/* our buffer is on the CRTC: close puts back saved */
+	bool crtc_set;		/* our buffer is on the CRTC: close and release put back saved;
+				 * until then present sets the CRTC to the frame drawn */
 	bool flip_pending;	/* a flip was asked for and its event has not come yet */
 	uint32_t conn_id, crtc_id, plane_id;
 	uint32_t dpms_prop;	/* 0: the connector has none */
@@ -489,7 +490,7 @@ static int drm_open(struct display *d, const struct display_request *req, char *
 	m->height = st->mode.vdisplay;
 	m->stride = st->buf[0].pitch;
 	m->pages = st->nbufs;
-	ret = set_crtc(st, 0);
+	ret = req->hidden ? 0 : set_crtc(st, 0);
 	if (ret < 0)
 		return display_errorf(ret, err, errlen, "setting mode %s on %s: %s", st->mode.name,
 			    st->output, strerror(-ret));
@@ -512,13 +513,24 @@ static bool shows_ours(const struct drm *st)
 	return ours;
 }
 
-/* Puts back the CRTC as found (the console's framebuffer, as a rule), unless another VT's
- * process is master now or another display of ours shows its frames there; our buffers never
+/* The CRTC as found (the console's framebuffer, or an fbdev application's), while it shows
+ * our frames: not once another display of ours (a reload's) shows its own there. */
+static void put_back_crtc(struct drm *st)
+{
+	const drmModeCrtc *s = st->saved;
+
+	if (st->crtc_set && s && shows_ours(st))
+		drmModeSetCrtc(st->fd, s->crtc_id, s->buffer_id, s->x, s->y,
+			       s->mode_valid ? &st->conn_id : NULL, s->mode_valid ? 1 : 0,
+			       s->mode_valid ? (drmModeModeInfo *)&s->mode : NULL);
+	st->crtc_set = false;
+}
+
+/* Puts back the CRTC as found, unless another VT's process is master now; our buffers never
  * stay on screen, so clear has nothing to do. */
 static void drm_close(struct display *d, bool clear)
 {
 	struct drm *st = drm_of(d);
-	drmModeCrtc *s;
 
 	(void)clear;
 	if (!st)
@@ -527,14 +539,11 @@ static void drm_close(struct display *d, bool clear)
 	 * a reload's display would hand the event to that one) */
 	if (st->fd >= 0 && st->flip_pending)
 		drm_events(d, true);
-	s = st->saved;
-	if (st->fd >= 0 && st->master && st->crtc_set && s && shows_ours(st))
-		drmModeSetCrtc(st->fd, s->crtc_id, s->buffer_id, s->x, s->y,
-			       s->mode_valid ? &st->conn_id : NULL, s->mode_valid ? 1 : 0,
-			       s->mode_valid ? &s->mode : NULL);
+	if (st->fd >= 0 && st->master)
+		put_back_crtc(st);
 	for (int i = 0; i < 2; i++)
 		destroy_buffer(st, &st->buf[i]);
-	drmModeFreeCrtc(s);
+	drmModeFreeCrtc(st->saved);
 	if (st->fd >= 0)
 		close(st->fd);
 	free(st);
@@ -551,6 +560,19 @@ static struct display_buffer drm_buffer(const struct display *d)
 	return (struct display_buffer){ st->buf[i].map, i };
 }
 
+/* The first frame since the open (hidden) or since the VT came back: the CRTC set to it, so
+ * that nothing but a whole frame of ours is ever shown; it counts as a flip done. */
+static int show_first(struct drm *st, int buffer)
+{
+	int ret = set_crtc(st, buffer);
+
+	if (ret < 0)
+		return ret;
+	st->front = buffer;
+	st->flips_done++;
+	return 0;
+}
+
 /* Shows the buffer just drawn: a flip with an event, or DirtyFB for the single buffer (which
  * drivers that scan out of their own copy, as virtio-gpu, need to see the new frame). */
 static int drm_present(struct display *d)
@@ -558,6 +580,8 @@ static int drm_present(struct display *d)
 	struct drm *st = drm_of(d);
 	int back = st->front ^ 1, ret;
 
+	if (!st->crtc_set)
+		return show_first(st, st->nbufs < 2 ? 0 : back);
 	if (st->nbufs < 2) {
 		ret = drmModeDirtyFB(st->fd, st->buf[0].fb_id, NULL, 0);
 		return ret < 0 && errno != ENOSYS ? -errno : 0;
@@ -605,7 +629,8 @@ static int drm_blank(struct display *d, bool blank)
 	return 0;
 }
 
-/* Another VT takes the screen: its console or display server needs master. */
+/* Another VT takes the screen (its console or display server needs master), or an application
+ * beside us gets it back: the CRTC as found, then master dropped. */
 static int drm_release(struct display *d)
 {
 	struct drm *st = drm_of(d);
@@ -613,14 +638,16 @@ static int drm_release(struct display *d)
 	drm_events(d, true);
 	if (!st->master)
 		return 0;
+	put_back_crtc(st);
 	if (drmDropMaster(st->fd) < 0)
 		return -errno;
 	st->master = false;
 	return 0;
 }
 
-/* Back on our VT: master again (only on the descriptor that had it, unless privileged), and our
- * buffer on the CRTC, which the console or a display server changed meanwhile. */
+/* Back on our VT: master again (only on the descriptor that had it, unless privileged); the
+ * next frame presented goes on the CRTC, which the console or a display server changed
+ * meanwhile. */
 static int drm_acquire(struct display *d)
 {
 	struct drm *st = drm_of(d);
@@ -630,7 +657,8 @@ static int drm_acquire(struct display *d)
 			return errno == EBUSY || errno == EACCES || errno == EPERM ? -EBUSY : -errno;
 		st->master = true;
 	}
-	return set_crtc(st, st->front);
+	st->crtc_set = false;
+	return 0;
 }
 
 /* A screenshot reads the buffer on screen once, not per frame: dumb buffers may be slow to read

@@ -213,7 +213,8 @@ static int fbdev_open(struct display *d, const struct display_request *req, char
 	ret = map_device(d, &fix);
 	if (ret < 0)
 		return display_errorf(ret, err, errlen, "mmap: %s", strerror(-ret));
-	setup_pages(d, req->buffering);
+	/* probing for a second page pans the screen: not while an application shows its own */
+	setup_pages(d, req->hidden ? DISPLAY_BUFFER_OFF : req->buffering);
 	return 0;
 }
 
