@@ -801,7 +801,7 @@ static void test_beside_a_kiosk_app(void **state)
 		"say \"tapped hidden count=$(cat /tmp/app.count)"
 		" $(/usr/bin/fbripple --send status | grep -o 'screensaver=[a-z]*') $(vt 1)\"\n"
 		"say \"frames $(/usr/bin/fbripple --send status | grep -o 'frames=[0-9]*')\"\n"
-		"t0=$(cut -d' ' -f14,15 /proc/$pid/stat); sleep 10;"
+		"sleep 1; t0=$(cut -d' ' -f14,15 /proc/$pid/stat); sleep 10;"
 		" t1=$(cut -d' ' -f14,15 /proc/$pid/stat)\n"
 		"/bin/fbfill -b 4000 >/tmp/black & w=$!\n"
 		"say \"hidden cpu $t0 $t1\"; hear cmd\n"
@@ -859,7 +859,14 @@ static void test_beside_a_kiosk_app(void **state)
 		" n=$((n+1)); done; sleep 0.3\n"
 		"say \"drm hidden again: count=$(cat /tmp/app.count) $(vt 1)\"; hear cmd\n"
 		"grep -E 'screensaver|warn' /tmp/log4 | while read -r l; do say \"log4 $l\"; done\n"
-		"kill $pid; wait $pid; say \"fbripple4 exit $?\"; kill $app\n"
+		/* killed while shown: the guard brings the app's VT back */
+		"ctl4 show >/dev/null\n"
+		"n=0; until [ $(grep -c 'screensaver: shown' /tmp/log4) -ge 2 ] || [ $n -ge 100 ]; do"
+		" sleep 0.05; n=$((n+1)); done; sleep 0.3\n"
+		"say \"drm shown again: $(vt 7)\"\n"
+		"kill -9 $pid; wait $pid; sleep 0.5\n"
+		"say \"drm killed: $(vt 1) $(/bin/vtstate /dev/tty7 | grep -o 'kd=[a-z]* switching=[a-z]*')\";"
+		" hear cmd; kill $app\n"
 		/* DRM: another process becomes master while fbripple is hidden */
 		"printf 'display = { device = \"/dev/dri/card0\"; };\\nscreensaver = { mode = \"idle\";"
 		" after = 3; };\\ncontrol = { socket = \"/tmp/ctl2\"; };\\n' >/tmp/drm.conf\n"
@@ -943,7 +950,11 @@ static void test_beside_a_kiosk_app(void **state)
 	vm_case_expect(s, "drm hidden again: count=2 active=1", 20000);
 	expect_app_picture(s, "hidden again on DRM, tty1 in front");
 	assert_int_equal(vm_send(&s->vm, "go"), 0);
-	vm_case_expect(s, "fbripple4 exit 0", 15000);
+	/* SIGKILL while shown: tty1 in front again and the app's picture, tty7 in text mode */
+	vm_case_expect(s, "drm shown again: active=7", 10000);
+	vm_case_expect(s, "drm killed: active=1 kd=text switching=auto", 10000);
+	expect_app_picture(s, "killed while shown on DRM, tty1 in front");
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
 	/* DRM: while another process is master, showing fails with one line and fbripple stays
 	 * hidden; once it lets go, the next idle spell shows */
 	vm_case_expect(s, "drm held: master screensaver=hidden 1", 20000);

@@ -756,6 +756,7 @@ static int take_vt(struct screen *s, int num)
 	ret = vt_open_behind(&s->vt, num, err, sizeof(err));
 	if (ret == 0)
 		ret = vt_front(&s->vt, &front);
+	s->vt.back_to = front != num ? front : 0;
 	if (ret == 0)
 		ret = vt_take(&s->vt, SIGUSR1, SIGUSR2);
 	if (ret == 0 && front != num)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -84,6 +85,15 @@ static int open_with(struct display *d, const struct display_ops *ops,
 	else
 		ops->close(d, false);	/* whatever the open got as far as */
 	return ret;
+}
+
+void *display_map(int fd, size_t len, off_t offset)
+{
+	void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset);
+
+	if (map != MAP_FAILED)
+		madvise(map, len, MADV_DONTFORK);
+	return map;
 }
 
 bool display_node_is(const struct display *d, const char *path)

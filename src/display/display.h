@@ -167,6 +167,11 @@ void display_crash_restore(bool clear);
 /* Whether device ("auto", as display_open resolves it) is the device node d has open. */
 bool display_same_device(const struct display *d, const char *device);
 
+/* For backends: a device's memory mapped to draw in (MAP_FAILED and errno when not), never
+ * inherited by a child: the console's guard would hold the device open with it, and a DRM
+ * card's master, after the daemon is gone. */
+void *display_map(int fd, size_t len, off_t offset);
+
 /* For backends: whether path is the device node d has open. */
 bool display_node_is(const struct display *d, const char *path);
 

@@ -246,7 +246,7 @@ static int create_buffer(struct drm *st, struct drm_buffer *b)
 			  pitches, offsets, &b->fb_id, 0) < 0 ||
 	    drmModeMapDumbBuffer(st->fd, b->handle, &offset) < 0)
 		return -errno;
-	b->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, st->fd, (off_t)offset);
+	b->map = display_map(st->fd, size, (off_t)offset);
 	if (b->map == MAP_FAILED) {
 		b->map = NULL;
 		return -errno;

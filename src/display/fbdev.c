@@ -165,7 +165,7 @@ static int map_device(struct display *d, const struct fb_fix_screeninfo *fix)
 	size_t offset = fix->smem_start & (sysconf(_SC_PAGESIZE) - 1);
 
 	fb->map_len = offset + fix->smem_len;
-	fb->map = mmap(NULL, fb->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fb->fd, 0);
+	fb->map = display_map(fb->fd, fb->map_len, 0);
 	if (fb->map == MAP_FAILED) {
 		fb->map = NULL;
 		return -errno;

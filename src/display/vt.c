@@ -18,8 +18,17 @@
 /* The only state outside a struct: a fatal signal handler cannot be passed any. */
 static struct {
 	int vt_fd;
+	int back_to;
 	volatile sig_atomic_t away;	/* another VT in front: its screen is not ours to clear */
 } crash = { .vt_fd = -1 };
+
+/* No VT, no guard. */
+static void vt_reset(struct vt *vt)
+{
+	memset(vt, 0, sizeof(*vt));
+	vt->fd = vt->guard.fd = -1;
+	vt->guard.pid = -1;
+}
 
 static int own_vt(void)
 {
@@ -77,7 +86,7 @@ int vt_open_behind(struct vt *vt, int num, char *err, size_t errlen)
 {
 	char path[32];
 
-	memset(vt, 0, sizeof(*vt));
+	vt_reset(vt);
 	snprintf(path, sizeof(path), "/dev/tty%d", num);
 	vt->fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (vt->fd < 0) {
@@ -177,8 +186,7 @@ int vt_open(struct vt *vt, int num, char *err, size_t errlen)
 	char path[32];
 	int ret;
 
-	memset(vt, 0, sizeof(*vt));
-	vt->fd = vt->guard.fd = -1;
+	vt_reset(vt);
 	if (!num)
 		num = own_vt();
 	if (!num) {
@@ -215,7 +223,7 @@ int vt_take(struct vt *vt, int release_sig, int acquire_sig)
 	vt->taken = true;
 	if (ioctl(vt->fd, VT_SETMODE, &mode) < 0)
 		return -errno;
-	vt_guard_start(&vt->guard, vt->fd);
+	vt_guard_start(&vt->guard, vt->fd, vt->num, vt->back_to);
 	return 0;
 }
 
@@ -260,7 +268,9 @@ void vt_restore(struct vt *vt)
 static void on_crash(int sig)
 {
 	display_crash_restore(!crash.away);
-	if (crash.vt_fd >= 0)
+	/* beside an application the guard hands its VT back once we are gone: text mode here,
+	 * on our VT in front, would draw the console over the application's picture */
+	if (crash.vt_fd >= 0 && crash.back_to <= 0)
 		give_back(crash.vt_fd);
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -277,6 +287,7 @@ int vt_guard_crashes(const struct vt *vt)
 	struct sigaction sa = { .sa_handler = on_crash, .sa_flags = SA_RESETHAND };
 
 	crash.vt_fd = vt->taken ? vt->fd : -1;
+	crash.back_to = vt->back_to;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 		if (sigaction(fatal[i], &sa, NULL) < 0)

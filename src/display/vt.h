@@ -12,6 +12,8 @@ struct vt {
 	int fd;			/* -1 when there is no VT */
 	int num;		/* the N of /dev/ttyN */
 	bool taken;
+	int back_to;		/* idle mode: the application's VT, brought back to the front
+				 * by the guard if we die while shown */
 	struct vt_guard guard;	/* gives the console back if we are killed */
 };
 

@@ -5,10 +5,12 @@
 #include <linux/kd.h>
 #include <linux/vt.h>
 #include <signal.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vt_guard.h"
@@ -37,10 +39,64 @@ static void close_all_but(int a, int b)
 	close_range_of(hi + 1, 0x7fffffff);
 }
 
+/* Killed while shown beside an application: the switch back to its VT is answered here (our
+ * VT put under the guard's control without signals), and only then is our VT, no longer in
+ * front, put in text mode, so that no console is drawn over the application's picture. */
+static int hand_back(int vt_fd, int num, int back_to)
+{
+	static const struct vt_mode quiet = { .mode = VT_PROCESS };
+	const struct timespec ms = { 0, 1000000L };
+	struct vt_stat st;
+
+	if (ioctl(vt_fd, VT_GETSTATE, &st) < 0 || st.v_active != num ||
+	    ioctl(vt_fd, VT_SETMODE, &quiet) < 0 || ioctl(vt_fd, VT_ACTIVATE, back_to) < 0)
+		return -1;
+	/* a kernel worker makes the switch: answer once it asks, for at most half a second */
+	for (int i = 0; i < 500; i++) {
+		if (ioctl(vt_fd, VT_RELDISP, 1) == 0)
+			return 0;
+		if (errno != EINVAL)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	return -1;
+}
+
+/* On a DRM card, a VT switch made without a DRM master leaves the kernel's fbdev emulation
+ * showing a stale copy of /dev/fb0 (black on bochs-drm), and an fbdev application does not
+ * repaint: /dev/fb0 written with what it holds makes the emulation copy the frame anew (a
+ * write(), not a store through a mapping, which it did not copy here). On a plain fbdev
+ * driver this changes nothing. */
+static void refresh_fbdev(void)
+{
+	uint8_t chunk[4096];
+	off_t off = 0;
+	ssize_t n;
+	int fd = open("/dev/fb0", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	while ((n = pread(fd, chunk, sizeof(chunk), off)) > 0 && pwrite(fd, chunk, (size_t)n, off) == n)
+		off += n;
+	close(fd);
+}
+
+/* The pipe ends while the dead daemon's files are still being let go: its DRM card's last
+ * close puts the console's framebuffer back on the CRTC, and only after that may the console
+ * redraw or the application's frame be copied in. The daemon is past that once the guard is
+ * no longer its child; a second at most. */
+static void wait_for_release(pid_t daemon)
+{
+	const struct timespec ms = { 0, 1000000L };
+
+	for (int i = 0; i < 1000 && getppid() == daemon; i++)
+		nanosleep(&ms, NULL);
+}
+
 /* The guard's whole life: wait for the daemon's end; unless it said it was clean, put back
  * what its exit would have: the kernel's own VT switching and text mode, which makes the
  * console redraw its text. Only async-signal-safe calls: it runs in a fork of a daemon. */
-static void guard_run(int vt_fd, int pipe_fd)
+static void guard_run(pid_t daemon, int vt_fd, int pipe_fd, int num, int back_to)
 {
 	static const struct vt_mode console = { .mode = VT_AUTO };
 	bool clean = false;
@@ -62,22 +118,26 @@ static void guard_run(int vt_fd, int pipe_fd)
 			break;
 	}
 	if (!clean) {
+		wait_for_release(daemon);
+		if (back_to > 0 && hand_back(vt_fd, num, back_to) == 0)
+			refresh_fbdev();
 		ioctl(vt_fd, VT_SETMODE, &console);
 		ioctl(vt_fd, KDSETMODE, KD_TEXT);
 	}
 	_exit(0);
 }
 
-int vt_guard_start(struct vt_guard *g, int vt_fd)
+int vt_guard_start(struct vt_guard *g, int vt_fd, int num, int back_to)
 {
 	int fds[2];
-	pid_t pid;
+	pid_t daemon, pid;
 
 	if (g->fd >= 0)		/* one guard for the VT, however often it is taken */
 		return 0;
 	g->pid = -1;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return -errno;
+	daemon = getpid();
 	pid = fork();
 	if (pid < 0) {
 		int ret = -errno;
@@ -87,7 +147,7 @@ int vt_guard_start(struct vt_guard *g, int vt_fd)
 		return ret;
 	}
 	if (pid == 0)
-		guard_run(vt_fd, fds[0]);
+		guard_run(daemon, vt_fd, fds[0], num, back_to);
 	close(fds[0]);
 	g->fd = fds[1];
 	g->pid = pid;

@@ -13,12 +13,14 @@ struct vt_guard {
 /*
  * Forks the guard: it keeps vt_fd and its end of a pipe, closes every other descriptor and
  * ignores SIGTERM, SIGINT and SIGHUP. When the pipe ends without vt_guard_stop's word (the
- * daemon killed), it puts the VT back in text mode with the kernel's own switching, and exits.
+ * daemon killed), it brings VT back_to to the front if it is not 0 (the application's, in idle
+ * mode) and VT num, vt_fd's, is in front, puts VT num back in text mode with the kernel's own
+ * switching, and exits.
  * Call it before the display is opened: a child is cheapest while the daemon is small. g->fd
  * must be -1 at first; with a guard running already it does nothing.
  * 0 or -errno (then there is no guard, and the daemon runs on without one).
  */
-int vt_guard_start(struct vt_guard *g, int vt_fd);
+int vt_guard_start(struct vt_guard *g, int vt_fd, int num, int back_to);
 
 /* The console is given back: the guard exits without touching it, and is reaped. */
 void vt_guard_stop(struct vt_guard *g);
