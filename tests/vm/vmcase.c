@@ -157,7 +157,8 @@ void vm_case_expect_exit(struct vm_suite *s, int status)
 	}
 }
 
-void vm_case_wait_screen(struct vm_suite *s, int timeout_ms, vm_screen_check *check, void *ctx)
+void vm_case_wait_screen_at(const char *file, int line, struct vm_suite *s, int timeout_ms,
+			    vm_screen_check *check, void *ctx)
 {
 	char why[256] = "no screendump yet";
 	long end = vm_now_ms() + timeout_ms;
@@ -178,7 +179,8 @@ void vm_case_wait_screen(struct vm_suite *s, int timeout_ms, vm_screen_check *ch
 		usleep(150000);
 	}
 	vm_print_console(&s->vm, 20);
-	fail_msg("%s: after %.1f s of screendumps: %s", s->vm.name, timeout_ms / 1000.0, why);
+	fail_msg("%s:%d: %s: after %.1f s of screendumps: %s", file, line, s->vm.name,
+		 timeout_ms / 1000.0, why);
 }
 
 int vm_colour_near(uint32_t got, uint32_t want, int tol)

@@ -36,7 +36,11 @@ void vm_case_expect_exit(struct vm_suite *s, int status);
 /* Takes screendumps until check returns 0, failing the test with check's last reason after
  * timeout_ms. */
 typedef int vm_screen_check(const struct image *img, void *ctx, char *why, size_t len);
-void vm_case_wait_screen(struct vm_suite *s, int timeout_ms, vm_screen_check *check, void *ctx);
+void vm_case_wait_screen_at(const char *file, int line, struct vm_suite *s, int timeout_ms,
+			    vm_screen_check *check, void *ctx);
+/* A failure names the caller's line: a case waits for the screen at many steps. */
+#define vm_case_wait_screen(s, timeout_ms, check, ctx) \
+	vm_case_wait_screen_at(__FILE__, __LINE__, s, timeout_ms, check, ctx)
 
 /* Per channel within tol. */
 int vm_colour_near(uint32_t got, uint32_t want, int tol);
