@@ -214,5 +214,7 @@ AVX2 RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int
 		render_row_tail(bytes, shading)(dst, r, y, h, stride, x, x1);
 }
 
+#undef RENDER_SLOPES_WIDE
+#define RENDER_SLOPES_WIDE 1
 RENDER_ROW_KERNELS(render_kernels_avx2, AVX2)
 #endif
