@@ -53,6 +53,7 @@ static void pick_row(struct render *r, bool light)
 	r->row = row_of(k, r, light);
 	if (!r->row)
 		r->row = row_of(&render_kernels_scalar, r, light);
+	r->slopes = k->slopes ? k->slopes : render_kernels_scalar.slopes;
 }
 
 int render_set_path(struct render *r, enum render_path path)
@@ -533,59 +534,16 @@ static int plan_blocks(struct render *r, const struct water *w, int page, bool f
 	return rows;
 }
 
-static inline int32_t slope_clamp(int32_t v)
-{
-	return v < -SLOPE_MAX ? -SLOPE_MAX : v > SLOPE_MAX ? SLOPE_MAX : v;
-}
-
-typedef int16_t vec4x16s __attribute__((vector_size(8)));
-typedef int32_t vec4x32s __attribute__((vector_size(16)));
-
-/* p[i - d] - p[i + d] of 4 cells from i, widened. */
-static inline vec4x32s diff4(const int16_t *p, ptrdiff_t d)
-{
-	vec4x16s a, b;
-
-	memcpy(&a, p - d, sizeof(a));
-	memcpy(&b, p + d, sizeof(b));
-	return __builtin_convertvector(a, vec4x32s) - __builtin_convertvector(b, vec4x32s);
-}
-
-static inline vec4x32s slope_clamp4(vec4x32s v)
-{
-	vec4x32s hi = v > SLOPE_MAX, lo = v < -SLOPE_MAX;
-
-	return (v & ~(hi | lo)) | (hi & SLOPE_MAX) | (lo & -SLOPE_MAX);
-}
-
 /* The slopes along logical row y of cells [lo, hi): cell rows a and a + 1 mixed by the row's
- * weight. The vector paths take 4 cells at a time in portable vectors (SSE2, NEON), and a
- * row on a cell row mixes one; the scalar path keeps the reference they are tested against. */
+ * weight (a row on a cell row mixes one), by the path's slopes. */
 static void slopes_of_row(const struct render *r, const struct water *w, int y, int lo, int hi)
 {
-	int wb = r->ay.w[y], wa = RENDER_WEIGHT - wb, stride = w->stride, i = lo;
+	int wb = r->ay.w[y], stride = w->stride;
 	const int16_t *p = water_row(w, r->ay.c[y]), *q = p + (wb ? stride : 0);
-	int32_t *restrict gx = r->slope_x, *restrict gy = r->slope_y;
 
 	hi = hi < r->grid_width ? hi : r->grid_width;
-	for (; r->path != RENDER_SCALAR && i + 4 <= hi; i += 4) {
-		vec4x32s x = diff4(p + i, 1) * wa, v = diff4(p + i, stride) * wa;
-
-		if (wb) {
-			x += diff4(q + i, 1) * wb;
-			v += diff4(q + i, stride) * wb;
-		}
-		x = slope_clamp4(x);
-		v = slope_clamp4(v);
-		memcpy(gx + i, &x, sizeof(x));
-		memcpy(gy + i, &v, sizeof(v));
-	}
-	for (; i < hi; i++) {
-		gx[i] = slope_clamp((p[i - 1] - p[i + 1]) * wa + (q[i - 1] - q[i + 1]) * wb);
-		gy[i] = slope_clamp((p[i - stride] - p[i + stride]) * wa +
-				    (q[i - stride] - q[i + stride]) * wb);
-	}
-	gx[r->grid_width] = gy[r->grid_width] = 0;
+	r->slopes(r->slope_x, r->slope_y, p, q, stride, RENDER_WEIGHT - wb, wb, lo, hi);
+	r->slope_x[r->grid_width] = r->slope_y[r->grid_width] = 0;
 }
 
 /*

@@ -39,6 +39,14 @@ struct render;
 typedef void render_row_fn(uint8_t *restrict dst, const struct render *r, int y,
 			   const int16_t *h, int stride, int x0, int x1);
 
+/*
+ * The slopes along a logical row of cells [lo, hi) into gx and gy (1/RENDER_WEIGHT height
+ * units, clamped to SLOPE_MAX): cell row p weighing wa, the next one q weighing wb (q = p and
+ * wb = 0 on a cell row), each cell's left less right and up less down. The same integers on
+ * every path.
+ */
+typedef void render_slopes_fn(int32_t *restrict gx, int32_t *restrict gy, const int16_t *p,
+			      const int16_t *q, int stride, int wa, int wb, int lo, int hi);
 
 /* Logical rows [lo, hi), each with something to draw (its render_cols). */
 struct render_run {
@@ -99,6 +107,7 @@ struct render {
 	struct render_tint *tint;	/* water.tint, or NULL */
 	enum render_path path;
 	render_row_fn *row;		/* the path's kernel for the format and the look */
+	render_slopes_fn *slopes;	/* and its slopes */
 	uint8_t *band;			/* rotated: logical rows drawn before they are turned */
 	uint8_t *aside;			/* a row to tint in; NULL: the tint's own */
 	struct render_scratch *scratch;	/* [bands]: frames drawn in bands (render_set_bands) */

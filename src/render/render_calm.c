@@ -104,6 +104,7 @@ static void loud_cells(const struct render *r, const struct water *w, int j, int
 	ptrdiff_t s = w->stride;
 	int t = r->calm_max, fast = r->tint ? w->scale - 1 : -1, c = lo;
 	v8u tv = (v8u){ 0 } + (uint16_t)t, fv = (v8u){ 0 } + (uint16_t)(fast < 0 ? 0 : fast);
+	const v8s lane_bit = { 1, 2, 4, 8, 16, 32, 64, 128 };
 
 	for (; c + 8 <= hi; c += 8) {
 		v8s m = apart(load8(p + c - 1), load8(p + c + 1), tv) |
@@ -115,9 +116,13 @@ static void loud_cells(const struct render *r, const struct water *w, int j, int
 		memcpy(any, &m, sizeof(any));
 		if (!(any[0] | any[1]))
 			continue;
-		for (int i = 0; i < 8; i++)
-			if (m[i])
-				mark(r, bits, c + i);
+		/* the loud lanes as 8 bits, visited by their lowest set bit: a lane by lane test
+		 * mispredicts on ragged ring fronts (half of this function's time) */
+		m &= lane_bit;
+		memcpy(any, &m, sizeof(any));
+		for (uint64_t t = any[0] | any[1], l = (t | t >> 32 | t >> 16 | t >> 48) & 0xff; l;
+		     l &= l - 1)
+			mark(r, bits, c + __builtin_ctzll(l));
 	}
 	for (; c < hi; c++)
 		if (apart1(p[c - 1], p[c + 1], t) || apart1(p[c - s], p[c + s], t) ||

@@ -129,9 +129,16 @@ DEFINE_DIRECT(direct_16, uint16_t)
 DEFINE_DIRECT(direct_24, pixel24)
 DEFINE_DIRECT(direct_32, uint32_t)
 
+static void slopes(int32_t *restrict gx, int32_t *restrict gy, const int16_t *p,
+		   const int16_t *q, int stride, int wa, int wb, int lo, int hi)
+{
+	render_slopes_scalar(gx, gy, p, q, stride, wa, wb, lo, hi);
+}
+
 const struct render_kernels render_kernels_scalar = {
 	{ direct_16, direct_24, direct_32 },
 	{ slope_16, slope_24, slope_32 },
 	{ lit_16, lit_24, lit_32 },
 	{ NULL, NULL, NULL },	/* the field by field ones are the reference */
+	slopes,
 };

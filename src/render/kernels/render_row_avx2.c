@@ -176,6 +176,7 @@ AVX2 RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int
 						     (r->field[2] & -r->field[2])));
 	const uint32_t *shades = r->shade;	/* [RENDER_SHADES + s] */
 	const uint8_t *ahead = render_prefetch_row(r, y);
+	const uint8_t *near = render_prefetch_near(r, y);
 	__m256i vx = _mm256_add_epi32(_mm256_set1_epi32(x0),
 				      _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 	int x = x0;
@@ -191,6 +192,7 @@ AVX2 RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int
 		__m256i v = load8(r->splash, _mm256_add_epi32(_mm256_mullo_epi32(sy, vw), sx), bytes);
 
 		__builtin_prefetch(ahead + (size_t)x * bytes);
+		__builtin_prefetch(near + (size_t)x * bytes);
 
 		if (shading != SHADE_NONE) {
 			__m256i sh = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(gx, lx),
@@ -214,5 +216,7 @@ AVX2 RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int
 		render_row_tail(bytes, shading)(dst, r, y, h, stride, x, x1);
 }
 
+#undef RENDER_SLOPES_WIDE
+#define RENDER_SLOPES_WIDE 1
 RENDER_ROW_KERNELS(render_kernels_avx2, AVX2)
 #endif

@@ -161,7 +161,7 @@ RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
 				  vdupq_n_u32(r->field[2]) };
 	const uint32x4_t colour = vorrq_u32(vorrq_u32(f[0], f[1]), f[2]);
 	const uint8_t *shades = (const uint8_t *)r->shade;	/* [RENDER_SHADES + s] */
-	const uint8_t *ahead = render_prefetch_row(r, y);
+	const uint8_t *ahead = render_prefetch_row(r, y), *near = render_prefetch_near(r, y);
 	int32x4_t vx = vaddq_s32(vdupq_n_s32(x0), vld1q_s32(lanes));
 	int x = x0;
 
@@ -177,6 +177,7 @@ RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
 		uint32x4_t v = load4(r->splash, vreinterpretq_u32_s32(vmlaq_s32(sx, sy, vw)), bytes);
 
 		__builtin_prefetch(ahead + (size_t)x * bytes);
+		__builtin_prefetch(near + (size_t)x * bytes);
 		if (shading != SHADE_NONE) {
 			int32x4_t sh = vaddq_s32(vaddq_s32(vmulq_s32(gx, lx), vmulq_s32(gy, ly)),
 						 shade_half);

@@ -201,7 +201,7 @@ SSE RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int 
 			       _mm_set1_epi32((int)r->field[2]) };
 	const __m128i colour = _mm_or_si128(_mm_or_si128(f[0], f[1]), f[2]);
 	const uint8_t *shades = (const uint8_t *)r->shade;	/* [RENDER_SHADES + s] */
-	const uint8_t *ahead = render_prefetch_row(r, y);
+	const uint8_t *ahead = render_prefetch_row(r, y), *near = render_prefetch_near(r, y);
 	__m128i vx = _mm_add_epi32(_mm_set1_epi32(x0), _mm_setr_epi32(0, 1, 2, 3));
 	int x = x0;
 
@@ -215,6 +215,7 @@ SSE RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int 
 		__m128i v = load4(r->splash, _mm_add_epi32(mullo(sy, vw), sx), bytes);
 
 		__builtin_prefetch(ahead + (size_t)x * bytes);
+		__builtin_prefetch(near + (size_t)x * bytes);
 
 		if (shading != SHADE_NONE) {
 			__m128i sh = _mm_add_epi32(_mm_add_epi32(mullo(gx, lx), mullo(gy, ly)),
