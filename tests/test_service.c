@@ -1658,13 +1658,32 @@ static void test_reload_picture_off_the_loop(void **state)
 	stop(d);
 }
 
+/* Not one wake-up of the daemon in ms, no CPU time; what names the state. Returns its
+ * threads. */
+static int assert_no_wakeups(struct daemon *d, int ms, const char *what)
+{
+	long cpu0, cpu1, sw0, sw1;
+	int threads0, threads1;
+
+	cpu0 = proc_cpu(d->pid);
+	sw0 = proc_switches(d->pid, &threads0);
+	sleep_ms(ms);
+	cpu1 = proc_cpu(d->pid);
+	sw1 = proc_switches(d->pid, &threads1);
+	printf("# %s for %.1f s: %ld clock ticks of CPU, %ld context switches in %d threads\n",
+	       what, ms / 1000.0, cpu1 - cpu0, sw1 - sw0, threads1);
+	assert_int_equal(threads0, threads1);
+	assert_int_equal(sw1 - sw0, 0);
+	assert_int_equal(cpu1 - cpu0, 0);
+	return threads1;
+}
+
 /* Calm water and nothing pending: not one wake-up in 10 s, no CPU time. Returns the daemon's
  * threads. */
 static int assert_calm_no_wakeups(struct daemon *d, const char *conf)
 {
 	char reply[CONTROL_REPLY_MAX];
-	long cpu0, cpu1, sw0, sw1;
-	int threads0, threads1;
+	int threads;
 
 	write_conf(d, conf);
 	start(d, NULL);
@@ -1677,18 +1696,9 @@ static int assert_calm_no_wakeups(struct daemon *d, const char *conf)
 	}
 	assert_non_null(strstr(reply, "moving=no"));
 	sleep_ms(200);
-	cpu0 = proc_cpu(d->pid);
-	sw0 = proc_switches(d->pid, &threads0);
-	sleep_ms(10000);
-	cpu1 = proc_cpu(d->pid);
-	sw1 = proc_switches(d->pid, &threads1);
-	printf("# calm for 10 s: %ld clock ticks of CPU, %ld context switches in %d threads\n",
-	       cpu1 - cpu0, sw1 - sw0, threads1);
-	assert_int_equal(threads0, threads1);
-	assert_int_equal(sw1 - sw0, 0);
-	assert_int_equal(cpu1 - cpu0, 0);
+	threads = assert_no_wakeups(d, 10000, "calm");
 	stop(d);
-	return threads1;
+	return threads;
 }
 
 /* display.threads on reload: a new pool of that many threads, the old one gone, the water
@@ -1891,8 +1901,8 @@ static void test_idle_beside_an_app(void **state)
 	struct daemon *d = *state;
 	uint32_t *app = malloc(W * H * sizeof(*app));
 	char reply[CONTROL_REPLY_MAX], line[128];
-	long sw0, sw1, cpu0, cpu1, t0;
-	int threads, watcher;
+	long t0;
+	int watcher;
 
 	write_app_frame(d->fb, app);
 	d->keep_fb = true;
@@ -1906,14 +1916,7 @@ static void test_idle_beside_an_app(void **state)
 	watcher = watch_open(d);
 	expect_ok(d, "drop 100 100");	/* hidden: the water stays calm */
 	sleep_ms(3500);		/* past the control socket's idle close */
-	cpu0 = proc_cpu(d->pid);
-	sw0 = proc_switches(d->pid, &threads);
-	sleep_ms(1500);
-	cpu1 = proc_cpu(d->pid);
-	sw1 = proc_switches(d->pid, &threads);
-	printf("# hidden for 1.5 s: %ld clock ticks of CPU, %ld context switches in %d threads\n",
-	       cpu1 - cpu0, sw1 - sw0, threads);
-	assert_int_equal(sw1 - sw0, 0);
+	assert_no_wakeups(d, 1500, "hidden");
 	assert_int_equal(fb_differs(d, app), 0);
 	send_cmd(d, "status", reply, sizeof(reply));
 	assert_non_null(strstr(reply, "screensaver=hidden"));

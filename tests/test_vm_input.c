@@ -114,8 +114,8 @@ static int case_teardown(void **state)
 	"finish() { grep 'input:' /tmp/log | while read -r l; do say \"log $l\"; done;" \
 	" kill $pid; wait $pid; say \"fbripple exit $?\"; exec 4>&-; wait; }\n"
 
-/* The config of a case: the checkerboard splash, the control socket in /tmp, debug logging. */
-static void write_conf(int rotate, const char *groups)
+/* The case's /etc/fbripple.conf, into a new temporary file named by conf. */
+static void write_conf_text(const char *text)
 {
 	FILE *f;
 	int fd;
@@ -125,11 +125,20 @@ static void write_conf(int rotate, const char *groups)
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");
 	assert_non_null(f);
-	fprintf(f, "display = { fps = 30; rotate = %d; };\n"
-		   "splash = { image = \"/usr/share/fbvm/checker.png\"; scale = \"center\"; };\n"
-		   "control = { socket = \"/tmp/ctl\"; };\n"
-		   "%s\n", rotate, groups);
+	fputs(text, f);
 	fclose(f);
+}
+
+/* The config of a case: the checkerboard splash, the control socket in /tmp, debug logging. */
+static void write_conf(int rotate, const char *groups)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text), "display = { fps = 30; rotate = %d; };\n"
+		 "splash = { image = \"/usr/share/fbvm/checker.png\"; scale = \"center\"; };\n"
+		 "control = { socket = \"/tmp/ctl\"; };\n"
+		 "%s\n", rotate, groups);
+	write_conf_text(text);
 }
 
 static void start_case(struct vm_suite *s, const char *name, const char *script,
@@ -764,6 +773,18 @@ static void expect_app_picture(struct vm_suite *s, const char *when)
 	       when, W, H, vm_now_ms() - t0);
 }
 
+/* The case says line; then the screen is the app's picture exactly (picture names the moment)
+ * or, with picture NULL, rippled; then the case goes on. */
+static void expect_step(struct vm_suite *s, const char *line, const char *picture)
+{
+	vm_case_expect(s, line, 20000);
+	if (picture)
+		expect_app_picture(s, picture);
+	else
+		vm_case_wait_screen(s, 5000, check_rippled, NULL);
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
+}
+
 /* Item 7 of the kiosk issue, in one boot: an fbdev app on tty1 (kioskapp: a known picture,
  * counting touch-downs read without grabbing, watching the control socket) and fbripple in
  * idle mode with display.vt = 7. Taps while hidden reach the app and show nothing; hidden it
@@ -775,19 +796,11 @@ static void test_beside_a_kiosk_app(void **state)
 	struct vm_suite *s = vm_case_begin(state);
 	unsigned long u0, s0, u1, s1;
 	char line[512];
-	FILE *f;
-	int fd;
 
-	snprintf(conf, sizeof(conf), "/tmp/fbvm-conf.XXXXXX");
-	fd = mkstemp(conf);
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	assert_non_null(f);
-	fprintf(f, "display = { device = \"/dev/fb0\"; vt = 7; fps = 30; };\n"
-		   "splash = { image = \"@screen\"; };\n"
-		   "screensaver = { mode = \"idle\"; after = 12; fade = 0.5; };\n"
-		   "control = { socket = \"/tmp/ctl\"; };\n");
-	fclose(f);
+	write_conf_text("display = { device = \"/dev/fb0\"; vt = 7; fps = 30; };\n"
+			"splash = { image = \"@screen\"; };\n"
+			"screensaver = { mode = \"idle\"; after = 12; fade = 0.5; };\n"
+			"control = { socket = \"/tmp/ctl\"; };\n");
 	start_case(s, "beside a kiosk app", PRELUDE
 		"vt() { /bin/vtstate /dev/tty$1 | sed 's/.*active=/active=/'; }\n"
 		"mkdev mt 'kiosk panel' 0 639 0 479\n"
@@ -925,36 +938,22 @@ static void test_beside_a_kiosk_app(void **state)
 	vm_case_expect(s, "fbripple exit 0", 15000);
 	/* on the app's VT, wake = command: a tap ripples and reaches not the app, only "hide"
 	 * hides */
-	vm_case_expect(s, "same vt: screensaver=shown active=1", 20000);
-	expect_app_picture(s, "shown on the app's own VT");
-	assert_int_equal(vm_send(&s->vm, "go"), 0);
-	vm_case_expect(s, "command tap: screensaver=shown count=1", 10000);
-	vm_case_wait_screen(s, 5000, check_rippled, NULL);
-	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	expect_step(s, "same vt: screensaver=shown active=1", "shown on the app's own VT");
+	expect_step(s, "command tap: screensaver=shown count=1", NULL);
 	vm_case_expect(s, "command hide: ok fading", 10000);
-	vm_case_expect(s, "command hidden: screensaver=hidden active=1", 10000);
-	expect_app_picture(s, "hidden by command on the app's own VT");
-	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	expect_step(s, "command hidden: screensaver=hidden active=1",
+		    "hidden by command on the app's own VT");
 	vm_case_expect(s, "fbripple3 exit 0", 15000);
 	/* DRM beside the fbdev app: the app's screen while hidden (not a buffer of ours set at
 	 * start), its frame exactly when shown on tty7, the app's own framebuffer back after */
-	vm_case_expect(s, "drm hidden: display=drm screensaver=hidden count=2 active=1", 20000);
-	expect_app_picture(s, "hidden on DRM");
-	assert_int_equal(vm_send(&s->vm, "go"), 0);
-	vm_case_expect(s, "drm shown: screensaver=shown active=7", 20000);
-	expect_app_picture(s, "shown on DRM, tty7 in front");
-	assert_int_equal(vm_send(&s->vm, "go"), 0);
-	vm_case_expect(s, "drm dropped", 10000);
-	vm_case_wait_screen(s, 5000, check_rippled, NULL);
-	assert_int_equal(vm_send(&s->vm, "go"), 0);
-	vm_case_expect(s, "drm hidden again: count=2 active=1", 20000);
-	expect_app_picture(s, "hidden again on DRM, tty1 in front");
-	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	expect_step(s, "drm hidden: display=drm screensaver=hidden count=2 active=1", "hidden on DRM");
+	expect_step(s, "drm shown: screensaver=shown active=7", "shown on DRM, tty7 in front");
+	expect_step(s, "drm dropped", NULL);
+	expect_step(s, "drm hidden again: count=2 active=1", "hidden again on DRM, tty1 in front");
 	/* SIGKILL while shown: tty1 in front again and the app's picture, tty7 in text mode */
 	vm_case_expect(s, "drm shown again: active=7", 10000);
-	vm_case_expect(s, "drm killed: active=1 kd=text switching=auto", 10000);
-	expect_app_picture(s, "killed while shown on DRM, tty1 in front");
-	assert_int_equal(vm_send(&s->vm, "go"), 0);
+	expect_step(s, "drm killed: active=1 kd=text switching=auto",
+		    "killed while shown on DRM, tty1 in front");
 	/* DRM: while another process is master, showing fails with one line and fbripple stays
 	 * hidden; once it lets go, the next idle spell shows */
 	vm_case_expect(s, "drm held: master screensaver=hidden 1", 20000);
