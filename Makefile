@@ -6,6 +6,7 @@ BINDIR    ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 UNITDIR   ?= $(PREFIX)/lib/systemd/system
 MANDIR    ?= $(PREFIX)/share/man
+DOCDIR    ?= $(PREFIX)/share/doc/fbripple
 DESTDIR   ?=
 
 # B is the build directory: `make B=build/asan CFLAGS='-O1 -g -fsanitize=address,undefined'`
@@ -287,6 +288,7 @@ install: all man
 	install -D -m 0644 $(MANOUT)/fbripple.conf.5 $(DESTDIR)$(MANDIR)/man5/fbripple.conf.5
 	install -D -m 0644 systemd/fbripple.service $(DESTDIR)$(UNITDIR)/fbripple.service
 	sed -i 's|@BINDIR@|$(BINDIR)|g' $(DESTDIR)$(UNITDIR)/fbripple.service
+	install -D -m 0644 systemd/fbripple-kiosk.conf $(DESTDIR)$(DOCDIR)/examples/fbripple-kiosk.conf
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/fbripple.conf ]; then \
 		echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/fbripple.conf"; \
 	else \
@@ -295,7 +297,8 @@ install: all man
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/fbripple $(DESTDIR)$(UNITDIR)/fbripple.service \
-		$(DESTDIR)$(MANDIR)/man8/fbripple.8 $(DESTDIR)$(MANDIR)/man5/fbripple.conf.5
+		$(DESTDIR)$(MANDIR)/man8/fbripple.8 $(DESTDIR)$(MANDIR)/man5/fbripple.conf.5 \
+		$(DESTDIR)$(DOCDIR)/examples/fbripple-kiosk.conf
 
 # The Debian package, build/fbripple_$(VERSION)_$(ARCH).deb, for this machine or for
 # ARCH=arm64 (cross-built with check-arm64's toolchain): a `make install` staged with Debian's

@@ -107,6 +107,7 @@ static void test_files(void **state)
 		"./usr/bin/fbripple", "./etc/fbripple.conf", "./lib/systemd/system/fbripple.service",
 		"./usr/share/man/man8/fbripple.8.gz", "./usr/share/man/man5/fbripple.conf.5.gz",
 		"./usr/share/doc/fbripple/copyright", "./usr/share/doc/fbripple/changelog.gz",
+		"./usr/share/doc/fbripple/examples/fbripple-kiosk.conf",
 	};
 	const char *out = sh_ok("dpkg-deb -c '%s' | awk '{print $6}'", FBRIPPLE_DEB);
 	char line[300];
@@ -121,6 +122,9 @@ static void test_files(void **state)
 		fail_msg("the package has files under /usr/local:\n%s", out);
 	/* the package's configuration is the repository's, its binary stripped and executable */
 	sh_ok("cmp etc/fbripple.conf '%s/etc/fbripple.conf'", tree);
+	/* the kiosk drop-in as the integrator copies it, uncompressed */
+	sh_ok("cmp systemd/fbripple-kiosk.conf '%s/usr/share/doc/fbripple/examples/"
+	      "fbripple-kiosk.conf'", tree);
 	out = sh_ok("file -b '%s/usr/bin/fbripple'", tree);
 	assert_non_null(strstr(out, "ELF"));
 	assert_non_null(strstr(out, ", stripped"));

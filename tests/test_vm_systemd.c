@@ -123,6 +123,44 @@ static const char script[] =
 	"hear drmstop\n"
 	"systemctl stop fbripple; rc=$?; cp /tmp/conf.before /etc/fbripple.conf\n"
 	"say \"drmstopped rc=$rc $($H/vtstate /dev/tty7) guards=$(guards)\"\n"
+	"hear kiosk\n"
+	/* beside a kiosk application on tty1: the unit in idle mode on the DRM card (the default
+	 * display.device), with the package's kiosk drop-in as the README says to install it */
+	"cp /etc/fbripple.conf /tmp/conf.before; cp $F/kiosk.conf /etc/fbripple.conf\n"
+	"D=/etc/systemd/system/fbripple.service.d; mkdir -p $D\n"
+	"cp /usr/share/doc/fbripple/examples/fbripple-kiosk.conf $D/kiosk.conf; systemctl daemon-reload\n"
+	"ss() { fbripple -c /etc/fbripple.conf --send status 2>&1 | grep -o 'screensaver=[a-z]*'; }\n"
+	"front() { $H/vtstate /dev/tty1 | grep -o 'active=[0-9]*'; }\n"
+	"count() { cat /tmp/app.count 2>/dev/null; }\n"
+	"$H/kioskapp /dev/tty1 'fbvm touch' /run/fbripple/control >/tmp/app.out 2>&1 & app=$!\n"
+	"waitfor 'grep -q drawn /tmp/app.out' 10\n"
+	"t0=$(mono); systemctl start fbripple; rc=$?\n"
+	"waitfor '[ \"$(ss)\" = screensaver=hidden ]' 10\n"
+	"echo 'tap 100 100' >&4; sleep 0.3\n"
+	"say \"kiosk hidden rc=$rc $(ss) $(front) count=$(count) tty1=$(stat -c %a:%G /dev/tty1)"
+	" $(cat /tmp/app.out) exposure=$(systemd-analyze security fbripple 2>/dev/null |"
+	" sed -n 's/.*exposure level for fbripple.service: *\\([0-9.]*\\).*/\\1/p')\"\n"
+	"hear kioskshow\n"
+	"waitfor '[ \"$(ss)\" = screensaver=shown ]' 20\n"
+	"say \"kiosk shown $(ss) $(front) count=$(count)\"\n"
+	"hear kiosktap\n"
+	"echo 'tap 500 400' >&4\n"
+	"waitfor '[ \"$(ss)\" = screensaver=hidden ]' 10; sleep 0.3\n"
+	"say \"kiosk tapped $(ss) $(front) count=$(count) ms=$((($(mono) - t0) / 1000))\"\n"
+	"hear kiosknodropin\n"
+	/* each line of the drop-in is needed: without it, or with one half, shown by command, the
+	 * unit cannot take tty7 and says why */
+	"E=/usr/share/doc/fbripple/examples/fbripple-kiosk.conf\n"
+	"for v in none group cap; do systemctl stop fbripple\n"
+	" case $v in none) rm $D/kiosk.conf;; group) grep -v Capabilities= $E >$D/kiosk.conf;;"
+	" cap) grep -v SupplementaryGroups= $E >$D/kiosk.conf;; esac\n"
+	" systemctl daemon-reload; systemctl start fbripple; fbripple --send show >/dev/null\n"
+	" say \"kiosk only-$v $(ss) $(front) $(journalctl -b -o cat"
+	" _SYSTEMD_INVOCATION_ID=$(st InvocationID) | grep -o 'VT 7: .*' | head -n 1 | tr ' ' _)\"\n"
+	"done\n"
+	"systemctl stop fbripple; rm -r $D; systemctl daemon-reload; kill $app; wait $app\n"
+	"cp /tmp/conf.before /etc/fbripple.conf\n"
+	"say \"kiosk done $($H/vtstate /dev/tty1)\"\n"
 	"hear bench\n"
 	/* fbripple's own start-up work headless, best of 3, to compare with the host */
 	"best=0; for i in 1 2 3; do t0=$(mono);"
@@ -277,7 +315,7 @@ struct files {
 static void gather_files(struct files *f)
 {
 	static const char *const own[] = { "red.png", "blue.png", "red.conf", "blue.conf",
-					   "bad.conf", "drm.conf" };
+					   "bad.conf", "drm.conf", "kiosk.conf" };
 	int n = 0;
 
 	f->dir = tu_tmpdir();
@@ -294,7 +332,10 @@ static void gather_files(struct files *f)
 	tu_write(tu_path(f->dir, "bad.conf"), "splash = { image = \"/fbvm/files/blue.png\"; };\n"
 		 "stone = {\n size = 1000;\n};\ndisplay = { device = \"/dev/fb0\"; };\n");
 	tu_write(tu_path(f->dir, "drm.conf"), "splash = { image = \"/fbvm/files/red.png\"; };\n");
-	for (int i = 0; i < 6; i++) {
+	tu_write(tu_path(f->dir, "kiosk.conf"), "display = { vt = 7; };\n"
+		 "splash = { image = \"@screen\"; };\n"
+		 "screensaver = { mode = \"idle\"; after = 3; fade = 0.5; };\n");
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
 		char dest[64];
 
 		chmod(tu_path(f->dir, own[i]), 0644);	/* the service's dynamic user reads them */
@@ -528,6 +569,85 @@ static void check_drm(struct vm_suite *s, struct failures *f)
 	check(f, screen_is(s, RED, true, 5000), "the splash stays on the screen after stop");
 }
 
+/* The kiosk app's picture (tests/vm/kioskapp.c): R x*255/(W-1), G y*255/(H-1), B 0x80. */
+static uint32_t app_pixel(int x, int y)
+{
+	return (uint32_t)(x * 255 / (W - 1)) << 16 | (uint32_t)(y * 255 / (H - 1)) << 8 | 0x80;
+}
+
+/* Screendumps for up to ms until the screen is the app's picture to the last pixel. */
+static bool app_picture_within(struct vm_suite *s, int ms, const char *when)
+{
+	long t0 = vm_now_ms();
+	int n;
+
+	do {
+		struct image img = screen(s);
+
+		n = 0;
+		for (int y = 0; y < H; y++)
+			for (int x = 0; x < W; x++)
+				n += (img.pixels[y * W + x] & 0xffffff) != app_pixel(x, y);
+		free(img.pixels);
+		if (n == 0) {
+			printf("# %s: the screendump is the app's picture exactly (after %ld ms)\n",
+			       when, vm_now_ms() - t0);
+			return true;
+		}
+		usleep(150000);
+	} while (vm_now_ms() - t0 < ms);
+	printf("# %s: %d pixels are not the app's picture\n", when, n);
+	return false;
+}
+
+/* Beside a kiosk app on tty1, the unit in idle mode with display.vt = 7 and the packaged
+ * drop-in: hidden, the app's picture on tty1; shown after the idle time, the same picture on
+ * tty7; a tap hides it without reaching the app. Without the drop-in it cannot take tty7. */
+static void check_kiosk(struct vm_suite *s, struct failures *f)
+{
+	char buf[1024];
+
+	long t = vm_now_ms();
+
+	send(s, "kiosk");
+	line(s, "kiosk hidden ", buf, sizeof(buf));
+	check(f, strstr(buf, "kiosk hidden rc=0 screensaver=hidden active=1 count=1 ") &&
+	      strstr(buf, " drawn 640x480"),
+	      "beside the app, the unit with the drop-in did not start hidden on tty1: %s", buf);
+	check(f, app_picture_within(s, 5000, "kiosk, hidden"),
+	      "hidden beside the app, the screen is not the app's picture");
+	send(s, "kioskshow");
+	line(s, "kiosk shown ", buf, sizeof(buf));
+	check(f, strstr(buf, "kiosk shown screensaver=shown active=7 count=1") != NULL,
+	      "after the idle time, the unit with the drop-in did not show on tty7: %s", buf);
+	check(f, app_picture_within(s, 5000, "kiosk, shown on tty7"),
+	      "shown, the calm water is not the app's picture (splash.image \"@screen\")");
+	send(s, "kiosktap");
+	line(s, "kiosk tapped ", buf, sizeof(buf));
+	check(f, strstr(buf, "kiosk tapped screensaver=hidden active=1 count=1 ") != NULL,
+	      "a tap did not hide it, or reached the app, or tty1 is not in front: %s", buf);
+	check(f, app_picture_within(s, 5000, "kiosk, hidden by a tap"),
+	      "hidden by a tap, the screen is not the app's picture");
+	send(s, "kiosknodropin");
+	line(s, "kiosk only-none ", buf, sizeof(buf));
+	check(f, strstr(buf, "screensaver=shown active=1 VT_7:_Permission_denied;_drawing_on_the_"
+			  "VT_in_front") != NULL,
+	      "without the drop-in the unit did not fail to open tty1 as expected: %s", buf);
+	line(s, "kiosk only-group ", buf, sizeof(buf));
+	check(f, strstr(buf, "screensaver=shown active=1 VT_7:_Operation_not_permitted;") != NULL,
+	      "with the tty group but no CAP_SYS_TTY_CONFIG the unit did not fail to switch as "
+	      "expected: %s", buf);
+	line(s, "kiosk only-cap ", buf, sizeof(buf));
+	check(f, strstr(buf, "screensaver=shown active=1 VT_7:_Permission_denied;") != NULL,
+	      "with CAP_SYS_TTY_CONFIG but not the tty group the unit did not fail to open tty1 as "
+	      "expected: %s", buf);
+	line(s, "kiosk done ", buf, sizeof(buf));
+	check(f, strstr(buf, "kd=text switching=auto active=1") != NULL,
+	      "the app's VT is not back in text mode: %s", buf);
+	printf("# TIMING beside a kiosk app, with the drop-in and without: %.1f s\n",
+	       (vm_now_ms() - t) / 1000.0);
+}
+
 /* Best of three runs of fbripple's start-up work headless (load, scale, first frame, exit). */
 static long headless_ms(const char *bin, const char *dir, const char *size)
 {
@@ -599,6 +719,7 @@ static void test_systemd_unit(void **state)
 	check_refusal(s, &f);
 	check_restarts(s, &f);
 	check_drm(s, &f);
+	check_kiosk(s, &f);
 	compare_speed(s, fork_to_ready);
 	check_package(s, &f);
 	send(s, "bye");
@@ -610,8 +731,8 @@ static void test_systemd_unit(void **state)
 
 static int suite_setup(void **state)
 {
-	static char vtstate[600];
-	const char *extra[] = { vtstate, NULL };
+	static char vtstate[600], kioskapp[600];
+	const char *extra[] = { vtstate, kioskapp, NULL };
 	char exe[400];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
@@ -620,6 +741,7 @@ static int suite_setup(void **state)
 	exe[n] = '\0';
 	*strrchr(exe, '/') = '\0';
 	snprintf(vtstate, sizeof(vtstate), "%s/vm/vtstate", exe);
+	snprintf(kioskapp, sizeof(kioskapp), "%s/vm/kioskapp", exe);
 	return vm_suite_setup(state, extra);
 }
 

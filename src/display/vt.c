@@ -158,7 +158,8 @@ int vt_show(struct vt *vt, int front)
 	int fd, ret;
 
 	snprintf(path, sizeof(path), "/dev/tty%d", front);
-	fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	/* only ioctls on it: write access is all that the tty group's 0620 on a console grants */
+	fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	ret = switch_over(fd, vt->num, false);

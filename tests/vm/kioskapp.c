@@ -6,7 +6,8 @@
  *   and prints "drawn WxH". Then counts the touch-downs (BTN_TOUCH 1) of the input device named
  *   DEVICE-NAME, read without grabbing it, writing the count to /tmp/app.count after each; and
  *   connects to fbripple's control SOCKET (retrying) to "watch", appending every line it hears
- *   to /tmp/app.events. Draws nothing more: like Qt after a VT switch, it never repaints. */
+ *   to /tmp/app.events. Draws nothing more: like Qt after a VT switch, it never repaints.
+ *   SIGTERM puts TTY back in text mode (else no VT switch away from it ever happens again). */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fb.h>
@@ -14,6 +15,7 @@
 #include <linux/kd.h>
 #include <linux/vt.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,14 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static int find_by_name(const char *name, char *path, size_t len)
 {
@@ -56,7 +66,7 @@ static int take_tty(const char *tty)
 		fprintf(stderr, "kioskapp: %s: %s\n", tty, strerror(errno));
 		return -1;
 	}
-	return 0;		/* kept open: the mode lasts while the app runs */
+	return fd;		/* kept open: the mode lasts while the app runs */
 }
 
 static int paint(void)
@@ -132,13 +142,15 @@ int main(int argc, char **argv)
 {
 	char path[64];
 	struct input_event ev[64];
-	int in, ctl = -1, touches = 0;
+	struct sigaction sa = { .sa_handler = on_term };
+	int in, ctl = -1, touches = 0, tty;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: kioskapp TTY DEVICE-NAME SOCKET\n");
 		return 2;
 	}
-	if (take_tty(argv[1]) < 0 || paint() < 0)
+	sigaction(SIGTERM, &sa, NULL);
+	if ((tty = take_tty(argv[1])) < 0 || paint() < 0)
 		return 1;
 	if (find_by_name(argv[2], path, sizeof(path)) < 0 || (in = open(path, O_RDONLY)) < 0) {
 		fprintf(stderr, "kioskapp: no input device named '%s'\n", argv[2]);
@@ -149,9 +161,13 @@ int main(int argc, char **argv)
 		struct pollfd p[2] = { { in, POLLIN, 0 }, { ctl, POLLIN, 0 } };
 		ssize_t n;
 
+		if (stop) {
+			ioctl(tty, KDSETMODE, KD_TEXT);
+			return 0;
+		}
 		if (ctl < 0)
 			ctl = watch(argv[3]);
-		if (poll(p, 2, ctl < 0 ? 100 : -1) < 0)
+		if (poll(p, 2, 100) <= 0)
 			continue;
 		if (ctl >= 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR)) &&
 		    log_events(ctl) <= 0) {
