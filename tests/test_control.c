@@ -11,6 +11,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -454,6 +455,61 @@ static void test_watch_drops_a_client_that_does_not_read(void **state)
 	tu_rmtree(dir);
 }
 
+/* A connection made by a child process, so that each counts as another peer (SO_PEERCRED
+ * names the process that connected). */
+static int connect_as_child(const struct sockaddr_un *addr)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), status;
+	pid_t pid = fork();
+
+	assert_true(fd >= 0 && pid >= 0);
+	if (pid == 0)
+		_exit(connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0 ? 0 : 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return fd;
+}
+
+/* Watchers keep their slots: one more than CONTROL_WATCHERS is refused, so watchers alone
+ * cannot fill the socket; a client that is not watching still gets in and is answered. */
+static void test_watchers_are_few(void **state)
+{
+	char *dir = tu_tmpdir(), line[96], want[96];
+	const char *path = tu_path(dir, "control");
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fds[CONTROL_WATCHERS + 2];
+	struct control c;
+	struct loop loop;
+
+	(void)state;
+	assert_int_equal(loop_init(&loop), 0);
+	control_init(&c, &loop, no_exec, NULL);
+	assert_int_equal(control_listen(&c, path), 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	for (int i = 0; i < CONTROL_WATCHERS + 2; i++)
+		fds[i] = connect_as_child(&addr);
+	for (int i = 0; i <= CONTROL_WATCHERS; i++) {
+		assert_int_equal(send(fds[i], "watch\n", 6, 0), 6);
+		client_line_of(&loop, fds[i], line, sizeof(line));
+		if (i < CONTROL_WATCHERS)
+			assert_string_equal(line, "ok watching");
+	}
+	snprintf(want, sizeof(want), "error: %d clients are watching already", CONTROL_WATCHERS);
+	assert_string_equal(line, want);
+	assert_int_equal(send(fds[CONTROL_WATCHERS + 1], "status\n", 7, 0), 7);
+	client_line_of(&loop, fds[CONTROL_WATCHERS + 1], line, sizeof(line));
+	assert_string_equal(line, "ok");
+	control_broadcast(&c, "event shown");
+	client_line_of(&loop, fds[0], line, sizeof(line));
+	assert_string_equal(line, "event shown");
+	assert_int_equal(recv(fds[CONTROL_WATCHERS], line, sizeof(line), MSG_DONTWAIT), -1);
+	for (int i = 0; i < CONTROL_WATCHERS + 2; i++)
+		close(fds[i]);
+	control_close(&c);
+	loop_free(&loop);
+	tu_rmtree(dir);
+}
+
 static void solid(struct image *img, uint32_t rgb)
 {
 	img->width = 16;
@@ -529,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_reload_changes),
 		cmocka_unit_test(test_listen_refuses_a_live_socket),
 		cmocka_unit_test(test_watch_drops_a_client_that_does_not_read),
+		cmocka_unit_test(test_watchers_are_few),
 		cmocka_unit_test(test_shot_write),
 	};
 

@@ -322,12 +322,29 @@ static bool client_reply(struct control_client *cl, const char *reply)
 	return client_flush(cl);
 }
 
+/* "watch": the client hears the broadcast lines from now on. Watchers keep their slots, so
+ * there are at most CONTROL_WATCHERS, or they could lock every other client out. */
+static void start_watching(struct control_client *cl, char *reply, size_t len)
+{
+	const struct control *c = cl->owner;
+	int watchers = 0;
+
+	for (int i = 0; i < CONTROL_CLIENTS; i++)
+		watchers += c->clients[i].src.fd >= 0 && c->clients[i].watching;
+	if (cl->watching || watchers < CONTROL_WATCHERS) {
+		cl->watching = true;
+		snprintf(reply, len, "ok watching");
+	} else {
+		snprintf(reply, len, "error: %d clients are watching already", watchers);
+	}
+}
+
 /* Runs one line and answers it, now or later; false when the client must go. */
 static bool client_line(struct control_client *cl, const char *line, size_t len)
 {
 	struct control *c = cl->owner;
 	struct control_ticket ticket = { (int)(cl - c->clients), cl->serial };
-	struct control_command cmd;
+	struct control_command cmd = { 0 };
 	char reply[CONTROL_REPLY_MAX], err[160];
 
 	cl->active = ++c->clock;
@@ -337,13 +354,11 @@ static bool client_line(struct control_client *cl, const char *line, size_t len)
 	else if (control_parse(line, len, &cmd, err, sizeof(err)) < 0)
 		snprintf(reply, sizeof(reply), "error: %s", err);
 	else if (cmd.type == CONTROL_WATCH)
-		snprintf(reply, sizeof(reply), "ok watching");
+		start_watching(cl, reply, sizeof(reply));
 	else if (c->exec(c->ctx, &cmd, ticket, reply, sizeof(reply)) == CONTROL_LATER) {
 		cl->waiting = true;
 		return client_watch(cl);
 	}
-	if (!cl->overflow && cmd.type == CONTROL_WATCH && reply[0] == 'o')
-		cl->watching = true;
 	return client_reply(cl, reply);
 }
 

@@ -13,6 +13,7 @@
 #define CONTROL_REPLY_MAX 512
 #define CONTROL_CLIENTS 16	/* more connections evict one of the most crowded process's */
 #define CONTROL_PER_PEER 4	/* connections one process may hold: its next closes its oldest */
+#define CONTROL_WATCHERS 4	/* clients that may "watch" at once: watchers are never evicted */
 #define CONTROL_BATCH 4		/* reads per client and wake-up, so nobody starves the rest */
 #define CONTROL_GRACE_MS 1000	/* a client's time to send the next byte of its line */
 #define CONTROL_IDLE_MS 3000	/* a connection that sends no complete line for this long goes */
