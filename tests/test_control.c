@@ -233,7 +233,7 @@ static void test_saver_command(void **state)
 	assert_true(saver_ripples(&s));
 	assert_int_equal(saver_command(&s, false, 1000), SAVER_FADE);
 	assert_int_equal(saver_next(&s), 1250);
-	assert_int_equal(saver_command(&s, true, 1100), 0);
+	assert_int_equal(saver_command(&s, true, 1100), SAVER_UNFADE);
 	assert_int_equal(s.state, SAVER_SHOWN);
 	assert_int_equal(saver_check(&s, 5000), 0);
 	assert_string_equal(saver_state_name(s.state), "shown");

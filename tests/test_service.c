@@ -1971,6 +1971,27 @@ static void test_always_refuses_show(void **state)
 	stop(d);
 }
 
+/* "show" during the fade: shown again with the water's own damping, not the fade's (review:
+ * a drop then calmed within a second for the rest of the show). */
+static void test_show_during_fade(void **state)
+{
+	struct daemon *d = *state;
+	char reply[CONTROL_REPLY_MAX];
+
+	write_conf(d, "screensaver = { mode = \"idle\"; after = 300; fade = 5.0; };");
+	start(d, NULL);
+	expect_ok(d, "show");
+	send_cmd(d, "hide", reply, sizeof(reply));
+	assert_string_equal(reply, "ok fading");
+	send_cmd(d, "show", reply, sizeof(reply));
+	assert_string_equal(reply, "ok shown");
+	expect_ok(d, "drop 160 120");
+	sleep_ms(1000);
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "moving=yes"));
+	stop(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1999,6 +2020,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_walls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_beside_an_app, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_always_refuses_show, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_show_during_fade, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -96,8 +96,11 @@ static void on_retake(struct loop_source *src, uint32_t events)
 	uint64_t expirations;
 
 	(void)events;
-	if (read(src->fd, &expirations, sizeof(expirations)) == sizeof(expirations) &&
-	    app->screen.away && screen_retake(&app->screen) == 0)
+	if (read(src->fd, &expirations, sizeof(expirations)) != sizeof(expirations))
+		return;
+	if (app->screen.standby)	/* hidden meanwhile: the screen is the app's */
+		retry_retake(app, false);
+	else if (app->screen.away && screen_retake(&app->screen) == 0)
 		came_back(app);
 }
 

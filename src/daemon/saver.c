@@ -42,9 +42,9 @@ unsigned saver_command(struct saver *s, bool show, int64_t now_ms)
 		s->state = SAVER_SHOWN;
 		return SAVER_SHOW;
 	}
-	if (show && s->state == SAVER_FADING) {	/* shown again: the fade stops */
+	if (show && s->state == SAVER_FADING) {
 		s->state = SAVER_SHOWN;
-		return 0;
+		return SAVER_UNFADE;
 	}
 	if (!show && s->state == SAVER_SHOWN)
 		return fade(s, now_ms);

@@ -14,6 +14,7 @@ enum saver_event {
 	SAVER_SHOW = 1 << 0,	/* take the screen */
 	SAVER_FADE = 1 << 1,	/* calm the water to the picture */
 	SAVER_HIDE = 1 << 2,	/* give the screen back */
+	SAVER_UNFADE = 1 << 3,	/* shown again during the fade: the water's own damping back */
 };
 
 struct saver {

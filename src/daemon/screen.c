@@ -63,12 +63,18 @@ static void on_display_events(struct loop_source *src, uint32_t events)
 
 /* The display open now on the loop: its events (page flips done), and its device node, to
  * notice the device going away at no cost until it does. */
+static void unwatch_display(struct screen *s)
+{
+	if (s->loop && s->events.fd >= 0)
+		loop_remove(s->loop, &s->events);
+	s->events.fd = -1;
+}
+
 static void watch_display(struct screen *s)
 {
 	int ret;
 
-	if (s->loop && s->events.fd >= 0)
-		loop_remove(s->loop, &s->events);
+	unwatch_display(s);
 	s->events = (struct loop_source){ s->display.event_fd, on_display_events, s };
 	if (!s->loop)
 		return;
@@ -394,6 +400,7 @@ int screen_reopen(struct screen *s, const struct display_request *req,
 		return ret;
 	}
 	if (m.new_display) {
+		unwatch_display(s);	/* before its descriptor closes: a dup of it lives on */
 		display_close(&s->display, false);
 		s->display = m.display;
 		guard_crashes(s);
@@ -637,11 +644,15 @@ void screen_blank(struct screen *s, bool blank)
 		log_warn("%s: blank: %s", s->display.path, strerror(-ret));
 }
 
-/* The user switches to another VT: let go of the display. */
+static void put_back_frame(struct screen *s);
+
+/* The user switches to another VT: let go of the display. Shown beside an application, its
+ * frame goes back first: the framebuffer is shared, and the application does not repaint. */
 void screen_leave(struct screen *s)
 {
 	int ret;
 
+	put_back_frame(s);
 	s->away = true;
 	vt_set_away(true);
 	ret = display_release(&s->display);
@@ -692,6 +703,9 @@ void screen_stand_by(struct screen *s)
 {
 	int ret;
 
+	/* the application's screen lit, if ours was blanked: it would stay dark for good */
+	if (s->blanked && !s->away)
+		display_blank(&s->display, false);
 	s->standby = s->away = true;
 	vt_set_away(true);
 	ret = display_release(&s->display);
@@ -717,29 +731,42 @@ static int read_fbdev_frame(struct image *img)
 	return ret;
 }
 
-/* The frame the app shows, read before anything of ours is drawn. With splash.image "@screen"
- * it becomes the picture under the water; hiding puts it back. */
-static void read_app_frame(struct screen *s, const struct config *cfg)
+/* The frame the app shows, as the display holds it, read before anything of ours is drawn:
+ * hiding puts it back. */
+static const char *read_app_frame(struct screen *s)
 {
-	bool want = strcmp(cfg->splash.image, SCREEN_SPLASH_APP) == 0;
 	bool drm = s->display.ops == &display_drm;
-	const char *from = drm ? "/dev/fb0" : s->display.path;
-	const char *why = NULL;
 	int ret;
 
 	image_free(&s->app_frame);
 	ret = drm ? read_fbdev_frame(&s->app_frame) : display_read(&s->display, &s->app_frame);
 	if (ret < 0)
-		why = strerror(-ret);
-	else if (s->app_frame.width != s->render.width || s->app_frame.height != s->render.height)
-		why = "not the size of the screen drawn (display.rotate, or another mode)";
-	else if (want && (ret = render_set_splash(&s->render, &s->app_frame)) < 0)
-		why = strerror(-ret);
-	if (why && want)
-		log_warn("splash %s: cannot read the application's frame from %s (%s); rippling the "
-			 "picture there was before", SCREEN_SPLASH_APP, from, why);
-	if (why)
+		return strerror(-ret);
+	if (s->app_frame.width != s->display.mode.width ||
+	    s->app_frame.height != s->display.mode.height) {
 		image_free(&s->app_frame);
+		return "another size than the screen's";
+	}
+	return NULL;
+}
+
+/* With splash.image "@screen" the app's frame becomes the picture under the water; a frame
+ * that could not be read, or a screen turned by display.rotate, leaves the picture there was
+ * before, with one line saying why. */
+static void ripple_app_frame(struct screen *s, const struct config *cfg, const char *why)
+{
+	const char *from = s->display.ops == &display_drm ? "/dev/fb0" : s->display.path;
+	int ret;
+
+	if (strcmp(cfg->splash.image, SCREEN_SPLASH_APP) != 0)
+		return;
+	if (!why && s->render.rotate)
+		why = "the screen is turned by display.rotate";
+	if (!why && (ret = render_set_splash(&s->render, &s->app_frame)) < 0)
+		why = strerror(-ret);
+	if (why)
+		log_warn("splash %s: cannot ripple the application's frame from %s (%s); rippling "
+			 "the picture there was before", SCREEN_SPLASH_APP, from, why);
 }
 
 /* display.vt names fbripple's own VT: taken in graphics mode while still behind (so that no
@@ -791,7 +818,7 @@ int screen_show(struct screen *s, const struct config *cfg)
 {
 	int ret;
 
-	read_app_frame(s, cfg);
+	ripple_app_frame(s, cfg, read_app_frame(s));
 	take_vt(s, cfg->display.vt);
 	ret = display_acquire(&s->display);
 	if (ret < 0) {
@@ -821,7 +848,9 @@ static void put_back_frame(struct screen *s)
 {
 	struct display_buffer buf;
 
-	if (!s->app_frame.pixels || s->gone)
+	/* a reload while shown may have opened another mode */
+	if (!s->app_frame.pixels || s->gone || s->app_frame.width != s->display.mode.width ||
+	    s->app_frame.height != s->display.mode.height)
 		return;
 	display_events(&s->display, true);
 	buf = display_buffer(&s->display);

@@ -376,6 +376,8 @@ static void on_saver(void *ctx, unsigned events)
 	}
 	if (events & SAVER_FADE)
 		screen_fade(&app->screen);
+	if (events & SAVER_UNFADE)
+		screen_apply_look(&app->screen, &app->cfg);
 	if (events & SAVER_HIDE) {
 		screen_hide(&app->screen, &app->cfg);
 		touch_grab(&app->touch, false);

@@ -268,7 +268,8 @@ void vt_restore(struct vt *vt)
 /* Only async-signal-safe calls: plain stores, ioctl, signal, raise. */
 static void on_crash(int sig)
 {
-	display_crash_restore(!crash.away);
+	/* beside an application its frame is on screen, or ours over it: no black either way */
+	display_crash_restore(!crash.away && crash.back_to <= 0);
 	/* beside an application the guard hands its VT back once we are gone: text mode here,
 	 * on our VT in front, would draw the console over the application's picture */
 	if (crash.vt_fd >= 0 && crash.back_to <= 0)
@@ -288,7 +289,7 @@ int vt_guard_crashes(const struct vt *vt)
 	struct sigaction sa = { .sa_handler = on_crash, .sa_flags = SA_RESETHAND };
 
 	crash.vt_fd = vt->taken ? vt->fd : -1;
-	crash.back_to = vt->back_to;
+	crash.back_to = vt->taken ? vt->back_to : 0;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 		if (sigaction(fatal[i], &sa, NULL) < 0)
