@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "daemon/control.h"
 #include "image/image.h"
 
@@ -37,21 +38,6 @@ struct sample {
 	long rss_kb;
 	int fds, threads;
 };
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
 
 static uint32_t rnd(void)
 {

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "daemon/control.h"
 #include "image/image.h"
 #include "testutil.h"
@@ -42,21 +43,6 @@ struct daemon {
 	const char *tmpfs;	/* a directory the daemon sees a small tmpfs on; NULL: none */
 	bool keep_fb;		/* start on the file framebuffer as it is: an app's picture */
 };
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
 
 static int setup(void **state)
 {
