@@ -89,6 +89,7 @@ $(B)/tests/test_vm_systemd.o $(PKG_TESTS:=.o): ALL_CFLAGS += -DFBRIPPLE_DEB='"$(
 $(B)/tests/vm/%: tests/vm/%.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) -static -o $@ $<
+$(B)/tests/vm/evdump $(B)/tests/vm/kioskapp: tests/vm/evfind.h
 
 # The memory test preloads a sampler of the anonymous RSS into the binary it runs.
 $(B)/tests/test_memory: | $(B)/tests/rss_peak.so

@@ -10,26 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Finds /dev/input/eventN whose device name is exactly name. */
-static int find_by_name(const char *name, char *path, size_t len)
-{
-	char sys[96], got[256];
-
-	for (int n = 0; n < 64; n++) {
-		snprintf(sys, sizeof(sys), "/sys/class/input/event%d/device/name", n);
-		FILE *f = fopen(sys, "r");
-		if (!f)
-			continue;
-		int ok = fgets(got, sizeof(got), f) != NULL;
-		fclose(f);
-		got[strcspn(got, "\n")] = 0;
-		if (ok && strcmp(got, name) == 0) {
-			snprintf(path, len, "/dev/input/event%d", n);
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
+#include "evfind.h"
 
 static long now_ms(void)
 {
@@ -52,7 +33,7 @@ int main(int argc, char **argv)
 	}
 	if (argv[1][0] == '/')
 		snprintf(path, sizeof(path), "%s", argv[1]);
-	else if (find_by_name(argv[1], path, sizeof(path))) {
+	else if (evfind_by_name(argv[1], path, sizeof(path))) {
 		fprintf(stderr, "evdump: no input device named '%s'\n", argv[1]);
 		return 1;
 	}

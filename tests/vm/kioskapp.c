@@ -26,35 +26,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "evfind.h"
+
 static volatile sig_atomic_t stop;
 
 static void on_term(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static int find_by_name(const char *name, char *path, size_t len)
-{
-	char sys[96], got[256];
-
-	for (int n = 0; n < 64; n++) {
-		FILE *f;
-		int ok;
-
-		snprintf(sys, sizeof(sys), "/sys/class/input/event%d/device/name", n);
-		f = fopen(sys, "r");
-		if (!f)
-			continue;
-		ok = fgets(got, sizeof(got), f) != NULL;
-		fclose(f);
-		got[strcspn(got, "\n")] = 0;
-		if (ok && strcmp(got, name) == 0) {
-			snprintf(path, len, "/dev/input/event%d", n);
-			return 0;
-		}
-	}
-	return -ENOENT;
 }
 
 static int take_tty(const char *tty)
@@ -152,7 +131,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	if ((tty = take_tty(argv[1])) < 0 || paint() < 0)
 		return 1;
-	if (find_by_name(argv[2], path, sizeof(path)) < 0 || (in = open(path, O_RDONLY)) < 0) {
+	if (evfind_by_name(argv[2], path, sizeof(path)) < 0 || (in = open(path, O_RDONLY)) < 0) {
 		fprintf(stderr, "kioskapp: no input device named '%s'\n", argv[2]);
 		return 1;
 	}
