@@ -500,6 +500,18 @@ static void time_pair(char *const a[], char *const b[], struct process_time *ta,
 	*tb = (struct process_time){ bench_median(bw, PROCESS_RUNS), bench_median(bc, PROCESS_RUNS) };
 }
 
+/* A new directory for a run's files, in RAM where it can be, as a framebuffer is: no disk in
+ * the timings. */
+static void make_dir(char *dir, size_t len, const char *what)
+{
+	snprintf(dir, len, "%s/fbripple-%s-XXXXXX",
+		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", what);
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "bench: mkdtemp: %s\n", strerror(errno));
+		exit(1);
+	}
+}
+
 /*
  * fbripple as a kiosk starts it, on a raw file in a RAM-backed directory: `--frames 300` with
  * heavy rain at 1080p32 beside tests/seed_prog.c (seed 000's program loop with the same rain,
@@ -513,13 +525,7 @@ static void bench_processes(void)
 	     raw[4200], text[4400];
 	struct process_time a, b;
 
-	/* a file in RAM, as a framebuffer is: no disk in the timings */
-	snprintf(dir, sizeof(dir), "%s/fbripple-bench-XXXXXX",
-		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "bench: mkdtemp: %s\n", strerror(errno));
-		exit(1);
-	}
+	make_dir(dir, sizeof(dir), "bench");
 	sibling(fbr, sizeof(fbr), "fbripple");
 	sibling(seedp, sizeof(seedp), "seed_prog");
 	snprintf(conf, sizeof(conf), "%s/plain.conf", dir);
@@ -746,12 +752,7 @@ static void bench_saver(void)
 	static const int at[][2] = { { 1280, 800 }, { 1920, 1080 }, { 3840, 2160 } };
 	char dir[64], fbr[4096], seedp[4096];
 
-	snprintf(dir, sizeof(dir), "%s/fbripple-saver-XXXXXX",
-		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "bench: mkdtemp: %s\n", strerror(errno));
-		exit(1);
-	}
+	make_dir(dir, sizeof(dir), "saver");
 	sibling(fbr, sizeof(fbr), "fbripple");
 	sibling(seedp, sizeof(seedp), "seed_prog");
 	printf("\nscreensaver: CPU ms per second of a run paced at 60 fps into a file on %s, the\n"
