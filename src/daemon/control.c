@@ -255,13 +255,14 @@ static int timer_arm(struct control *c, int64_t when)
 	return 0;
 }
 
-/* No client left: nothing to wake up for (calm means no wake-up at all). */
+/* No client left but watchers: nothing to wake up for (calm means no wake-up at all). */
 static void timer_disarm_if_unused(struct control *c)
 {
 	struct itimerspec its = { 0 };
 
+	/* a watcher is never closed for being idle: it needs no timer either */
 	for (int i = 0; i < CONTROL_CLIENTS; i++)
-		if (c->clients[i].src.fd >= 0)
+		if (c->clients[i].src.fd >= 0 && !c->clients[i].watching)
 			return;
 	if (c->timer_at && timerfd_settime(c->timer.fd, 0, &its, NULL) == 0)
 		c->timer_at = 0;
@@ -333,6 +334,7 @@ static void start_watching(struct control_client *cl, char *reply, size_t len)
 		watchers += c->clients[i].src.fd >= 0 && c->clients[i].watching;
 	if (cl->watching || watchers < CONTROL_WATCHERS) {
 		cl->watching = true;
+		timer_disarm_if_unused(cl->owner);
 		snprintf(reply, len, "ok watching");
 	} else {
 		snprintf(reply, len, "error: %d clients are watching already", watchers);
