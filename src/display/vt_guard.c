@@ -119,8 +119,13 @@ static void guard_run(pid_t daemon, int vt_fd, int pipe_fd, int num, int back_to
 	}
 	if (!clean) {
 		wait_for_release(daemon);
-		if (back_to > 0 && hand_back(vt_fd, num, back_to) == 0)
+		if (back_to > 0) {
+			hand_back(vt_fd, num, back_to);
 			refresh_fbdev();
+			/* the emulation's copy can go stale once more as the switch settles */
+			nanosleep(&(struct timespec){ 0, 200000000L }, NULL);
+			refresh_fbdev();
+		}
 		ioctl(vt_fd, VT_SETMODE, &console);
 		ioctl(vt_fd, KDSETMODE, KD_TEXT);
 	}
