@@ -541,7 +541,9 @@ static void slopes_of_row(const struct render *r, const struct water *w, int y, 
 	int wb = r->ay.w[y], stride = w->stride;
 	const int16_t *p = water_row(w, r->ay.c[y]), *q = p + (wb ? stride : 0);
 
-	hi = hi < r->grid_width ? hi : r->grid_width;
+	/* whole vectors of 8 cells, as far as the cell past the last (zeroed below): a run of a
+	 * few blocks left the path's slopes a scalar tail as long as its vector part */
+	hi = min_int(lo + (hi - lo + 7) / 8 * 8, r->grid_width + 1);
 	r->slopes(r->slope_x, r->slope_y, p, q, stride, RENDER_WEIGHT - wb, wb, lo, hi);
 	r->slope_x[r->grid_width] = r->slope_y[r->grid_width] = 0;
 }
@@ -763,15 +765,27 @@ static void draw_columns(struct render *r, const struct water *w, uint8_t *dst,
 	}
 }
 
+/* Where a strip from x0 ends, within hi: strip pixels on, at the block boundary there, so
+ * that no run of blocks is cut (a cut run leaves the kernels a scalar tail on each side). */
+static int strip_end(const struct render *r, int x0, int strip, int hi)
+{
+	int x = x0 + strip, b;
+
+	if (x >= hi)
+		return hi;
+	b = block_of(r, x);
+	x = r->block_x[b] > x0 ? r->block_x[b] : r->block_x[b + 1];
+	return min_int(x, hi);
+}
+
 /* The runs' columns [lo, hi), in strips. */
 static void draw_strips(struct render *r, const struct water *w, uint8_t *dst,
 			size_t dst_stride, const struct render_run *runs, int nruns, int lo, int hi)
 {
 	int strip = strip_width(r);
 
-	for (int x0 = lo; x0 < hi && nruns; x0 += strip) {
-		int x1 = hi - x0 < strip ? hi : x0 + strip;
-
+	for (int x0 = lo, x1; x0 < hi && nruns; x0 = x1) {
+		x1 = strip_end(r, x0, strip, hi);
 		if (sideways(r->rotate))
 			draw_columns(r, w, dst, dst_stride, runs, nruns, x0, x1);
 		else
