@@ -1943,6 +1943,34 @@ static void test_idle_beside_an_app(void **state)
 	free(app);
 }
 
+/* A reload while shown over "@screen" keeps the app's frame as the picture: a changed splash
+ * key once made the built-in picture of it (review). */
+static void test_reload_keeps_app_frame(void **state)
+{
+	struct daemon *d = *state;
+	uint32_t *app = malloc(W * H * sizeof(*app));
+	const char *idle = "screensaver = { mode = \"idle\"; after = 300; };";
+	char text[256];
+
+	write_app_frame(d->fb, app);
+	d->keep_fb = true;
+	snprintf(text, sizeof(text), "splash = { image = \"@screen\"; };\n%s", idle);
+	write_conf(d, text);
+	start(d, NULL);
+	expect_ok(d, "show");
+	assert_int_equal(shot_differs(d, app), 0);
+	snprintf(text, sizeof(text),
+		 "splash = { image = \"@screen\"; background = \"#102030\"; };\n%s", idle);
+	write_conf(d, text);
+	expect_ok(d, "reload");
+	assert_int_equal(shot_differs(d, app), 0);
+	expect_ok(d, "drop 160 120");
+	sleep_ms(300);
+	assert_true(shot_differs(d, app) > 100);	/* the water ripples the app's frame */
+	stop(d);
+	free(app);
+}
+
 /* In always mode show and hide are refused and say why. */
 static void test_always_refuses_show(void **state)
 {
@@ -2006,6 +2034,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_picture_off_the_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_walls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_beside_an_app, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_keeps_app_frame, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_always_refuses_show, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_during_fade, setup, teardown),
 	};

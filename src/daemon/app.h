@@ -182,6 +182,7 @@ void screen_attach(struct screen *s, struct loop *loop);
 int screen_capture(struct screen *s, struct image *img);
 void screen_stand_by(struct screen *s);
 int screen_show(struct screen *s, const struct config *cfg);
+void screen_keep_app_frame(struct screen *s, const struct config *cfg);
 void screen_fade(struct screen *s);
 void screen_hide(struct screen *s, const struct config *cfg);
 int screen_write_png(struct screen *s, const char *path);

@@ -769,6 +769,14 @@ static void ripple_app_frame(struct screen *s, const struct config *cfg, const c
 			 "the picture there was before", SCREEN_SPLASH_APP, from, why);
 }
 
+/* A reload made a new picture: with splash.image "@screen" while shown, the app's frame read
+ * at the show is the picture again (the file gives none to make). */
+void screen_keep_app_frame(struct screen *s, const struct config *cfg)
+{
+	if (s->app_frame.pixels)
+		ripple_app_frame(s, cfg, NULL);
+}
+
 /* display.vt names fbripple's own VT: taken in graphics mode while still behind (so that no
  * console is drawn on the app's picture), then brought to the front; the VT in front is
  * remembered. Else nothing: fbripple draws on the VT in front, whatever mode its owner set. */

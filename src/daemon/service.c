@@ -84,6 +84,8 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 		ret = screen_reload_walls(screen, walls, err, len);
 	if (ret < 0)
 		return ret;
+	if (*changes & (RELOAD_DISPLAY | RELOAD_SPLASH))
+		screen_keep_app_frame(screen, cfg);
 	if (*changes & (RELOAD_DISPLAY | RELOAD_GRID))
 		screen_redraw(screen);
 	if ((*changes & RELOAD_CONTROL) &&
