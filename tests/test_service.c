@@ -1971,6 +1971,33 @@ static void test_reload_keeps_app_frame(void **state)
 	free(app);
 }
 
+/* Stopped while shown: the app's frame goes back and its watchers hear "event hidden" before
+ * the socket closes (review: they heard only the end of the connection). */
+static void test_stop_while_shown(void **state)
+{
+	struct daemon *d = *state;
+	uint32_t *app = malloc(W * H * sizeof(*app));
+	char line[128];
+	int watcher;
+
+	write_app_frame(d->fb, app);
+	d->keep_fb = true;
+	write_conf(d, "screensaver = { mode = \"idle\"; after = 300; };");
+	start(d, NULL);
+	watcher = watch_open(d);
+	expect_ok(d, "show");
+	watch_line(watcher, line, sizeof(line), 5000);
+	assert_string_equal(line, "event shown");
+	expect_ok(d, "drop 160 120");
+	stop(d);
+	watch_line(watcher, line, sizeof(line), 5000);
+	assert_string_equal(line, "event hidden");
+	assert_int_equal(recv(watcher, line, 1, 0), 0);	/* then the end */
+	assert_int_equal(fb_differs(d, app), 0);
+	close(watcher);
+	free(app);
+}
+
 /* In always mode show and hide are refused and say why. */
 static void test_always_refuses_show(void **state)
 {
@@ -2035,6 +2062,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_walls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_beside_an_app, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_keeps_app_frame, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_while_shown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_always_refuses_show, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_during_fade, setup, teardown),
 	};

@@ -221,6 +221,7 @@ void touch_close(struct touch *t);
 /* service.c */
 void service_init(struct service *sv, struct app *app);
 int service_open(struct app *app);
+void service_stand_down(struct app *app);
 void service_close(struct app *app);
 void service_reload(struct app *app);
 

@@ -232,8 +232,7 @@ int daemon_run(struct app *app)
 
 void daemon_close(struct app *app)
 {
-	if (app->pace.saver.mode == SAVER_IDLE && display_is_open(&app->screen.display))
-		screen_hide(&app->screen, &app->cfg);	/* the app's screen as it was */
+	service_stand_down(app);
 	touch_close(&app->touch);
 	service_close(app);
 	pace_close(&app->pace);

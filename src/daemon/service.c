@@ -494,6 +494,19 @@ int service_open(struct app *app)
 	return 0;
 }
 
+/* On the way out in idle mode: the application's screen back as it was and, if fbripple was
+ * shown, the watchers told so before the socket closes. */
+void service_stand_down(struct app *app)
+{
+	bool shown = !app->screen.standby;
+
+	if (app->pace.saver.mode != SAVER_IDLE || !display_is_open(&app->screen.display))
+		return;
+	screen_hide(&app->screen, &app->cfg);
+	if (shown)
+		control_broadcast(&app->service.control, "event hidden");
+}
+
 void service_close(struct app *app)
 {
 	struct service *sv = &app->service;
