@@ -2034,6 +2034,30 @@ static void test_show_during_fade(void **state)
 	stop(d);
 }
 
+/* A reload during the fade keeps the fade's damping: the water calms within it (review: the
+ * reload gave the water its own damping back for the rest of the fade). */
+static void test_reload_during_fade(void **state)
+{
+	struct daemon *d = *state;
+	const char *saver = "screensaver = { mode = \"idle\"; after = 300; fade = 5.0; };";
+	char reply[CONTROL_REPLY_MAX], text[256];
+
+	write_conf(d, saver);
+	start(d, NULL);
+	expect_ok(d, "show");
+	send_cmd(d, "hide", reply, sizeof(reply));
+	assert_string_equal(reply, "ok fading");
+	snprintf(text, sizeof(text), "%s\nwater = { light = 1.0; };", saver);
+	write_conf(d, text);
+	expect_ok(d, "reload");
+	expect_ok(d, "drop 160 120");
+	sleep_ms(1000);
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "screensaver=fading"));
+	assert_non_null(strstr(reply, "moving=no"));
+	stop(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2065,6 +2089,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_while_shown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_always_refuses_show, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_during_fade, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_during_fade, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -102,6 +102,8 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 	if (*changes & RELOAD_THREADS)
 		screen_start_threads(screen, cfg);
 	screen_apply_look(screen, cfg);
+	if (app->pace.saver.state == SAVER_FADING)
+		screen_fade(screen);	/* the fade's damping until it ends, not the water's */
 	if (*changes & (RELOAD_SPLASH | RELOAD_WATER | RELOAD_WALLS))
 		screen_redraw(screen);	/* the new look at once, also on paused water */
 	memcpy(&app->cfg, cfg, sizeof(*cfg));
