@@ -780,14 +780,14 @@ void screen_keep_app_frame(struct screen *s, const struct config *cfg)
 /* display.vt names fbripple's own VT: taken in graphics mode while still behind (so that no
  * console is drawn on the app's picture), then brought to the front; the VT in front is
  * remembered. Else nothing: fbripple draws on the VT in front, whatever mode its owner set. */
-static int take_vt(struct screen *s, int num)
+static void take_vt(struct screen *s, int num)
 {
 	char err[256];
 	int front = 0, ret;
 
 	s->app_vt = 0;
 	if (!num)
-		return 0;
+		return;
 	ret = vt_open_behind(&s->vt, num, err, sizeof(err));
 	if (ret == 0)
 		ret = vt_front(&s->vt, &front);
@@ -799,14 +799,13 @@ static int take_vt(struct screen *s, int num)
 	if (ret == 0) {
 		s->app_vt = front != num ? front : 0;
 		vt_guard_crashes(&s->vt);
-		return 0;
+		return;
 	}
 	if (s->vt.fd >= 0) {
 		snprintf(err, sizeof(err), "VT %d: %s", num, strerror(-ret));
 		vt_give_to(&s->vt, front);
 	}
 	log_warn("%s; drawing on the VT in front", err);
-	return 0;
 }
 
 static void give_vt_back(struct screen *s)
