@@ -545,6 +545,38 @@ static void test_release(void **state)
 	assert_string_equal(f.rec.text, "down 0 10,20; down 3 30,40; up 0 10,20; up 3 30,40");
 }
 
+/* Held while any contact is down or a button pressed, to the last lift: input_grab lets a
+ * device go only then. */
+static void test_held(void **state)
+{
+	static const char *const mt_b[] = {
+		"E: 0.0 0003 0039 0001\nE: 0.0 0003 0035 0010\nE: 0.0 0003 0036 0020\n"
+		"E: 0.0 0001 014a 0001\nE: 0.0 0000 0000 0000\n",
+		"E: 0.1 0003 002f 0001\nE: 0.1 0003 0039 0002\nE: 0.1 0003 0035 0030\n"
+		"E: 0.1 0003 0036 0040\nE: 0.1 0000 0000 0000\n",
+		"E: 0.2 0003 002f 0000\nE: 0.2 0003 0039 -001\nE: 0.2 0000 0000 0000\n",
+		"E: 0.3 0003 002f 0001\nE: 0.3 0003 0039 -001\nE: 0.3 0001 014a 0000\n"
+		"E: 0.3 0000 0000 0000\n",
+	};
+	const bool held[] = { true, true, true, false };
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_B, AXIS(0, 1000), AXIS(0, 800), 1);
+	assert_false(input_decoder_held(&f.dec));
+	for (size_t i = 0; i < sizeof(mt_b) / sizeof(mt_b[0]); i++) {
+		feed(&f.dec, mt_b[i]);
+		assert_int_equal(input_decoder_held(&f.dec), held[i]);
+	}
+	setup(&f, INPUT_MOUSE, AXIS(0, 0), AXIS(0, 0), 1);
+	feed(&f.dec, "E: 0.0 0002 0000 0010\nE: 0.0 0000 0000 0000\n");
+	assert_false(input_decoder_held(&f.dec));	/* hovering */
+	feed(&f.dec, "E: 0.1 0001 0111 0001\nE: 0.1 0000 0000 0000\n");
+	assert_true(input_decoder_held(&f.dec));
+	feed(&f.dec, "E: 0.2 0001 0111 0000\nE: 0.2 0000 0000 0000\n");
+	assert_false(input_decoder_held(&f.dec));
+}
+
 /* ---- mapping ---- */
 
 static void test_rotation(void **state)
@@ -861,6 +893,7 @@ int main(void)
 		cmocka_unit_test(test_other_axes),
 		cmocka_unit_test(test_min_move),
 		cmocka_unit_test(test_release),
+		cmocka_unit_test(test_held),
 		cmocka_unit_test(test_rotation),
 		cmocka_unit_test(test_calibration),
 		cmocka_unit_test(test_seed_tablet_position),

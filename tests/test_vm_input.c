@@ -831,6 +831,18 @@ static void test_beside_a_kiosk_app(void **state)
 		"say \"client hide: $(/usr/bin/fbripple --send hide)\"; sleep 1\n"
 		"say \"client hidden $(vt 1)\"\n"
 		"say \"events $(tr '\\n' ',' </tmp/app.events)\"\n"
+		/* a finger that wakes it and stays down past the fade: its move and its lift
+		 * stay fbripple's, the next tap is the app's */
+		"/usr/bin/fbripple --send show >/dev/null; sleep 0.5; c0=$(cat /tmp/app.count)\n"
+		"l0=$(cat /tmp/app.lifts); printf 'down 0 500 400\\nsync\\n' >&4\n"
+		"n=0; until [ $(grep -c 'screensaver: hidden' /tmp/log) -ge 3 ] || [ $n -ge 100 ]; do"
+		" sleep 0.05; n=$((n+1)); done\n"
+		"printf 'move 0 520 410\\nsync\\n' >&4; sleep 0.2; printf 'up 0\\nsync\\n' >&4; sleep 0.3\n"
+		"say \"held through the hide: touches $((`cat /tmp/app.count` - c0))"
+		" lifts $((`cat /tmp/app.lifts` - l0)) $(vt 1)\"; hear cmd\n"
+		"echo 'tap 100 100' >&4; sleep 0.3\n"
+		"say \"tap after the lift: touches $((`cat /tmp/app.count` - c0))"
+		" lifts $((`cat /tmp/app.lifts` - l0))\"\n"
 		"grep -E 'screensaver|warn' /tmp/log | while read -r l; do say \"log $l\"; done\n"
 		"kill $pid; wait $pid; say \"fbripple exit $?\"\n"
 		/* on the app's own VT (display.vt = 0), woken by command only */
@@ -935,21 +947,24 @@ static void test_beside_a_kiosk_app(void **state)
 	expect_app_picture(s, "hidden by a client");
 	vm_case_expect(s, "events ok watching,event shown,event hidden,event shown,event hidden,",
 		       5000);
+	expect_step(s, "held through the hide: touches 0 lifts 0 active=1",
+		    "hidden by a finger held past the fade");
+	vm_case_expect(s, "tap after the lift: touches 1 lifts 1", 10000);
 	vm_case_expect(s, "fbripple exit 0", 15000);
 	/* on the app's VT, wake = command: a tap ripples and reaches not the app, only "hide"
 	 * hides */
 	expect_step(s, "same vt: screensaver=shown active=1", "shown on the app's own VT");
-	expect_step(s, "command tap: screensaver=shown count=1", NULL);
+	expect_step(s, "command tap: screensaver=shown count=2", NULL);
 	vm_case_expect(s, "command hide: ok fading", 10000);
 	expect_step(s, "command hidden: screensaver=hidden active=1",
 		    "hidden by command on the app's own VT");
 	vm_case_expect(s, "fbripple3 exit 0", 15000);
 	/* DRM beside the fbdev app: the app's screen while hidden (not a buffer of ours set at
 	 * start), its frame exactly when shown on tty7, the app's own framebuffer back after */
-	expect_step(s, "drm hidden: display=drm screensaver=hidden count=2 active=1", "hidden on DRM");
+	expect_step(s, "drm hidden: display=drm screensaver=hidden count=3 active=1", "hidden on DRM");
 	expect_step(s, "drm shown: screensaver=shown active=7", "shown on DRM, tty7 in front");
 	expect_step(s, "drm dropped", NULL);
-	expect_step(s, "drm hidden again: count=2 active=1", "hidden again on DRM, tty1 in front");
+	expect_step(s, "drm hidden again: count=3 active=1", "hidden again on DRM, tty1 in front");
 	/* SIGKILL while shown: tty1 in front again and the app's picture, tty7 in text mode */
 	vm_case_expect(s, "drm shown again: active=7", 10000);
 	expect_step(s, "drm killed: active=1 kd=text switching=auto",

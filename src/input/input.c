@@ -39,6 +39,7 @@ struct input_device {
 	struct input_map map;
 	struct input_decoder dec;
 	bool axes_noted;		/* the log said the device reports on other axes */
+	bool let_go_later;		/* grabbed until its contacts and buttons are up */
 	int gone;			/* the reader's -errno for a device to close, or 0 */
 	unsigned drops, drops_noted;	/* SYN_DROPPED resyncs, and those the log told */
 	int64_t drops_note_ms;		/* when the log last told */
@@ -229,6 +230,10 @@ static void feed_all(struct input_device *d)
 	if (d->dec.frames && activity_due(d->in))
 		input_decoder_activity(&d->dec);
 	d->dec.frames = 0;
+	if (d->let_go_later && !input_decoder_held(&d->dec)) {
+		libevdev_grab(d->evdev, LIBEVDEV_UNGRAB);
+		d->let_go_later = false;
+	}
 	if (rc < 0 && rc != -EAGAIN) {
 		d->gone = rc;
 		input_reader_remove(&d->in->reader, &d->src);
@@ -347,6 +352,7 @@ static int device_setup(struct input *in, struct input_device *d, int fd, const 
 			   (int)(d - in->dev) * INPUT_SLOTS, input_reader_push, &in->reader);
 	axes = device_axes(in, d);
 	d->axes_noted = false;
+	d->let_go_later = false;
 	d->gone = 0;
 	d->drops = d->drops_noted = 0;
 	d->drops_note_ms = 0;
@@ -625,9 +631,17 @@ void input_grab(struct input *in, bool grab)
 		return;
 	in->let_go = !grab;
 	input_reader_lock(&in->reader);
-	for (int i = 0; i < INPUT_DEVICES_MAX; i++)
-		if (in->dev[i].evdev)
-			libevdev_grab(in->dev[i].evdev, grab ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB);
+	for (int i = 0; i < INPUT_DEVICES_MAX; i++) {
+		struct input_device *d = &in->dev[i];
+
+		if (!d->evdev)
+			continue;
+		/* a touch under way stays ours to its end: the rest of it, its lift, would
+		 * reach the other program without its start */
+		d->let_go_later = !grab && input_decoder_held(&d->dec);
+		if (!d->let_go_later)
+			libevdev_grab(d->evdev, grab ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB);
+	}
 	input_reader_unlock(&in->reader);
 }
 

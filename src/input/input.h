@@ -40,7 +40,8 @@ int input_open(struct input **in, const struct input_opts *opts, struct loop *lo
 void input_close(struct input *in);
 
 /* Takes the devices (input.grab) or lets go of them, also those plugged in meanwhile: while
- * another VT is in front its programs must get the touches. */
+ * another VT is in front its programs must get the touches. A device with a touch or a press
+ * under way is let go once it ends, so that no program gets a touch without its start. */
 void input_grab(struct input *in, bool grab);
 
 /* Closes every device (ending its contacts) and opens them again under new options. Unlike

@@ -554,6 +554,14 @@ void input_decoder_activity(struct input_decoder *d)
 	emit(d, INPUT_ACTIVITY, 0, 0, 0, 0, 0);
 }
 
+bool input_decoder_held(const struct input_decoder *d)
+{
+	for (int i = 0; i < INPUT_SLOTS; i++)
+		if (d->s[i].down || d->s[i].id >= 0)
+			return true;
+	return d->button || d->buttons;
+}
+
 void input_decoder_release(struct input_decoder *d)
 {
 	for (int i = 0; i < INPUT_SLOTS; i++) {

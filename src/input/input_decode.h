@@ -118,6 +118,9 @@ void input_decoder_init(struct input_decoder *d, enum input_class cls,
 /* Feeds one event as libevdev_next_event returned it (normal or sync mode). */
 void input_decoder_feed(struct input_decoder *d, const struct input_event *ev);
 
+/* A contact is down or a button held: what the device reports is not over yet. */
+bool input_decoder_held(const struct input_decoder *d);
+
 /* Ends every contact that is down (the device went away). */
 void input_decoder_release(struct input_decoder *d);
 

@@ -4,7 +4,8 @@
  *   Takes TTY (/dev/ttyN) to the front in graphics mode (as Qt's linuxfb does), paints
  *   /dev/fb0 with a gradient, pixel (x, y) = R x*255/(W-1), G y*255/(H-1), B 0x80, flushes it,
  *   and prints "drawn WxH". Then counts the touch-downs (BTN_TOUCH 1) of the input device named
- *   DEVICE-NAME, read without grabbing it, writing the count to /tmp/app.count after each; and
+ *   DEVICE-NAME, read without grabbing it, writing the count to /tmp/app.count after each, and
+ *   the lifts (BTN_TOUCH 0) to /tmp/app.lifts (a lift without its touch counts too); and
  *   connects to fbripple's control SOCKET (retrying) to "watch", appending every line it hears
  *   to /tmp/app.events. Draws nothing more: like Qt after a VT switch, it never repaints.
  *   SIGTERM puts TTY back in text mode (else no VT switch away from it ever happens again). */
@@ -77,15 +78,17 @@ static int paint(void)
 	return 0;
 }
 
-static void write_count(int n)
+static void write_count(const char *path, int n)
 {
-	FILE *f = fopen("/tmp/app.count.new", "w");
+	char tmp[64];
+	FILE *f;
 
-	if (!f)
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	if (!(f = fopen(tmp, "w")))
 		return;
 	fprintf(f, "%d\n", n);
 	fclose(f);
-	rename("/tmp/app.count.new", "/tmp/app.count");
+	rename(tmp, path);
 }
 
 static int watch(const char *sock)
@@ -122,7 +125,7 @@ int main(int argc, char **argv)
 	char path[64];
 	struct input_event ev[64];
 	struct sigaction sa = { .sa_handler = on_term };
-	int in, ctl = -1, touches = 0, tty;
+	int in, ctl = -1, touches = 0, lifts = 0, tty;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: kioskapp TTY DEVICE-NAME SOCKET\n");
@@ -135,7 +138,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kioskapp: no input device named '%s'\n", argv[2]);
 		return 1;
 	}
-	write_count(0);
+	write_count("/tmp/app.count", 0);
+	write_count("/tmp/app.lifts", 0);
 	for (;;) {
 		struct pollfd p[2] = { { in, POLLIN, 0 }, { ctl, POLLIN, 0 } };
 		ssize_t n;
@@ -158,6 +162,8 @@ int main(int argc, char **argv)
 		n = read(in, ev, sizeof(ev));
 		for (ssize_t i = 0; n > 0 && i < n / (ssize_t)sizeof(ev[0]); i++)
 			if (ev[i].type == EV_KEY && ev[i].code == BTN_TOUCH && ev[i].value == 1)
-				write_count(++touches);
+				write_count("/tmp/app.count", ++touches);
+			else if (ev[i].type == EV_KEY && ev[i].code == BTN_TOUCH && ev[i].value == 0)
+				write_count("/tmp/app.lifts", ++lifts);
 	}
 }
