@@ -2058,6 +2058,33 @@ static void test_reload_during_fade(void **state)
 	stop(d);
 }
 
+/* The fade calms every engine's water, not only the classic's (test_reload_during_fade):
+ * review found only the classic's damping set, so springs rang on to the fade's end and the
+ * hide cut them off. */
+static void test_fade_calms_every_engine(void **state)
+{
+	struct daemon *d = *state;
+	const char *engines[] = { "spring", "hooke" };
+	char reply[CONTROL_REPLY_MAX], text[256];
+
+	for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++) {
+		snprintf(text, sizeof(text), "water = { engine = \"%s\"; };\nscreensaver = {"
+			 " mode = \"idle\"; after = 300; fade = 5.0; };", engines[i]);
+		write_conf(d, text);
+		start(d, NULL);
+		expect_ok(d, "show");
+		expect_ok(d, "drop 160 120");
+		sleep_ms(200);
+		send_cmd(d, "hide", reply, sizeof(reply));
+		assert_string_equal(reply, "ok fading");
+		sleep_ms(500);
+		send_cmd(d, "status", reply, sizeof(reply));
+		if (!strstr(reply, "screensaver=fading") || !strstr(reply, "moving=no"))
+			fail_msg("%s, 0.5 s into a 5 s fade: %s", engines[i], reply);
+		stop(d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2090,6 +2117,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_always_refuses_show, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_during_fade, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_during_fade, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fade_calms_every_engine, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

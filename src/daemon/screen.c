@@ -843,11 +843,18 @@ int screen_show(struct screen *s, const struct config *cfg)
 	return 0;
 }
 
-/* The first touch: the water damped hard, calm within screensaver.fade. */
+/* The first touch: the water damped hard, calm within screensaver.fade, whatever the engine:
+ * each step halves the classic's heights and the hooke's heights and speeds, and sends the
+ * springs half way back to rest with no speed left. */
 void screen_fade(struct screen *s)
 {
-	s->water.tuning.damping_shift = 1;
-	s->water.tuning.damping = 0.5;
+	struct water_tuning *t = &s->water.tuning;
+
+	t->damping_shift = 1;
+	t->damping = 0.5;
+	t->velocity_shift = t->height_shift = 1;
+	t->stiffness = 0.5;
+	t->viscosity = 1.0;
 }
 
 /* The app's frame into the display as it was read. */
