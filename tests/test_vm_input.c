@@ -845,6 +845,16 @@ static void test_beside_a_kiosk_app(void **state)
 		" lifts $((`cat /tmp/app.lifts` - l0))\"\n"
 		"grep -E 'screensaver|warn' /tmp/log | while read -r l; do say \"log $l\"; done\n"
 		"kill $pid; wait $pid; say \"fbripple exit $?\"\n"
+		/* killed while shown over the app's framebuffer: the guard writes its frame back */
+		"/usr/bin/fbripple -v >/tmp/log5 2>&1 4>&- & pid=$!\n"
+		"n=0; until /usr/bin/fbripple --send status >/dev/null 2>&1 || [ $n -ge 100 ]; do"
+		" sleep 0.05; n=$((n+1)); done\n"
+		"/usr/bin/fbripple --send show >/dev/null; waitlog5() { n=0; until grep -q \"$1\" /tmp/log5"
+		" || [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done; }; waitlog5 'screensaver: shown'\n"
+		"/usr/bin/fbripple --send 'drop 320 240' >/dev/null; sleep 0.3\n"
+		"kill -9 $pid; wait $pid; sleep 1.5\n"
+		"say \"fbdev killed: $(vt 1) $(/bin/vtstate /dev/tty7 | grep -o 'kd=[a-z]* switching=[a-z]*')\";"
+		" hear cmd\n"
 		/* on the app's own VT (display.vt = 0), woken by command only */
 		"printf 'display = { device = \"/dev/fb0\"; };\\nsplash = { image = \"@screen\"; };\\n"
 		"screensaver = { mode = \"idle\"; after = 2; wake = \"command\"; };\\n"
@@ -951,6 +961,9 @@ static void test_beside_a_kiosk_app(void **state)
 		    "hidden by a finger held past the fade");
 	vm_case_expect(s, "tap after the lift: touches 1 lifts 1", 10000);
 	vm_case_expect(s, "fbripple exit 0", 15000);
+	/* SIGKILL while shown on /dev/fb0: tty1 in front and the app's picture, not the water */
+	expect_step(s, "fbdev killed: active=1 kd=text switching=auto",
+		    "killed while shown on fbdev, tty1 in front");
 	/* on the app's VT, wake = command: a tap ripples and reaches not the app, only "hide"
 	 * hides */
 	expect_step(s, "same vt: screensaver=shown active=1", "shown on the app's own VT");

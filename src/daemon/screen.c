@@ -818,6 +818,24 @@ static void give_vt_back(struct screen *s)
 	s->app_vt = 0;
 }
 
+/* Shown over the app's frame on its own VT: the guard keeps the frame, to write it back should
+ * fbripple die while drawing over it (on DRM it draws on buffers of its own: nothing to keep). */
+static void guard_app_frame(struct screen *s)
+{
+	int fd;
+
+	if (!s->app_vt || !s->app_frame.pixels)
+		return;
+	fd = display_frame_file(&s->display, &s->app_frame);
+	if (fd >= 0) {
+		vt_keep_frame(&s->vt, fd);
+		close(fd);
+	} else if (fd != -ENOTSUP) {
+		log_warn("%s: cannot keep the application's frame for a crash: %s", s->display.path,
+			 strerror(-fd));
+	}
+}
+
 /* Idle over: the app's frame read, the VT taken, the display acquired and the picture drawn
  * on calm water: what the app showed, when splash.image is "@screen". -EBUSY: another process
  * holds the display (a DRM master); then everything stays as it was, said once in the log. */
@@ -836,6 +854,7 @@ int screen_show(struct screen *s, const struct config *cfg)
 		image_free(&s->app_frame);
 		return ret;
 	}
+	guard_app_frame(s);
 	s->standby = s->away = false;
 	vt_set_away(false);
 	water_clear(&s->water);
@@ -886,6 +905,7 @@ void screen_hide(struct screen *s, const struct config *cfg)
 	if (!s->away)
 		put_back_frame(s);
 	image_free(&s->app_frame);
+	vt_keep_frame(&s->vt, -1);	/* the app draws again: a frame kept would be stale */
 	give_vt_back(s);
 	screen_stand_by(s);
 }

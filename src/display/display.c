@@ -255,6 +255,11 @@ void display_crash_guard(const struct display *d)
 	crash_restore = d->ops->crash_restore;
 }
 
+int display_frame_file(const struct display *d, const struct image *img)
+{
+	return d->ops->frame_file ? d->ops->frame_file(d, img) : -ENOTSUP;
+}
+
 void display_crash_restore(bool clear)
 {
 	void (*restore)(bool clear) = crash_restore;

@@ -93,6 +93,7 @@ struct display_ops {
 	void (*describe)(const struct display *d, FILE *out);
 	void (*crash_guard)(const struct display *d);
 	void (*crash_restore)(bool clear);
+	int (*frame_file)(const struct display *d, const struct image *img);
 };
 
 struct display {
@@ -163,6 +164,14 @@ void display_crash_guard(const struct display *d);
 /* In a fatal signal handler: puts back the display as open found it, clearing the screen
  * first when clear is set. Async-signal-safe. */
 void display_crash_restore(bool clear);
+
+/*
+ * Beside an application that draws on the same memory: img (its frame) in the display's
+ * format, as a memfd that a vt_guard_frame header leads (where on the device its rows go), for
+ * the VT's guard to write back should fbripple die while its water is drawn over the frame.
+ * The descriptor, or -errno; -ENOTSUP where fbripple draws on memory of its own (DRM).
+ */
+int display_frame_file(const struct display *d, const struct image *img);
 
 /* Whether device ("auto", as display_open resolves it) is the device node d has open. */
 bool display_same_device(const struct display *d, const char *device);

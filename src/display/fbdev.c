@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/fb.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -10,6 +11,8 @@
 #include <unistd.h>
 
 #include "display.h"
+#include "image/pixfmt.h"
+#include "vt_guard.h"
 
 struct fbdev {
 	int fd;
@@ -339,6 +342,40 @@ static void fbdev_crash_restore(bool clear)
 		ioctl(crash.fd, FBIOPUT_VSCREENINFO, &crash.var);
 }
 
+/* display_frame_file: img as the screen shows it now, rows of its own width. */
+static int fbdev_frame_file(const struct display *d, const struct image *img)
+{
+	const struct fbdev *fb = fbdev_of(d);
+	const uint8_t *shown = fb->page_pixels[d->mode.pages == 2 ? fb->page ^ 1 : 0];
+	struct vt_guard_frame head = {
+		.offset = (uint64_t)(shown - fb->pixels) + (uint64_t)fb->var.xoffset * d->mode.fmt.bytes,
+		.stride = d->mode.stride,
+		.row_bytes = (uint64_t)d->mode.width * d->mode.fmt.bytes,
+		.rows = (uint64_t)d->mode.height,
+	};
+	size_t bytes = sizeof(head) + head.row_bytes * head.rows;
+	uint8_t *map;
+	int fd, ret = 0;
+
+	if (img->width != d->mode.width || img->height != d->mode.height)
+		return -EINVAL;
+	snprintf(head.path, sizeof(head.path), "%s", d->path);
+	fd = memfd_create("fbripple-app-frame", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	map = ftruncate(fd, (off_t)bytes) == 0
+		      ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+	if (map == MAP_FAILED) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	memcpy(map, &head, sizeof(head));
+	pixfmt_convert(&d->mode.fmt, img, map + sizeof(head), head.row_bytes);
+	munmap(map, bytes);
+	return fd;
+}
+
 const struct display_ops display_fbdev = {
 	.name = "fbdev",
 	.open = fbdev_open,
@@ -351,4 +388,5 @@ const struct display_ops display_fbdev = {
 	.describe = fbdev_describe,
 	.crash_guard = fbdev_crash_guard,
 	.crash_restore = fbdev_crash_restore,
+	.frame_file = fbdev_frame_file,
 };

@@ -296,3 +296,8 @@ int vt_guard_crashes(const struct vt *vt)
 			return -errno;
 	return 0;
 }
+
+int vt_keep_frame(struct vt *vt, int frame_fd)
+{
+	return vt_guard_frame(&vt->guard, frame_fd);
+}

@@ -62,6 +62,10 @@ void vt_restore(struct vt *vt);
  */
 int vt_guard_crashes(const struct vt *vt);
 
+/* The application's frame (display_frame_file) for vt's guard to write back if fbripple dies
+ * while shown over it; -1: none any longer. 0 or -errno (-ENOTCONN: no guard). */
+int vt_keep_frame(struct vt *vt, int frame_fd);
+
 /* Whether another VT is in front, whose screen neither an exit nor a crash may clear. */
 void vt_set_away(bool away);
 

@@ -1,5 +1,6 @@
 /* vt_guard.c - a child that gives the console back when the daemon dies without doing so
- * (SIGKILL, the OOM killer): it holds the VT and one end of a pipe, nothing else. */
+ * (SIGKILL, the OOM killer): it holds the VT, one end of a socket pair and, while fbripple is
+ * shown over an application's frame, that frame; nothing else. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kd.h>
@@ -8,8 +9,10 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +20,9 @@
 
 /* What the daemon writes before it lets go: the console is given back already. */
 #define GUARD_CLEAN 'c'
+/* A frame file comes with this byte; the other one says there is none any longer. */
+#define GUARD_FRAME 'f'
+#define GUARD_NO_FRAME 'n'
 
 static void close_range_of(int first, int last)
 {
@@ -39,17 +45,22 @@ static void close_all_but(int a, int b)
 	close_range_of(hi + 1, 0x7fffffff);
 }
 
+static bool in_front(int vt_fd, int num)
+{
+	struct vt_stat st;
+
+	return ioctl(vt_fd, VT_GETSTATE, &st) == 0 && st.v_active == num;
+}
+
 /* Killed while shown beside an application: the switch back to its VT is answered here (our
  * VT put under the guard's control without signals), and only then is our VT, no longer in
  * front, put in text mode, so that no console is drawn over the application's picture. */
-static int hand_back(int vt_fd, int num, int back_to)
+static int hand_back(int vt_fd, int back_to)
 {
 	static const struct vt_mode quiet = { .mode = VT_PROCESS };
 	const struct timespec ms = { 0, 1000000L };
-	struct vt_stat st;
 
-	if (ioctl(vt_fd, VT_GETSTATE, &st) < 0 || st.v_active != num ||
-	    ioctl(vt_fd, VT_SETMODE, &quiet) < 0 || ioctl(vt_fd, VT_ACTIVATE, back_to) < 0)
+	if (ioctl(vt_fd, VT_SETMODE, &quiet) < 0 || ioctl(vt_fd, VT_ACTIVATE, back_to) < 0)
 		return -1;
 	/* a kernel worker makes the switch: answer once it asks, for at most half a second */
 	for (int i = 0; i < 500; i++) {
@@ -81,7 +92,56 @@ static void refresh_fbdev(void)
 	close(fd);
 }
 
-/* The pipe ends while the dead daemon's files are still being let go: its DRM card's last
+/* The application's frame, as the daemon read it before drawing over it, written back row by
+ * row where the frame file's header says. */
+static void put_back_frame(int frame_fd)
+{
+	static uint8_t chunk[16384];
+	struct vt_guard_frame head;
+	int fd;
+
+	if (frame_fd < 0 || pread(frame_fd, &head, sizeof(head), 0) != sizeof(head))
+		return;
+	head.path[sizeof(head.path) - 1] = '\0';
+	fd = open(head.path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (uint64_t row = 0, from = sizeof(head); row < head.rows; row++) {
+		for (uint64_t done = 0; done < head.row_bytes;) {
+			size_t n = head.row_bytes - done < sizeof(chunk) ? head.row_bytes - done
+									 : sizeof(chunk);
+
+			if (pread(frame_fd, chunk, n, (off_t)from) != (ssize_t)n ||
+			    pwrite(fd, chunk, n, (off_t)(head.offset + row * head.stride + done)) !=
+				    (ssize_t)n)
+				goto out;
+			from += n;
+			done += n;
+		}
+	}
+out:
+	close(fd);
+}
+
+/* One byte from the daemon into *c, and the descriptor that came with it into *fd (-1: none).
+ * 1, 0 at the end, or -1. */
+static ssize_t hear(int sock, char *c, int *fd)
+{
+	char control[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { c, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+			      .msg_controllen = sizeof(control) };
+	ssize_t n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+
+	*fd = -1;
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(fd, CMSG_DATA(cm), sizeof(int));
+	return n;
+}
+
+/* The socket ends while the dead daemon's files are still being let go: its DRM card's last
  * close puts the console's framebuffer back on the CRTC, and only after that may the console
  * redraw or the application's frame be copied in. The daemon is past that once the guard is
  * no longer its child; a second at most. */
@@ -96,10 +156,11 @@ static void wait_for_release(pid_t daemon)
 /* The guard's whole life: wait for the daemon's end; unless it said it was clean, put back
  * what its exit would have: the kernel's own VT switching and text mode, which makes the
  * console redraw its text. Only async-signal-safe calls: it runs in a fork of a daemon. */
-static void guard_run(pid_t daemon, int vt_fd, int pipe_fd, int num, int back_to)
+static void guard_run(pid_t daemon, int vt_fd, int sock, int num, int back_to)
 {
 	static const struct vt_mode console = { .mode = VT_AUTO };
 	bool clean = false;
+	int frame = -1, fd;
 	char c;
 	ssize_t n;
 
@@ -107,20 +168,29 @@ static void guard_run(pid_t daemon, int vt_fd, int pipe_fd, int num, int back_to
 	signal(SIGINT, SIG_IGN);	/* Ctrl-C reaches the whole process group */
 	signal(SIGHUP, SIG_IGN);
 	prctl(PR_SET_NAME, "fbripple-guard");
-	close_all_but(vt_fd, pipe_fd);
+	close_all_but(vt_fd, sock);
 	if (chdir("/") < 0) {
 		/* the directory it started in stays busy: nothing worse */
 	}
-	while ((n = read(pipe_fd, &c, 1)) != 0) {
+	while ((n = hear(sock, &c, &fd)) != 0) {
+		if (n < 0 && errno != EINTR)
+			break;
 		if (n == 1 && c == GUARD_CLEAN)
 			clean = true;
-		else if (n < 0 && errno != EINTR)
-			break;
+		if (n == 1 && (c == GUARD_FRAME || c == GUARD_NO_FRAME)) {
+			if (frame >= 0)
+				close(frame);
+			frame = c == GUARD_FRAME ? fd : -1;
+			fd = -1;
+		}
+		if (fd >= 0)
+			close(fd);
 	}
 	if (!clean) {
 		wait_for_release(daemon);
-		if (back_to > 0) {
-			hand_back(vt_fd, num, back_to);
+		if (back_to > 0 && in_front(vt_fd, num)) {
+			put_back_frame(frame);	/* while our VT shows: no water on the app's VT */
+			hand_back(vt_fd, back_to);
 			refresh_fbdev();
 			/* the emulation's copy can go stale once more as the switch settles */
 			nanosleep(&(struct timespec){ 0, 200000000L }, NULL);
@@ -140,7 +210,7 @@ int vt_guard_start(struct vt_guard *g, int vt_fd, int num, int back_to)
 	if (g->fd >= 0)		/* one guard for the VT, however often it is taken */
 		return 0;
 	g->pid = -1;
-	if (pipe2(fds, O_CLOEXEC) < 0)
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
 		return -errno;
 	daemon = getpid();
 	pid = fork();
@@ -159,13 +229,36 @@ int vt_guard_start(struct vt_guard *g, int vt_fd, int num, int back_to)
 	return 0;
 }
 
+int vt_guard_frame(struct vt_guard *g, int frame_fd)
+{
+	char c = frame_fd >= 0 ? GUARD_FRAME : GUARD_NO_FRAME;
+	char control[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { &c, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (g->fd < 0)
+		return -ENOTCONN;
+	if (frame_fd >= 0) {
+		struct cmsghdr *cm;
+
+		msg.msg_control = control;
+		msg.msg_controllen = sizeof(control);
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &frame_fd, sizeof(int));
+	}
+	return sendmsg(g->fd, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+}
+
 void vt_guard_stop(struct vt_guard *g)
 {
 	char c = GUARD_CLEAN;
 
 	if (g->fd < 0)
 		return;
-	if (write(g->fd, &c, 1) < 0) {
+	if (send(g->fd, &c, 1, MSG_NOSIGNAL) < 0) {
 		/* a guard already gone: nothing to tell */
 	}
 	close(g->fd);
