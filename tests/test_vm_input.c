@@ -852,7 +852,9 @@ static void test_beside_a_kiosk_app(void **state)
 		"/usr/bin/fbripple --send show >/dev/null; waitlog5() { n=0; until grep -q \"$1\" /tmp/log5"
 		" || [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done; }; waitlog5 'screensaver: shown'\n"
 		"/usr/bin/fbripple --send 'drop 320 240' >/dev/null; sleep 0.3\n"
-		"kill -9 $pid; wait $pid; sleep 1.5\n"
+		"kill -9 $pid; wait $pid\n"
+		"n=0; until /bin/vtstate /dev/tty7 | grep -q 'kd=text switching=auto' || [ $n -ge 200 ];"
+		" do sleep 0.05; n=$((n+1)); done\n"
 		"say \"fbdev killed: $(vt 1) $(/bin/vtstate /dev/tty7 | grep -o 'kd=[a-z]* switching=[a-z]*')\";"
 		" hear cmd\n"
 		/* on the app's own VT (display.vt = 0), woken by command only */

@@ -330,6 +330,8 @@ struct remake {
 	bool new_display, new_grid;
 };
 
+static void guard_app_frame(struct screen *s);
+
 static void remake_free(struct remake *m)
 {
 	walls_free(&m->walls);
@@ -405,6 +407,8 @@ int screen_reopen(struct screen *s, const struct display_request *req,
 		s->display = m.display;
 		guard_crashes(s);
 		watch_display(s);
+		if (!s->standby)
+			guard_app_frame(s);	/* the frame kept for a crash, as this display has it */
 	}
 	render_take_splash(&m.render, &m.splash);
 	image_free(&m.splash);
@@ -822,18 +826,19 @@ static void give_vt_back(struct screen *s)
  * fbripple die while drawing over it (on DRM it draws on buffers of its own: nothing to keep). */
 static void guard_app_frame(struct screen *s)
 {
-	int fd;
+	int fd, ret;
 
 	if (!s->app_vt || !s->app_frame.pixels)
 		return;
 	fd = display_frame_file(&s->display, &s->app_frame);
-	if (fd >= 0) {
-		vt_keep_frame(&s->vt, fd);
+	ret = vt_keep_frame(&s->vt, fd);	/* no file: the frame kept before is dropped */
+	if (fd >= 0)
 		close(fd);
-	} else if (fd != -ENOTSUP) {
+	if (fd < 0 && fd != -ENOTSUP)
+		ret = fd;
+	if (ret < 0 && ret != -ENOTSUP && ret != -ENOTCONN)
 		log_warn("%s: cannot keep the application's frame for a crash: %s", s->display.path,
-			 strerror(-fd));
-	}
+			 strerror(-ret));
 }
 
 /* Idle over: the app's frame read, the VT taken, the display acquired and the picture drawn

@@ -44,7 +44,10 @@ static int reopen_screen(struct app *app, const struct config *cfg, char *err, s
 				       .buffering = cfg->display.double_buffer,
 				       .output = cfg->display.output,
 				       .mode = cfg->display.mode,
-				       .held = &app->screen.display };
+				       .held = &app->screen.display,
+				       /* beside an application, as at start: nothing panned
+					* or flipped but the frame fbripple shows */
+				       .hidden = app->pace.saver.mode == SAVER_IDLE };
 	bool open = new_display(app, cfg);
 
 	/* the card is not ours to set up while another VT or the application has it */
