@@ -843,6 +843,18 @@ static void test_beside_a_kiosk_app(void **state)
 		"echo 'tap 100 100' >&4; sleep 0.3\n"
 		"say \"tap after the lift: touches $((`cat /tmp/app.count` - c0))"
 		" lifts $((`cat /tmp/app.lifts` - l0))\"\n"
+		/* a finger on the app when fbripple shows itself: the app still sees it lifted */
+		"printf 'down 0 300 300\\nsync\\n' >&4; sleep 0.2; /usr/bin/fbripple --send show >/dev/null\n"
+		"n=0; until [ $(grep -c 'screensaver: shown' /tmp/log) -ge 4 ] || [ $n -ge 100 ]; do"
+		" sleep 0.05; n=$((n+1)); done\n"
+		"printf 'up 0\\nsync\\n' >&4; sleep 0.3\n"
+		"say \"lifted after the show: touches $((`cat /tmp/app.count` - c0))"
+		" lifts $((`cat /tmp/app.lifts` - l0))\"\n"
+		"echo 'tap 200 200' >&4\n"
+		"n=0; until [ $(grep -c 'screensaver: hidden' /tmp/log) -ge 4 ] || [ $n -ge 100 ]; do"
+		" sleep 0.05; n=$((n+1)); done; sleep 0.3\n"
+		"say \"then a tap hides it: touches $((`cat /tmp/app.count` - c0))"
+		" lifts $((`cat /tmp/app.lifts` - l0)) $(vt 1)\"\n"
 		"grep -E 'screensaver|warn' /tmp/log | while read -r l; do say \"log $l\"; done\n"
 		"kill $pid; wait $pid; say \"fbripple exit $?\"\n"
 		/* killed while shown over the app's framebuffer: the guard writes its frame back */
@@ -962,6 +974,8 @@ static void test_beside_a_kiosk_app(void **state)
 	expect_step(s, "held through the hide: touches 0 lifts 0 active=1",
 		    "hidden by a finger held past the fade");
 	vm_case_expect(s, "tap after the lift: touches 1 lifts 1", 10000);
+	vm_case_expect(s, "lifted after the show: touches 2 lifts 2", 10000);
+	vm_case_expect(s, "then a tap hides it: touches 2 lifts 2 active=1", 10000);
 	vm_case_expect(s, "fbripple exit 0", 15000);
 	/* SIGKILL while shown on /dev/fb0: tty1 in front and the app's picture, not the water */
 	expect_step(s, "fbdev killed: active=1 kd=text switching=auto",
@@ -969,17 +983,17 @@ static void test_beside_a_kiosk_app(void **state)
 	/* on the app's VT, wake = command: a tap ripples and reaches not the app, only "hide"
 	 * hides */
 	expect_step(s, "same vt: screensaver=shown active=1", "shown on the app's own VT");
-	expect_step(s, "command tap: screensaver=shown count=2", NULL);
+	expect_step(s, "command tap: screensaver=shown count=3", NULL);
 	vm_case_expect(s, "command hide: ok fading", 10000);
 	expect_step(s, "command hidden: screensaver=hidden active=1",
 		    "hidden by command on the app's own VT");
 	vm_case_expect(s, "fbripple3 exit 0", 15000);
 	/* DRM beside the fbdev app: the app's screen while hidden (not a buffer of ours set at
 	 * start), its frame exactly when shown on tty7, the app's own framebuffer back after */
-	expect_step(s, "drm hidden: display=drm screensaver=hidden count=3 active=1", "hidden on DRM");
+	expect_step(s, "drm hidden: display=drm screensaver=hidden count=4 active=1", "hidden on DRM");
 	expect_step(s, "drm shown: screensaver=shown active=7", "shown on DRM, tty7 in front");
 	expect_step(s, "drm dropped", NULL);
-	expect_step(s, "drm hidden again: count=3 active=1", "hidden again on DRM, tty1 in front");
+	expect_step(s, "drm hidden again: count=4 active=1", "hidden again on DRM, tty1 in front");
 	/* SIGKILL while shown: tty1 in front again and the app's picture, tty7 in text mode */
 	vm_case_expect(s, "drm shown again: active=7", 10000);
 	expect_step(s, "drm killed: active=1 kd=text switching=auto",

@@ -41,7 +41,8 @@ void input_close(struct input *in);
 
 /* Takes the devices (input.grab) or lets go of them, also those plugged in meanwhile: while
  * another VT is in front its programs must get the touches. A device with a touch or a press
- * under way is let go once it ends, so that no program gets a touch without its start. */
+ * under way is taken or let go once it ends, so that no program gets a touch without its
+ * start or loses its lift. */
 void input_grab(struct input *in, bool grab);
 
 /* Closes every device (ending its contacts) and opens them again under new options. Unlike
