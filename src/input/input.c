@@ -39,9 +39,8 @@ struct input_device {
 	struct input_map map;
 	struct input_decoder dec;
 	bool axes_noted;		/* the log said the device reports on other axes */
-	bool let_go_later;		/* grabbed until its contacts and buttons are up */
-	bool grab_later;		/* grabbed once they are: the other program saw them go
-					 * down and must see them lifted */
+	bool grab_due;			/* taken or let go (in->let_go) once its contacts and
+					 * buttons are up: a touch under way keeps its reader */
 	int gone;			/* the reader's -errno for a device to close, or 0 */
 	unsigned drops, drops_noted;	/* SYN_DROPPED resyncs, and those the log told */
 	int64_t drops_note_ms;		/* when the log last told */
@@ -232,9 +231,9 @@ static void feed_all(struct input_device *d)
 	if (d->dec.frames && activity_due(d->in))
 		input_decoder_activity(&d->dec);
 	d->dec.frames = 0;
-	if ((d->let_go_later || d->grab_later) && !input_decoder_held(&d->dec)) {
-		libevdev_grab(d->evdev, d->grab_later ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB);
-		d->let_go_later = d->grab_later = false;
+	if (d->grab_due && !input_decoder_held(&d->dec)) {
+		libevdev_grab(d->evdev, d->in->let_go ? LIBEVDEV_UNGRAB : LIBEVDEV_GRAB);
+		d->grab_due = false;
 	}
 	if (rc < 0 && rc != -EAGAIN) {
 		d->gone = rc;
@@ -354,7 +353,7 @@ static int device_setup(struct input *in, struct input_device *d, int fd, const 
 			   (int)(d - in->dev) * INPUT_SLOTS, input_reader_push, &in->reader);
 	axes = device_axes(in, d);
 	d->axes_noted = false;
-	d->let_go_later = d->grab_later = false;
+	d->grab_due = false;
 	d->gone = 0;
 	d->drops = d->drops_noted = 0;
 	d->drops_note_ms = 0;
@@ -631,20 +630,17 @@ void input_grab(struct input *in, bool grab)
 {
 	if (!in || !in->opts.grab)
 		return;
-	in->let_go = !grab;
 	input_reader_lock(&in->reader);
+	in->let_go = !grab;	/* the reader reads it for the devices due */
 	for (int i = 0; i < INPUT_DEVICES_MAX; i++) {
 		struct input_device *d = &in->dev[i];
-		bool held;
 
 		if (!d->evdev)
 			continue;
 		/* a touch under way keeps its reader to its end: the other program would get the
 		 * rest of ours without its start, or never see its own lifted */
-		held = input_decoder_held(&d->dec);
-		d->let_go_later = !grab && held;
-		d->grab_later = grab && held;
-		if (!held)
+		d->grab_due = input_decoder_held(&d->dec);
+		if (!d->grab_due)
 			libevdev_grab(d->evdev, grab ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB);
 	}
 	input_reader_unlock(&in->reader);
