@@ -600,34 +600,37 @@ static bool app_picture_within(struct vm_suite *s, int ms, const char *when)
 	return false;
 }
 
+/* One step beside the kiosk app: cmd sent, the guest's line from key (into buf) holding
+ * want, then the screen the app's picture; each miss a failure naming what. */
+static void kiosk_step(struct vm_suite *s, struct failures *f, const char *cmd, const char *key,
+		       const char *want, const char *what, char *buf, size_t len)
+{
+	send(s, cmd);
+	line(s, key, buf, len);
+	check(f, strstr(buf, want) != NULL, "%s: want '%s', got: %s", what, want, buf);
+	check(f, app_picture_within(s, 5000, what), "%s: the screen is not the app's picture",
+	      what);
+}
+
 /* Beside a kiosk app on tty1, the unit in idle mode with display.vt = 7 and the packaged
  * drop-in: hidden, the app's picture on tty1; shown after the idle time, the same picture on
- * tty7; a tap hides it without reaching the app. Without the drop-in it cannot take tty7. */
+ * tty7 (the calm water over splash.image "@screen"); a tap hides it without reaching the app.
+ * Without the drop-in it cannot take tty7. */
 static void check_kiosk(struct vm_suite *s, struct failures *f)
 {
 	char buf[1024];
-
 	long t = vm_now_ms();
 
-	send(s, "kiosk");
-	line(s, "kiosk hidden ", buf, sizeof(buf));
-	check(f, strstr(buf, "kiosk hidden rc=0 screensaver=hidden active=1 count=1 ") &&
-	      strstr(buf, " drawn 640x480"),
-	      "beside the app, the unit with the drop-in did not start hidden on tty1: %s", buf);
-	check(f, app_picture_within(s, 5000, "kiosk, hidden"),
-	      "hidden beside the app, the screen is not the app's picture");
-	send(s, "kioskshow");
-	line(s, "kiosk shown ", buf, sizeof(buf));
-	check(f, strstr(buf, "kiosk shown screensaver=shown active=7 count=1") != NULL,
-	      "after the idle time, the unit with the drop-in did not show on tty7: %s", buf);
-	check(f, app_picture_within(s, 5000, "kiosk, shown on tty7"),
-	      "shown, the calm water is not the app's picture (splash.image \"@screen\")");
-	send(s, "kiosktap");
-	line(s, "kiosk tapped ", buf, sizeof(buf));
-	check(f, strstr(buf, "kiosk tapped screensaver=hidden active=1 count=1 ") != NULL,
-	      "a tap did not hide it, or reached the app, or tty1 is not in front: %s", buf);
-	check(f, app_picture_within(s, 5000, "kiosk, hidden by a tap"),
-	      "hidden by a tap, the screen is not the app's picture");
+	kiosk_step(s, f, "kiosk", "kiosk hidden ",
+		   "kiosk hidden rc=0 screensaver=hidden active=1 count=1 ",
+		   "kiosk, the unit with the drop-in started hidden on tty1", buf, sizeof(buf));
+	check(f, strstr(buf, " drawn 640x480") != NULL, "the app did not draw 640x480: %s", buf);
+	kiosk_step(s, f, "kioskshow", "kiosk shown ", "kiosk shown screensaver=shown active=7 count=1",
+		   "kiosk, shown on tty7 after the idle time", buf, sizeof(buf));
+	kiosk_step(s, f, "kiosktap", "kiosk tapped ",
+		   "kiosk tapped screensaver=hidden active=1 count=1 ",
+		   "kiosk, hidden by a tap that did not reach the app, tty1 in front", buf,
+		   sizeof(buf));
 	send(s, "kiosknodropin");
 	line(s, "kiosk only-none ", buf, sizeof(buf));
 	check(f, strstr(buf, "screensaver=shown active=1 VT_7:_Permission_denied;_drawing_on_the_"
