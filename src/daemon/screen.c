@@ -61,8 +61,7 @@ static void on_display_events(struct loop_source *src, uint32_t events)
 	display_events(&s->display, false);
 }
 
-/* The display open now on the loop: its events (page flips done), and its device node, to
- * notice the device going away at no cost until it does. */
+/* The display's events off the loop: before its descriptor closes. */
 static void unwatch_display(struct screen *s)
 {
 	if (s->loop && s->events.fd >= 0)
@@ -70,6 +69,8 @@ static void unwatch_display(struct screen *s)
 	s->events.fd = -1;
 }
 
+/* The display open now on the loop: its events (page flips done), and its device node, to
+ * notice the device going away at no cost until it does. */
 static void watch_display(struct screen *s)
 {
 	int ret;
@@ -330,8 +331,6 @@ struct remake {
 	bool new_display, new_grid;
 };
 
-static void guard_app_frame(struct screen *s);
-
 static void remake_free(struct remake *m)
 {
 	walls_free(&m->walls);
@@ -376,6 +375,8 @@ static int remake(struct screen *s, struct remake *m, const struct display_reque
 		ret = walls_apply(&m->walls, &m->water);
 	return ret;
 }
+
+static void guard_app_frame(struct screen *s);
 
 /* A new display device (req; NULL: the same one), rotation or cell size: the new one is set up
  * completely before the old one goes, so a failure leaves everything as it was. The waves
