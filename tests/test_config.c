@@ -379,6 +379,30 @@ static void test_spring_viscosity_above_stiffness(void **state)
 		    "stiffness of at most the viscosity - 0.0005)");
 }
 
+/* Beside an application the blank must come after the water shows: before it, it would fall
+ * on the application's screen. Alone on the screen, any blank_after goes. */
+static void test_blank_after_the_show(void **state)
+{
+	struct config cfg;
+	char path[64], err[MSG_MAX];
+
+	(void)state;
+	check_error("screensaver", "mode = \"idle\"; after = 60; blank_after = 60;",
+		    "screensaver.blank_after: 60 with screensaver.after 60 would blank the "
+		    "application's screen (expected 0, or more than screensaver.after in idle mode)");
+	check_error("screensaver", "mode = \"idle\"; blank_after = 10;",
+		    "screensaver.blank_after: 10 with screensaver.after 300 would blank the "
+		    "application's screen (expected 0, or more than screensaver.after in idle mode)");
+	assert_int_equal(load_text(&cfg, "screensaver = { mode = \"idle\"; after = 60; "
+				   "blank_after = 61; };\n", path, err, NULL), 0);
+	assert_int_equal(cfg.screensaver.blank_after, 61);
+	assert_int_equal(load_text(&cfg, "screensaver = { mode = \"idle\"; after = 60; "
+				   "blank_after = 0; };\n", path, err, NULL), 0);
+	assert_int_equal(load_text(&cfg, "screensaver = { after = 60; blank_after = 10; };\n",
+				   path, err, NULL), 0);
+	assert_int_equal(cfg.screensaver.blank_after, 10);
+}
+
 static void test_list_entry_line(void **state)
 {
 	struct config cfg;
@@ -952,6 +976,7 @@ int main(void)
 		cmocka_unit_test(test_damping_fraction),
 		cmocka_unit_test(test_display_threads),
 		cmocka_unit_test(test_spring_viscosity_above_stiffness),
+		cmocka_unit_test(test_blank_after_the_show),
 		cmocka_unit_test(test_input_lists),
 		cmocka_unit_test(test_list_entry_line),
 		cmocka_unit_test(test_too_long_path),

@@ -911,6 +911,22 @@ static int check_spring(const struct load_ctx *lc, const config_t *file)
 	return load_error(lc, visc, "water.spring_viscosity", why);
 }
 
+/* Beside an application, fbripple shows itself after screensaver.after: a blank due before
+ * that would fall while the application is in front, and its display is not ours to blank.
+ * A blank_after other than 0 is the file's own (config.d's files are read as one). */
+static int check_blank(const struct load_ctx *lc, const config_t *file)
+{
+	const config_setting_t *blank = config_lookup(file, "screensaver.blank_after");
+	int b = lc->cfg->screensaver.blank_after, a = lc->cfg->screensaver.after;
+	char why[CONFIG_WHY_MAX];
+
+	if (lc->cfg->screensaver.mode != SAVER_IDLE || !b || b > a || !blank)
+		return 0;
+	snprintf(why, sizeof(why), "%d with screensaver.after %d would blank the application's "
+		 "screen (expected 0, or more than screensaver.after in idle mode)", b, a);
+	return load_error(lc, blank, "screensaver.blank_after", why);
+}
+
 /* display.mode is a size, with a refresh rate or without. */
 static int check_display_mode(const struct load_ctx *lc, const config_t *file)
 {
@@ -1007,6 +1023,8 @@ int config_load(struct config *cfg, const char *path, char *err, size_t errlen,
 			r = check_spring(&lc, &file);
 		if (r == 0)
 			r = check_display_mode(&lc, &file);
+		if (r == 0)
+			r = check_blank(&lc, &file);
 		if (r == 0)
 			warn_more_unknown(&lc);
 	}
