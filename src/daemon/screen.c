@@ -784,15 +784,21 @@ void screen_keep_app_frame(struct screen *s, const struct config *cfg)
 
 /* display.vt names fbripple's own VT: taken in graphics mode while still behind (so that no
  * console is drawn on the app's picture), then brought to the front; the VT in front is
- * remembered. Else nothing: fbripple draws on the VT in front, whatever mode its owner set. */
+ * remembered. Else fbripple draws on the VT in front, whatever mode its owner set, and only
+ * the app's frame is guarded. */
 static void take_vt(struct screen *s, int num)
 {
 	char err[256];
 	int front = 0, ret;
 
 	s->app_vt = 0;
-	if (!num)
+	if (!num) {
+		ret = vt_guard_alone(&s->vt);
+		if (ret < 0)
+			log_warn("no guard process (%s); killed, fbripple would leave its water on "
+				 "the application's screen", strerror(-ret));
 		return;
+	}
 	ret = vt_open_behind(&s->vt, num, err, sizeof(err));
 	if (ret == 0)
 		ret = vt_front(&s->vt, &front);
@@ -823,13 +829,13 @@ static void give_vt_back(struct screen *s)
 	s->app_vt = 0;
 }
 
-/* Shown over the app's frame on its own VT: the guard keeps the frame, to write it back should
- * fbripple die while drawing over it (on DRM it draws on buffers of its own: nothing to keep). */
+/* Shown over the app's frame: the guard keeps the frame, to write it back should fbripple die
+ * while drawing over it (on DRM it draws on buffers of its own: nothing to keep). */
 static void guard_app_frame(struct screen *s)
 {
 	int fd, ret;
 
-	if (!s->app_vt || !s->app_frame.pixels)
+	if (!s->app_frame.pixels)
 		return;
 	fd = display_frame_file(&s->display, &s->app_frame);
 	ret = vt_keep_frame(&s->vt, fd);	/* no file: the frame kept before is dropped */

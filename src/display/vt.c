@@ -172,8 +172,10 @@ int vt_give_to(struct vt *vt, int front)
 	struct vt_stat st;
 	int ret = 0;
 
-	if (vt->fd < 0)
+	if (vt->fd < 0) {
+		vt_restore(vt);
 		return 0;
+	}
 	/* the user switched elsewhere meanwhile: that VT stays in front */
 	if (front > 0 && front != vt->num && ioctl(vt->fd, VT_GETSTATE, &st) == 0 &&
 	    st.v_active == vt->num)
@@ -253,11 +255,11 @@ static void give_back(int fd)
 
 void vt_restore(struct vt *vt)
 {
+	if (vt->fd >= 0 && vt->taken)
+		give_back(vt->fd);
+	vt_guard_stop(&vt->guard);	/* a guard of the application's frame alone too */
 	if (vt->fd < 0)
 		return;
-	if (vt->taken)
-		give_back(vt->fd);
-	vt_guard_stop(&vt->guard);
 	if (crash.vt_fd == vt->fd)
 		crash.vt_fd = -1;
 	close(vt->fd);
@@ -295,6 +297,11 @@ int vt_guard_crashes(const struct vt *vt)
 		if (sigaction(fatal[i], &sa, NULL) < 0)
 			return -errno;
 	return 0;
+}
+
+int vt_guard_alone(struct vt *vt)
+{
+	return vt_guard_start(&vt->guard, -1, 0, 0);
 }
 
 int vt_keep_frame(struct vt *vt, int frame_fd)

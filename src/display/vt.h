@@ -62,6 +62,10 @@ void vt_restore(struct vt *vt);
  */
 int vt_guard_crashes(const struct vt *vt);
 
+/* No VT of our own (fbripple draws on the application's): a guard for the application's
+ * frame alone (vt_keep_frame), stopped by vt_give_to or vt_restore. 0 or -errno. */
+int vt_guard_alone(struct vt *vt);
+
 /* The application's frame (display_frame_file) for vt's guard to write back if fbripple dies
  * while shown over it; -1: none any longer. 0 or -errno (-ENOTCONN: no guard). */
 int vt_keep_frame(struct vt *vt, int frame_fd);

@@ -1,6 +1,7 @@
 /* vt_guard.c - a child that gives the console back when the daemon dies without doing so
- * (SIGKILL, the OOM killer): it holds the VT, one end of a socket pair and, while fbripple is
- * shown over an application's frame, that frame; nothing else. */
+ * (SIGKILL, the OOM killer): it holds the VT (if fbripple has one of its own), one end of a
+ * socket pair and, while fbripple is shown over an application's frame, that frame; nothing
+ * else. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kd.h>
@@ -186,7 +187,11 @@ static void guard_run(pid_t daemon, int vt_fd, int sock, int num, int back_to)
 		if (fd >= 0)
 			close(fd);
 	}
-	if (!clean) {
+	if (!clean && vt_fd < 0) {	/* drawn on the application's own VT: its frame back */
+		wait_for_release(daemon);
+		put_back_frame(frame);
+		refresh_fbdev();
+	} else if (!clean) {
 		wait_for_release(daemon);
 		if (back_to > 0 && in_front(vt_fd, num)) {
 			put_back_frame(frame);	/* while our VT shows: no water on the app's VT */

@@ -17,7 +17,8 @@ struct vt_guard {
  * (the daemon killed), it brings VT back_to to the front if it is not 0 (the application's,
  * in idle mode) and VT num, vt_fd's, is in front, the application's frame written back first
  * if it has one (vt_guard_frame), puts VT num back in text mode with the kernel's own
- * switching, and exits.
+ * switching, and exits. vt_fd -1: no VT of ours (fbripple draws on the application's): then
+ * the frame alone is written back, and /dev/fb0 with it (refresh_fbdev).
  * Call it before the display is opened: a child is cheapest while the daemon is small. g->fd
  * must be -1 at first; with a guard running already it does nothing.
  * 0 or -errno (then there is no guard, and the daemon runs on without one).
