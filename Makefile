@@ -23,7 +23,9 @@ PKGS_OPT  = $(shell $(PKG_CONFIG) --exists libsystemd 2>/dev/null && echo libsys
 DEFS      = -DFBRIPPLE_VERSION='"$(VERSION)"' -DFBRIPPLE_SYSCONFDIR='"$(SYSCONFDIR)"' \
             $(if $(filter libsystemd,$(PKGS_OPT)),-DHAVE_LIBSYSTEMD=1) \
             $(if $(filter libudev,$(PKGS_OPT)),-DHAVE_LIBUDEV=1)
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -pthread -Wall -Wextra $(WERROR) -MMD -MP -Isrc $(DEFS) \
+# -ffp-contract=off: floats rounded as written, as GCC does under -std=c11 (clang would fuse a
+# multiply and an add where the target has it, and the splash's vectors round as its pixels).
+ALL_CFLAGS = -std=c11 -ffp-contract=off -D_GNU_SOURCE -pthread -Wall -Wextra $(WERROR) -MMD -MP -Isrc $(DEFS) \
              $(shell $(PKG_CONFIG) --cflags $(PKGS) $(PKGS_OPT)) $(CFLAGS)
 LIBS      = $(shell $(PKG_CONFIG) --libs $(PKGS) $(PKGS_OPT)) -lm -pthread
 TEST_LIBS = $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)

@@ -3,6 +3,7 @@
 #include "image.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -182,13 +183,12 @@ static uint32_t floor_pixel(const struct floor_row *row, const struct splash_axi
 /*
  * The columns' part of floor_pixel() laid out column by column, so that 4 pixels of a row are
  * worked out at once in vectors (SSE2, NEON): the same operations in the same order, so the
- * same pixels. GCC kept the pixel loop scalar.
+ * same pixels (the Makefile keeps compilers from fusing a multiply and an add). GCC kept the
+ * pixel loop scalar.
  */
-typedef float floor_v __attribute__((vector_size(16)));
-typedef int32_t floor_vi __attribute__((vector_size(16)));
-#define FLOOR_LANES 4
 
 struct floor_cols {
+	float *all;			/* the arrays below, in one allocation */
 	float *f2, *v2, *near, *far;	/* 0.2 f, (f - 0.5)^2, bevel_near(), bevel_far() */
 	float *s[NWAVES], *c[NWAVES];
 	int32_t *in;			/* in the grout: -1, else 0 */
@@ -205,6 +205,7 @@ static int floor_cols_init(struct floor_cols *fc, const struct splash *sp,
 
 	if (!all)
 		return -ENOMEM;
+	fc->all = all;
 	for (int i = 0; i < NWAVES; i++) {
 		arrays[4 + i] = &fc->s[i];
 		arrays[4 + NWAVES + i] = &fc->c[i];
@@ -231,8 +232,13 @@ static int floor_cols_init(struct floor_cols *fc, const struct splash *sp,
 
 static void floor_cols_free(struct floor_cols *fc)
 {
-	free(fc->f2);
+	free(fc->all);
 }
+
+#if FLT_EVAL_METHOD == 0
+typedef float floor_v __attribute__((vector_size(16)));
+typedef int32_t floor_vi __attribute__((vector_size(16)));
+#define FLOOR_LANES 4
 
 static inline floor_v vload(const float *p)
 {
@@ -288,6 +294,7 @@ static void floor_pixels4(const struct floor_row *row, const struct floor_cols *
 	floor_v lit = row->lit_v + vload(fc->near + x) - vload(fc->far + x);
 	floor_vi grout = (floor_vi){ 0 } - (int32_t)row->grout, m;
 	floor_v c[3], ca, i;
+	floor_vi p = (floor_vi){ 0 } + (int32_t)0xff000000u;
 
 	memcpy(&m, fc->in + x, sizeof(m));
 	grout |= m;
@@ -302,13 +309,22 @@ static void floor_pixels4(const struct floor_row *row, const struct floor_cols *
 	}
 	ca = 0.65f * vcaustic(fc, row->ay, x, 0) + 0.35f * vcaustic(fc, row->ay, x, 3);
 	i = ca * (0.30f + 0.45f * t);
-	floor_vi p = (floor_vi){ 0 } + (int32_t)0xff000000u;
-
 	p |= vchannel((c[0] * vig + i * 0.55f) * 255.0f, 16);
 	p |= vchannel((c[1] * vig + i * 0.90f) * 255.0f, 8);
 	p |= vchannel((c[2] * vig + i * 0.95f) * 255.0f, 0);
 	memcpy(out + x, &p, sizeof(p));
 }
+#else
+/* i387 works floats out wider than float: vectors would round otherwise than floor_pixel(),
+ * which draws every pixel there. */
+#define FLOOR_LANES 0
+
+static void floor_pixels4(const struct floor_row *row, const struct floor_cols *fc, int x,
+			  uint32_t *out)
+{
+	(void)row, (void)fc, (void)x, (void)out;
+}
+#endif
 
 static struct floor_row floor_row_of(const struct splash *sp, const struct splash_axis *ay)
 {
@@ -341,7 +357,7 @@ static void floor_row(const struct splash *sp, const struct splash_axis *ax,
 	for (int x = 0, end; x < sp->w; x = end) {
 		end = tile_end(sp, ax, x);
 		tile_look(&row.tl, ax[x].tile, ay->tile);
-		for (; x + FLOOR_LANES <= end; x += FLOOR_LANES)
+		for (; FLOOR_LANES && x + FLOOR_LANES <= end; x += FLOOR_LANES)
 			floor_pixels4(&row, fc, x, out);
 		for (; x < end; x++)
 			out[x] = floor_pixel(&row, &ax[x]);
@@ -368,8 +384,7 @@ static void *floor_band(void *arg)
 
 /*
  * The floor is most of the start-up's time with the built-in splash (12 ms of CPU at 1080p
- * here, 25 before its vectors): its rows are independent, so each online CPU (up to 4) draws a
- * band of them.
+ * here): its rows are independent, so each online CPU (up to 4) draws a band of them.
  * The pixels do not depend on the split. A thread that cannot be started leaves its band to
  * the caller.
  */
