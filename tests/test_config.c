@@ -379,8 +379,8 @@ static void test_spring_viscosity_above_stiffness(void **state)
 		    "stiffness of at most the viscosity - 0.0005)");
 }
 
-/* Beside an application the blank must come after the water shows: before it, it would fall
- * on the application's screen. Alone on the screen, any blank_after goes. */
+/* Beside an application the blank must come after the water shows: before it, the display is
+ * the application's. Alone on the screen, any blank_after goes. */
 static void test_blank_after_the_show(void **state)
 {
 	struct config cfg;
@@ -388,11 +388,11 @@ static void test_blank_after_the_show(void **state)
 
 	(void)state;
 	check_error("screensaver", "mode = \"idle\"; after = 60; blank_after = 60;",
-		    "screensaver.blank_after: 60 with screensaver.after 60 would blank the "
-		    "application's screen (expected 0, or more than screensaver.after in idle mode)");
+		    "screensaver.blank_after: 60 with screensaver.after 60 would fall due before the "
+		    "water shows (expected 0, or more than screensaver.after in idle mode)");
 	check_error("screensaver", "mode = \"idle\"; blank_after = 10;",
-		    "screensaver.blank_after: 10 with screensaver.after 300 would blank the "
-		    "application's screen (expected 0, or more than screensaver.after in idle mode)");
+		    "screensaver.blank_after: 10 with screensaver.after 300 would fall due before the "
+		    "water shows (expected 0, or more than screensaver.after in idle mode)");
 	assert_int_equal(load_text(&cfg, "screensaver = { mode = \"idle\"; after = 60; "
 				   "blank_after = 61; };\n", path, err, NULL), 0);
 	assert_int_equal(cfg.screensaver.blank_after, 61);

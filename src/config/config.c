@@ -911,9 +911,8 @@ static int check_spring(const struct load_ctx *lc, const config_t *file)
 	return load_error(lc, visc, "water.spring_viscosity", why);
 }
 
-/* Beside an application, fbripple shows itself after screensaver.after: a blank due before
- * that would fall while the application is in front, and its display is not ours to blank.
- * A blank_after other than 0 is the file's own (config.d's files are read as one). */
+/* Beside an application the display is fbripple's only once it shows, after
+ * screensaver.after: a blank due before that could not be done. */
 static int check_blank(const struct load_ctx *lc, const config_t *file)
 {
 	const config_setting_t *blank = config_lookup(file, "screensaver.blank_after");
@@ -922,8 +921,8 @@ static int check_blank(const struct load_ctx *lc, const config_t *file)
 
 	if (lc->cfg->screensaver.mode != SAVER_IDLE || !b || b > a || !blank)
 		return 0;
-	snprintf(why, sizeof(why), "%d with screensaver.after %d would blank the application's "
-		 "screen (expected 0, or more than screensaver.after in idle mode)", b, a);
+	snprintf(why, sizeof(why), "%d with screensaver.after %d would fall due before the water "
+		 "shows (expected 0, or more than screensaver.after in idle mode)", b, a);
 	return load_error(lc, blank, "screensaver.blank_after", why);
 }
 

@@ -638,8 +638,12 @@ void screen_blank(struct screen *s, bool blank)
 	int ret;
 
 	s->blanked = blank;
-	log_info(blank ? "no input for screensaver.blank_after: display blanked"
-		       : "input: display unblanked");
+	if (s->standby)		/* hidden: the display is the app's */
+		log_info(blank ? "no input for screensaver.blank_after: hidden, the display left to "
+				 "the application" : "input: unblanked");
+	else
+		log_info(blank ? "no input for screensaver.blank_after: display blanked"
+			       : "input: display unblanked");
 	if (!blank)
 		s->full_pages = s->display.mode.pages;
 	if (s->away)
