@@ -803,6 +803,9 @@ static void test_beside_a_kiosk_app(void **state)
 			"control = { socket = \"/tmp/ctl\"; };\n");
 	start_case(s, "beside a kiosk app", PRELUDE
 		"vt() { /bin/vtstate /dev/tty$1 | sed 's/.*active=/active=/'; }\n"
+		"guards() { grep -ls fbripple-guard /proc/[0-9]*/comm | wc -l; }\n"
+		"noguard() { n=0; while [ $(guards) -gt 0 ] && [ $n -lt 100 ]; do sleep 0.05;"
+		" n=$((n+1)); done; }\n"
 		"mkdev mt 'kiosk panel' 0 639 0 479\n"
 		"/bin/kioskapp /dev/tty1 'kiosk panel' /tmp/ctl >/tmp/app.out 2>&1 4>&- & app=$!\n"
 		"n=0; while ! grep -q drawn /tmp/app.out && [ $n -lt 100 ]; do sleep 0.05;"
@@ -885,15 +888,19 @@ static void test_beside_a_kiosk_app(void **state)
 		"n=0; until grep -q 'screensaver: hidden' /tmp/log3 || [ $n -ge 100 ]; do sleep 0.05;"
 		" n=$((n+1)); done\n"
 		"say \"command hidden: $(ctl3 status | grep -o 'screensaver=[a-z]*') $(vt 1)\"; hear cmd\n"
-		/* killed while shown there: no VT of its own to give back, the frame still is */
+		/* stopped while shown there: the app's frame back, the frame's guard gone with it */
 		"ctl3 show >/dev/null\n"
 		"n=0; until [ $(grep -c 'screensaver: shown' /tmp/log3) -ge 2 ] || [ $n -ge 100 ]; do"
 		" sleep 0.05; n=$((n+1)); done\n"
-		"ctl3 'drop 320 240' >/dev/null; sleep 0.3; kill -9 $pid; wait $pid\n"
-		"n=0; while grep -qs fbripple-guard /proc/[0-9]*/comm && [ $n -lt 100 ]; do"
-		" sleep 0.05; n=$((n+1)); done\n"
-		"say \"same vt killed: $(vt 1) guards=$(grep -ls fbripple-guard /proc/[0-9]*/comm | wc -l)\";"
-		" hear cmd\n"
+		"ctl3 'drop 320 240' >/dev/null; sleep 0.3; say \"same vt guards=$(guards)\"\n"
+		"kill $pid; wait $pid; say \"fbripple3 exit $? guards=$(guards)\"; hear cmd\n"
+		/* killed while shown there: no VT of its own to give back, the frame still is */
+		"/usr/bin/fbripple -v -c /tmp/cmd.conf >/tmp/log3 2>&1 4>&- & pid=$!\n"
+		"n=0; until ctl3 status >/dev/null 2>&1 || [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done\n"
+		"ctl3 show >/dev/null; n=0; until grep -q 'screensaver: shown' /tmp/log3 ||"
+		" [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done\n"
+		"ctl3 'drop 320 240' >/dev/null; sleep 0.3; kill -9 $pid; wait $pid; noguard\n"
+		"say \"same vt killed: $(vt 1) guards=$(guards)\"; hear cmd\n"
 		/* DRM, as display.device "auto" finds the bochs card, beside the same fbdev app:
 		 * hidden, the app's screen stays on the CRTC; shown, its frame is read from
 		 * /dev/fb0; hidden again, the CRTC is the app's once more */
@@ -923,7 +930,19 @@ static void test_beside_a_kiosk_app(void **state)
 		"say \"drm shown again: $(vt 7)\"\n"
 		"kill -9 $pid; wait $pid; sleep 0.5\n"
 		"say \"drm killed: $(vt 1) $(/bin/vtstate /dev/tty7 | grep -o 'kd=[a-z]* switching=[a-z]*')\";"
-		" hear cmd; kill $app\n"
+		" hear cmd\n"
+		/* DRM on the app's own VT (display.vt = 0), killed while shown: the card's fbdev
+		 * emulation, refreshed by the guard, shows the app's frame again */
+		"printf 'splash = { image = \"@screen\"; };\\nscreensaver = { mode = \"idle\"; after = 60;"
+		" wake = \"command\"; };\\ncontrol = { socket = \"/tmp/ctl6\"; };\\n' >/tmp/drm6.conf\n"
+		"ctl6() { /usr/bin/fbripple -c /tmp/drm6.conf --send \"$1\"; }\n"
+		"/usr/bin/fbripple -v -c /tmp/drm6.conf >/tmp/log6 2>&1 4>&- & pid=$!\n"
+		"n=0; until ctl6 status >/dev/null 2>&1 || [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done\n"
+		"ctl6 show >/dev/null; n=0; until grep -q 'screensaver: shown' /tmp/log6 ||"
+		" [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done; ctl6 'drop 320 240' >/dev/null\n"
+		"say \"drm same vt: $(ctl6 status | grep -o 'display=[a-z]*') $(vt 1)\"; hear cmd\n"
+		"kill -9 $pid; wait $pid; noguard\n"
+		"say \"drm same vt killed: $(vt 1) guards=$(guards)\"; hear cmd; kill $app\n"
 		/* DRM: another process becomes master while fbripple is hidden */
 		"printf 'display = { device = \"/dev/dri/card0\"; };\\nscreensaver = { mode = \"idle\";"
 		" after = 3; };\\ncontrol = { socket = \"/tmp/ctl2\"; };\\n' >/tmp/drm.conf\n"
@@ -995,6 +1014,10 @@ static void test_beside_a_kiosk_app(void **state)
 	vm_case_expect(s, "command hide: ok fading", 10000);
 	expect_step(s, "command hidden: screensaver=hidden active=1",
 		    "hidden by command on the app's own VT");
+	/* stopped, then killed, while shown there: the app's picture exactly either way, and the
+	 * guard of its frame gone with fbripple */
+	vm_case_expect(s, "same vt guards=1", 10000);
+	expect_step(s, "fbripple3 exit 0 guards=0", "stopped while shown on the app's own VT");
 	expect_step(s, "same vt killed: active=1 guards=0",
 		    "killed while shown on the app's own VT");
 	/* DRM beside the fbdev app: the app's screen while hidden (not a buffer of ours set at
@@ -1007,6 +1030,10 @@ static void test_beside_a_kiosk_app(void **state)
 	vm_case_expect(s, "drm shown again: active=7", 10000);
 	expect_step(s, "drm killed: active=1 kd=text switching=auto",
 		    "killed while shown on DRM, tty1 in front");
+	/* DRM on the app's own VT: rippled while shown, the app's picture exactly once killed */
+	expect_step(s, "drm same vt: display=drm active=1", NULL);
+	expect_step(s, "drm same vt killed: active=1 guards=0",
+		    "killed while shown on DRM on the app's own VT");
 	/* DRM: while another process is master, showing fails with one line and fbripple stays
 	 * hidden; once it lets go, the next idle spell shows */
 	vm_case_expect(s, "drm held: master screensaver=hidden 1", 20000);

@@ -786,6 +786,21 @@ void screen_keep_app_frame(struct screen *s, const struct config *cfg)
 		ripple_app_frame(s, cfg, NULL);
 }
 
+/* No VT of fbripple's own: a guard of the app's frame alone, on a device (a file is nobody's
+ * screen), which then has the framebuffer show anew: on a DRM card /dev/fb0, its fbdev
+ * emulation, through which the app draws. */
+static void guard_frame_alone(struct screen *s)
+{
+	int ret;
+
+	if (!s->display.node_dev)
+		return;
+	ret = vt_guard_alone(&s->vt, s->display.ops == &display_drm ? "/dev/fb0" : s->display.path);
+	if (ret < 0)
+		log_warn("no guard process (%s); killed, fbripple would leave its water on the "
+			 "application's screen", strerror(-ret));
+}
+
 /* display.vt names fbripple's own VT: taken in graphics mode while still behind (so that no
  * console is drawn on the app's picture), then brought to the front; the VT in front is
  * remembered. Else fbripple draws on the VT in front, whatever mode its owner set, and only
@@ -797,10 +812,7 @@ static void take_vt(struct screen *s, int num)
 
 	s->app_vt = 0;
 	if (!num) {
-		ret = vt_guard_alone(&s->vt);
-		if (ret < 0)
-			log_warn("no guard process (%s); killed, fbripple would leave its water on "
-				 "the application's screen", strerror(-ret));
+		guard_frame_alone(s);
 		return;
 	}
 	ret = vt_open_behind(&s->vt, num, err, sizeof(err));

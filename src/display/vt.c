@@ -226,7 +226,7 @@ int vt_take(struct vt *vt, int release_sig, int acquire_sig)
 	vt->taken = true;
 	if (ioctl(vt->fd, VT_SETMODE, &mode) < 0)
 		return -errno;
-	vt_guard_start(&vt->guard, vt->fd, vt->num, vt->back_to);
+	vt_guard_start(&vt->guard, vt->fd, vt->num, vt->back_to, "/dev/fb0");
 	return 0;
 }
 
@@ -299,9 +299,9 @@ int vt_guard_crashes(const struct vt *vt)
 	return 0;
 }
 
-int vt_guard_alone(struct vt *vt)
+int vt_guard_alone(struct vt *vt, const char *refresh)
 {
-	return vt_guard_start(&vt->guard, -1, 0, 0);
+	return vt_guard_start(&vt->guard, -1, 0, 0, refresh);
 }
 
 int vt_keep_frame(struct vt *vt, int frame_fd)

@@ -38,7 +38,8 @@ int vt_show(struct vt *vt, int front);
 
 /* Gives the screen back to VT front (answering our own VT's release, without a signal), and
  * only then sets text mode on our VT, no longer shown, so that no console is drawn over the
- * picture. Closes vt. 0 or -errno of the switch. */
+ * picture. Closes vt, and stops its guard (with no VT, that is all). 0 or -errno of the
+ * switch. */
 int vt_give_to(struct vt *vt, int front);
 
 /* Graphics mode (no cursor, no kernel messages drawn over us), and VT switches that ask first:
@@ -63,8 +64,9 @@ void vt_restore(struct vt *vt);
 int vt_guard_crashes(const struct vt *vt);
 
 /* No VT of our own (fbripple draws on the application's): a guard for the application's
- * frame alone (vt_keep_frame), stopped by vt_give_to or vt_restore. 0 or -errno. */
-int vt_guard_alone(struct vt *vt);
+ * frame alone (vt_keep_frame), which also refreshes the framebuffer device refresh
+ * (vt_guard_start); stopped by vt_give_to or vt_restore. 0 or -errno. */
+int vt_guard_alone(struct vt *vt, const char *refresh);
 
 /* The application's frame (display_frame_file) for vt's guard to write back if fbripple dies
  * while shown over it; -1: none any longer. 0 or -errno (-ENOTCONN: no guard). */

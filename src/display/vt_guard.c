@@ -77,20 +77,30 @@ static int hand_back(int vt_fd, int back_to)
 /* On a DRM card, a VT switch made without a DRM master leaves the kernel's fbdev emulation
  * showing a stale copy of /dev/fb0 (black on bochs-drm), and an fbdev application does not
  * repaint: /dev/fb0 written with what it holds makes the emulation copy the frame anew (a
- * write(), not a store through a mapping, which it did not copy here). On a plain fbdev
- * driver this changes nothing. */
-static void refresh_fbdev(void)
+ * write(), not a store through a mapping, which it did not copy here). Its frame written back
+ * alone was not enough there either. On a plain fbdev driver this changes nothing. */
+static void refresh_fbdev(const char *path)
 {
 	uint8_t chunk[4096];
 	off_t off = 0;
 	ssize_t n;
-	int fd = open("/dev/fb0", O_RDWR | O_CLOEXEC);
+	int fd = path ? open(path, O_RDWR | O_CLOEXEC) : -1;
 
 	if (fd < 0)
 		return;
 	while ((n = pread(fd, chunk, sizeof(chunk), off)) > 0 && pwrite(fd, chunk, (size_t)n, off) == n)
 		off += n;
 	close(fd);
+}
+
+/* The framebuffer device path refreshed, twice: the emulation's copy can go stale once more as
+ * the card's release or a VT switch settles (once refreshed, bochs-drm was black in one run of
+ * the VM case in three). */
+static void show_anew(const char *path)
+{
+	refresh_fbdev(path);
+	nanosleep(&(struct timespec){ 0, 200000000L }, NULL);
+	refresh_fbdev(path);
 }
 
 /* The application's frame, as the daemon read it before drawing over it, written back row by
@@ -157,7 +167,8 @@ static void wait_for_release(pid_t daemon)
 /* The guard's whole life: wait for the daemon's end; unless it said it was clean, put back
  * what its exit would have: the kernel's own VT switching and text mode, which makes the
  * console redraw its text. Only async-signal-safe calls: it runs in a fork of a daemon. */
-static void guard_run(pid_t daemon, int vt_fd, int sock, int num, int back_to)
+static void guard_run(pid_t daemon, int vt_fd, int sock, int num, int back_to,
+		      const char *refresh)
 {
 	static const struct vt_mode console = { .mode = VT_AUTO };
 	bool clean = false;
@@ -187,27 +198,25 @@ static void guard_run(pid_t daemon, int vt_fd, int sock, int num, int back_to)
 		if (fd >= 0)
 			close(fd);
 	}
-	if (!clean && vt_fd < 0) {	/* drawn on the application's own VT: its frame back */
-		wait_for_release(daemon);
+	if (clean)
+		_exit(0);
+	wait_for_release(daemon);
+	if (vt_fd < 0) {	/* drawn on the application's own VT: its frame back */
 		put_back_frame(frame);
-		refresh_fbdev();
-	} else if (!clean) {
-		wait_for_release(daemon);
-		if (back_to > 0 && in_front(vt_fd, num)) {
-			put_back_frame(frame);	/* while our VT shows: no water on the app's VT */
-			hand_back(vt_fd, back_to);
-			refresh_fbdev();
-			/* the emulation's copy can go stale once more as the switch settles */
-			nanosleep(&(struct timespec){ 0, 200000000L }, NULL);
-			refresh_fbdev();
-		}
+		show_anew(refresh);
+	} else if (back_to > 0 && in_front(vt_fd, num)) {
+		put_back_frame(frame);	/* while our VT shows: no water on the app's VT */
+		hand_back(vt_fd, back_to);
+		show_anew(refresh);
+	}
+	if (vt_fd >= 0) {
 		ioctl(vt_fd, VT_SETMODE, &console);
 		ioctl(vt_fd, KDSETMODE, KD_TEXT);
 	}
 	_exit(0);
 }
 
-int vt_guard_start(struct vt_guard *g, int vt_fd, int num, int back_to)
+int vt_guard_start(struct vt_guard *g, int vt_fd, int num, int back_to, const char *refresh)
 {
 	int fds[2];
 	pid_t daemon, pid;
@@ -227,7 +236,7 @@ int vt_guard_start(struct vt_guard *g, int vt_fd, int num, int back_to)
 		return ret;
 	}
 	if (pid == 0)
-		guard_run(daemon, vt_fd, fds[0], num, back_to);
+		guard_run(daemon, vt_fd, fds[0], num, back_to, refresh);
 	close(fds[0]);
 	g->fd = fds[1];
 	g->pid = pid;

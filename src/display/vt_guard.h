@@ -17,13 +17,16 @@ struct vt_guard {
  * (the daemon killed), it brings VT back_to to the front if it is not 0 (the application's,
  * in idle mode) and VT num, vt_fd's, is in front, the application's frame written back first
  * if it has one (vt_guard_frame), puts VT num back in text mode with the kernel's own
- * switching, and exits. vt_fd -1: no VT of ours (fbripple draws on the application's): then
- * the frame alone is written back, and /dev/fb0 with it (refresh_fbdev).
- * Call it before the display is opened: a child is cheapest while the daemon is small. g->fd
- * must be -1 at first; with a guard running already it does nothing.
+ * switching, and exits. refresh, if not NULL: the framebuffer device it writes back onto
+ * itself after the switch, for a DRM card's fbdev emulation to show it anew. vt_fd -1: no VT
+ * of ours (fbripple draws on the application's): the frame alone is written back, and refresh
+ * refreshed.
+ * A child is cheapest while the daemon is small; beside an application it is forked at each
+ * show, and the pages the daemon writes while it runs are copied once. g->fd must be -1 at
+ * first; with a guard running already it does nothing.
  * 0 or -errno (then there is no guard, and the daemon runs on without one).
  */
-int vt_guard_start(struct vt_guard *g, int vt_fd, int num, int back_to);
+int vt_guard_start(struct vt_guard *g, int vt_fd, int num, int back_to, const char *refresh);
 
 /* What a frame file (display_frame_file) starts with: rows of row_bytes follow, each to go
  * to path at offset + row * stride. */
