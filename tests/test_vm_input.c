@@ -858,6 +858,24 @@ static void test_beside_a_kiosk_app(void **state)
 		" sleep 0.05; n=$((n+1)); done; sleep 0.3\n"
 		"say \"then a tap hides it: touches $((`cat /tmp/app.count` - c0))"
 		" lifts $((`cat /tmp/app.lifts` - l0)) $(vt 1)\"\n"
+		/* a palm resting on the panel through the hide keeps the device from the app for
+		 * 3 s, no longer: its lift after that is the app's */
+		"/usr/bin/fbripple --send show >/dev/null\n"
+		"n=0; until [ $(grep -c 'screensaver: shown' /tmp/log) -ge 5 ] || [ $n -ge 100 ]; do"
+		" sleep 0.05; n=$((n+1)); done; l0=$(cat /tmp/app.lifts)\n"
+		"printf 'down 0 100 400\\nsync\\n' >&4\n"
+		"n=0; until [ $(grep -c 'screensaver: hidden' /tmp/log) -ge 5 ] || [ $n -ge 100 ]; do"
+		" sleep 0.05; n=$((n+1)); done; sleep 1\n"
+		"printf 'move 0 110 400\\nsync\\n' >&4; sleep 0.3; printf 'up 0\\nsync\\n' >&4; sleep 0.3\n"
+		"say \"palm for 1 s: lifts $((`cat /tmp/app.lifts` - l0))\"\n"
+		"/usr/bin/fbripple --send show >/dev/null\n"
+		"n=0; until [ $(grep -c 'screensaver: shown' /tmp/log) -ge 6 ] || [ $n -ge 100 ]; do"
+		" sleep 0.05; n=$((n+1)); done; l0=$(cat /tmp/app.lifts)\n"
+		"printf 'down 0 100 400\\nsync\\n' >&4\n"
+		"n=0; until [ $(grep -c 'screensaver: hidden' /tmp/log) -ge 6 ] || [ $n -ge 100 ]; do"
+		" sleep 0.05; n=$((n+1)); done; sleep 3.2\n"
+		"printf 'move 0 130 400\\nsync\\n' >&4; sleep 0.3; printf 'up 0\\nsync\\n' >&4; sleep 0.3\n"
+		"say \"palm for 3 s: lifts $((`cat /tmp/app.lifts` - l0))\"\n"
 		"grep -E 'screensaver|warn' /tmp/log | while read -r l; do say \"log $l\"; done\n"
 		"kill $pid; wait $pid; say \"fbripple exit $?\"\n"
 		/* killed while shown over the app's framebuffer: the guard writes its frame back */
@@ -1003,6 +1021,8 @@ static void test_beside_a_kiosk_app(void **state)
 	vm_case_expect(s, "tap after the lift: touches 1 lifts 1", 10000);
 	vm_case_expect(s, "lifted after the show: touches 2 lifts 2", 10000);
 	vm_case_expect(s, "then a tap hides it: touches 2 lifts 2 active=1", 10000);
+	vm_case_expect(s, "palm for 1 s: lifts 0", 10000);
+	vm_case_expect(s, "palm for 3 s: lifts 1", 10000);
 	vm_case_expect(s, "fbripple exit 0", 15000);
 	/* SIGKILL while shown on /dev/fb0: tty1 in front and the app's picture, not the water */
 	expect_step(s, "fbdev killed: active=1 kd=text switching=auto",

@@ -26,6 +26,10 @@
 #define INPUT_ACTIVITY_MS 100	/* INPUT_ACTIVITY at most this often during a stream */
 #define INPUT_DROPS_NOTE_MS 10000	/* the log tells of dropped events at most this often */
 #define INPUT_READ_BATCH 256	/* events read from one device before the others get a turn */
+/* A contact held this long after a hide (a palm resting on the panel) no longer keeps the
+ * device from the application: it is let go at its next event, the rest of that contact the
+ * application's without its start. */
+#define INPUT_LET_GO_MS 3000
 
 /* ---- devices ---- */
 
@@ -41,6 +45,7 @@ struct input_device {
 	bool axes_noted;		/* the log said the device reports on other axes */
 	bool grab_due;			/* taken or let go (in->let_go) once its contacts and
 					 * buttons are up: a touch under way keeps its reader */
+	int64_t due_ms;			/* since when (let go after INPUT_LET_GO_MS anyway) */
 	int gone;			/* the reader's -errno for a device to close, or 0 */
 	unsigned drops, drops_noted;	/* SYN_DROPPED resyncs, and those the log told */
 	int64_t drops_note_ms;		/* when the log last told */
@@ -212,6 +217,12 @@ static int feed_dropped(struct input_device *d, struct input_event *ev)
 	return rc == -EAGAIN ? LIBEVDEV_READ_STATUS_SUCCESS : rc;
 }
 
+/* A grab is never forced on a contact under way: the application would never see it lifted. */
+static bool held_too_long(const struct input_device *d)
+{
+	return d->in->let_go && coarse_ms() - d->due_ms >= INPUT_LET_GO_MS;
+}
+
 /* On the reader thread, with the lock held: every event the device has. The loop closes a
  * device that failed (tend_devices). */
 static void feed_all(struct input_device *d)
@@ -231,7 +242,7 @@ static void feed_all(struct input_device *d)
 	if (d->dec.frames && activity_due(d->in))
 		input_decoder_activity(&d->dec);
 	d->dec.frames = 0;
-	if (d->grab_due && !input_decoder_held(&d->dec)) {
+	if (d->grab_due && (!input_decoder_held(&d->dec) || held_too_long(d))) {
 		libevdev_grab(d->evdev, d->in->let_go ? LIBEVDEV_UNGRAB : LIBEVDEV_GRAB);
 		d->grab_due = false;
 	}
@@ -640,6 +651,7 @@ void input_grab(struct input *in, bool grab)
 		/* a touch under way keeps its reader to its end: the other program would get the
 		 * rest of ours without its start, or never see its own lifted */
 		d->grab_due = input_decoder_held(&d->dec);
+		d->due_ms = coarse_ms();
 		if (!d->grab_due)
 			libevdev_grab(d->evdev, grab ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB);
 	}
