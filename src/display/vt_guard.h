@@ -19,8 +19,8 @@ struct vt_guard {
  * if it has one (vt_guard_frame), puts VT num back in text mode with the kernel's own
  * switching, and exits. refresh, if not NULL: the framebuffer device it writes back onto
  * itself after the switch, for a DRM card's fbdev emulation to show it anew. vt_fd -1: no VT
- * of ours (fbripple draws on the application's): the frame alone is written back, and refresh
- * refreshed.
+ * of ours (fbripple draws on the application's): the frame alone is written back, then
+ * refresh onto itself.
  * A child is cheapest while the daemon is small; beside an application it is forked at each
  * show, and the pages the daemon writes while it runs are copied once. g->fd must be -1 at
  * first; with a guard running already it does nothing.

@@ -217,7 +217,8 @@ static int feed_dropped(struct input_device *d, struct input_event *ev)
 	return rc == -EAGAIN ? LIBEVDEV_READ_STATUS_SUCCESS : rc;
 }
 
-/* A grab is never forced on a contact under way: the application would never see it lifted. */
+/* Let go anyway: a contact held INPUT_LET_GO_MS past the hide. A grab is never forced on a
+ * contact under way: the application would never see it lifted. */
 static bool held_too_long(const struct input_device *d)
 {
 	return d->in->let_go && coarse_ms() - d->due_ms >= INPUT_LET_GO_MS;
