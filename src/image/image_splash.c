@@ -137,7 +137,9 @@ struct floor_row {
 	const struct splash *sp;
 	const struct splash_axis *ay;
 	struct tile_look tl;
-	float vy, lit_v, t_y;	/* 0.8 f of the row, for the depth gradient */
+	float vy;		/* (f - 0.5)^2 of the row, for the vignette */
+	float lit_v;		/* the bevels' light from above and below */
+	float t_y;		/* 0.8 f of the row, for the depth gradient */
 	bool grout;		/* a row of grout across every tile */
 };
 
@@ -186,7 +188,6 @@ static uint32_t floor_pixel(const struct floor_row *row, const struct splash_axi
  * same pixels (the Makefile keeps compilers from fusing a multiply and an add). GCC kept the
  * pixel loop scalar.
  */
-
 struct floor_cols {
 	float *all;			/* the arrays below, in one allocation */
 	float *f2, *v2, *near, *far;	/* 0.2 f, (f - 0.5)^2, bevel_near(), bevel_far() */
