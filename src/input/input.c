@@ -640,6 +640,8 @@ int input_open(struct input **out, const struct input_opts *opts, struct loop *l
 
 void input_grab(struct input *in, bool grab)
 {
+	int64_t now = coarse_ms();
+
 	if (!in || !in->opts.grab)
 		return;
 	input_reader_lock(&in->reader);
@@ -652,7 +654,7 @@ void input_grab(struct input *in, bool grab)
 		/* a touch under way keeps its reader to its end: the other program would get the
 		 * rest of ours without its start, or never see its own lifted */
 		d->grab_due = input_decoder_held(&d->dec);
-		d->due_ms = coarse_ms();
+		d->due_ms = now;
 		if (!d->grab_due)
 			libevdev_grab(d->evdev, grab ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB);
 	}
