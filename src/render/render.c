@@ -611,10 +611,11 @@ static void draw_blocks(const struct render *r, const struct water *w, uint8_t *
 		/* a calm block between two loud runs is drawn with them: one run, one tail */
 		while ((next = next_set(loud, words, hi)) == hi + 1)
 			hi = next_clear(loud, words, next);
-		b = min_int(r->block_x[hi], x1);
-		/* whole vectors where the span allows: the kernels' scalar tail costs more than
-		 * the calm pixels it would draw as the picture (the kernels draw them so too) */
-		b = min_int(b + (8 - (b - a) % 8) % 8, x1);
+		/* whole vectors from a multiple of 8 pixels: the kernels' scalar tail costs more
+		 * than the few pixels past the run that a vector draws (a kernel draws any pixel
+		 * as it is, calm or not), and the threads' strips start on such multiples */
+		a &= ~7;
+		b = min_int((min_int(r->block_x[hi], x1) + 7) & ~7, r->width);
 		draw_plain(r, out, y, at, a);
 		draw_wet(r, w, out, y, a, b);
 		at = b;
