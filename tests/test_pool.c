@@ -1,6 +1,7 @@
 /* test_pool.c - the chunk pool: every chunk of every call runs once, a slow thread holds up no
- * other chunk, and idle threads sleep. */
+ * other chunk, idle threads sleep, and a fault on one runs the process's handler. */
 #include <dirent.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -11,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 
@@ -180,6 +183,74 @@ static void test_idle_threads_sleep(void **state)
 	free(t);
 }
 
+/* A fault on a pool thread (a page past the end of a mapped file: SIGBUS, a real fault on
+ * every architecture) runs the process's handler, as the daemon's crash handler must run to
+ * give the console back; a thread that blocked it would be killed outright. In a child; the
+ * handler jumps back, so that the pool ends as it should. */
+#define HANDLED 42
+
+static sigjmp_buf faulted;
+static atomic_int handled;
+
+static void on_bus(int sig)
+{
+	(void)sig;
+	siglongjmp(faulted, 1);
+}
+
+static void fault_on_a_pool_thread(void *ctx, int chunk, int chunks, int thread)
+{
+	const volatile char *past_end = ctx;
+	struct timespec ms = { 0, 1000000 };
+
+	(void)chunk;
+	(void)chunks;
+	if (thread > 0) {
+		if (!sigsetjmp(faulted, 1))
+			(void)past_end[0];
+		else
+			atomic_fetch_add(&handled, 1);
+	}
+	/* the caller leaves the chunks to the pool's thread */
+	for (int i = 0; thread == 0 && !atomic_load(&handled) && i < 2000; i++)
+		nanosleep(&ms, NULL);
+}
+
+static void test_a_fault_on_a_pool_thread_runs_the_handler(void **state)
+{
+	char path[] = "/tmp/fbripple-pool-XXXXXX";
+	struct sigaction sa = { .sa_handler = on_bus };
+	int fd = mkstemp(path), status;
+	void *map;
+	pid_t pid;
+
+	(void)state;
+	assert_true(fd >= 0);
+	unlink(path);
+	map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);	/* an empty file: all past its end */
+	assert_true(map != MAP_FAILED);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct pool p;
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGBUS, &sa, NULL);
+		if (pool_init(&p, 2) < 0)
+			_exit(1);
+		pool_run(&p, fault_on_a_pool_thread, map, 8);
+		pool_free(&p);
+		_exit(atomic_load(&handled) ? HANDLED : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	munmap(map, 4096);
+	close(fd);
+	if (WIFSIGNALED(status))
+		fail_msg("killed by signal %d, its handler never run", WTERMSIG(status));
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), HANDLED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_slow_thread_does_not_hold_the_rest),
 		cmocka_unit_test(test_bad_thread_counts),
 		cmocka_unit_test(test_idle_threads_sleep),
+		cmocka_unit_test(test_a_fault_on_a_pool_thread_runs_the_handler),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

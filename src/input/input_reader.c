@@ -3,7 +3,6 @@
 #include "input_reader.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -12,6 +11,8 @@
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
+
+#include "util/thread.h"
 
 /* The reader reads on only while this much room is left: what one event can report (every
  * slot moved, lifted and touched again, and an activity), and the ends of the contacts of the
@@ -202,7 +203,6 @@ static int open_fds(struct input_reader *r)
 int input_reader_start(struct input_reader *r, struct loop *loop, input_fn *fn, void *fn_ctx,
 		       void (*tend)(void *ctx), void *tend_ctx)
 {
-	sigset_t all, old;
 	int rc;
 
 	*r = (struct input_reader){ .epfd = -1, .stop_fd = -1, .loop = loop, .fn = fn,
@@ -219,11 +219,7 @@ int input_reader_start(struct input_reader *r, struct loop *loop, input_fn *fn, 
 		rc = loop_add(loop, &r->resume);
 	if (rc < 0)
 		return rc;
-	/* signals belong to the loop's signalfd: the thread takes none */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	rc = -pthread_create(&r->thread, NULL, reader_main, r);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	rc = thread_start(&r->thread, reader_main, r);
 	r->running = rc == 0;
 	return rc;
 }

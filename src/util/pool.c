@@ -1,8 +1,8 @@
 /* pool.c - a few threads that share one job per call in chunks, and sleep between calls. */
 #include "pool.h"
+#include "thread.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -49,7 +49,6 @@ int pool_threads_auto(void)
 
 int pool_init(struct pool *p, int threads)
 {
-	sigset_t all, old;
 	int ret = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -59,15 +58,11 @@ int pool_init(struct pool *p, int threads)
 	pthread_cond_init(&p->go, NULL);
 	pthread_cond_init(&p->done, NULL);
 	p->threads = 1;
-	/* the loop's thread takes every signal; a worker gets only the faults it causes */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (int i = 1; i < threads && ret == 0; i++) {
-		ret = -pthread_create(&p->thread[i - 1], NULL, pool_main, p);
+		ret = thread_start(&p->thread[i - 1], pool_main, p);
 		if (ret == 0)
 			p->threads++;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret < 0)
 		pool_free(p);
 	return ret;

@@ -1,8 +1,8 @@
 /* worker.c - one job at a time on a thread of its own; an eventfd brings its end to the loop. */
 #include "worker.h"
+#include "thread.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -80,16 +80,10 @@ int worker_open(struct worker *w, struct loop *loop)
 	return 0;
 }
 
-/* The thread, with every signal blocked: the loop's signalfd stays their only taker. */
 static int start_thread(struct worker *w)
 {
-	sigset_t all, old;
-	int ret;
+	int ret = thread_start(&w->thread, worker_main, w);
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = -pthread_create(&w->thread, NULL, worker_main, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	w->started = ret == 0;
 	return ret;
 }
