@@ -510,6 +510,46 @@ static void test_watchers_are_few(void **state)
 	tu_rmtree(dir);
 }
 
+/* A watcher keeps its slot when its own process opens more connections than it may hold (a
+ * kiosk app that watches and sends commands): one of the others gives its slot up. */
+static void test_a_watcher_is_never_evicted(void **state)
+{
+	char *dir = tu_tmpdir(), line[96];
+	const char *path = tu_path(dir, "control");
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int watcher, fds[CONTROL_PER_PEER];
+	struct control c;
+	struct loop loop;
+
+	(void)state;
+	assert_int_equal(loop_init(&loop), 0);
+	control_init(&c, &loop, no_exec, NULL);
+	assert_int_equal(control_listen(&c, path), 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	watcher = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(connect(watcher, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	assert_int_equal(send(watcher, "watch\n", 6, 0), 6);
+	client_line_of(&loop, watcher, line, sizeof(line));
+	assert_string_equal(line, "ok watching");
+	/* newcomers in their grace, the watcher the oldest of its process's connections */
+	for (int i = 0; i < CONTROL_PER_PEER; i++) {
+		fds[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		assert_int_equal(connect(fds[i], (struct sockaddr *)&addr, sizeof(addr)), 0);
+		for (int k = 0; k < 3; k++)
+			loop_dispatch(&loop, 10);
+	}
+	assert_int_equal(clients_open(&c), CONTROL_PER_PEER);
+	control_broadcast(&c, "event shown");
+	client_line_of(&loop, watcher, line, sizeof(line));
+	assert_string_equal(line, "event shown");
+	for (int i = 0; i < CONTROL_PER_PEER; i++)
+		close(fds[i]);
+	close(watcher);
+	control_close(&c);
+	loop_free(&loop);
+	tu_rmtree(dir);
+}
+
 static void solid(struct image *img, uint32_t rgb)
 {
 	img->width = 16;
@@ -586,6 +626,7 @@ int main(void)
 		cmocka_unit_test(test_listen_refuses_a_live_socket),
 		cmocka_unit_test(test_watch_drops_a_client_that_does_not_read),
 		cmocka_unit_test(test_watchers_are_few),
+		cmocka_unit_test(test_a_watcher_is_never_evicted),
 		cmocka_unit_test(test_shot_write),
 	};
 

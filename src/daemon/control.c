@@ -464,8 +464,8 @@ static int peer_count(const struct control *c, pid_t pid)
 	return n;
 }
 
-/* How readily a client gives up its slot to a new one: -1 never (a reply is being made for it),
- * 0 idle, 1 stuck in a line or not taking its reply, 2 with a request not read yet, 3 in its
+/* How readily a client gives up its slot to a new one: -1 never (a reply is being made for it,
+ * or it watches: watchers are few, CONTROL_WATCHERS), 0 idle, 1 stuck in a line or not taking its reply, 2 with a request not read yet, 3 in its
  * grace: in the middle of its line or yet to send one, and connected or sent a byte less than
  * CONTROL_GRACE_MS ago. */
 static int client_rank(const struct control_client *cl, int64_t now)
@@ -473,10 +473,10 @@ static int client_rank(const struct control_client *cl, int64_t now)
 	bool midway = cl->len || cl->overflow || !cl->spoke;
 	int unread = 0;
 
-	if (cl->waiting)
+	if (cl->waiting || cl->watching)
 		return -1;
-	if ((midway && now - cl->heard_ms < CONTROL_GRACE_MS) || cl->watching)
-		return 3;	/* a watcher is as safe as a newcomer in its grace */
+	if (midway && now - cl->heard_ms < CONTROL_GRACE_MS)
+		return 3;
 	if (cl->len || cl->overflow || cl->out_len)
 		return 1;
 	if (ioctl(cl->src.fd, FIONREAD, &unread) == 0 && unread > 0)
