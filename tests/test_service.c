@@ -460,6 +460,21 @@ static void test_reload_splash(void **state)
 	kill(d->pid, SIGHUP);
 	expect_notify(d, "READY=1", 5000, msg, sizeof(msg));
 	assert_non_null(strstr(msg, "changed nothing"));
+
+	/* a picture that cannot be read refuses the reload, with a new display too (where the
+	 * picture is made on the loop): the running one stays */
+	for (int rotate = 0; rotate <= 180; rotate += 180) {
+		char reply[CONTROL_REPLY_MAX], want[400];
+
+		snprintf(text, sizeof(text), "splash = { image = \"%s/gone.png\"; };\n"
+			 "display = { rotate = %d; };", d->dir, rotate);
+		write_conf(d, text);
+		send_cmd(d, "reload", reply, sizeof(reply));
+		snprintf(want, sizeof(want), "error: splash %s/gone.png: No such file or directory",
+			 d->dir);
+		assert_string_equal(reply, want);
+		assert_int_equal(count_other(d, GREEN), 0);
+	}
 	stop(d);
 }
 

@@ -366,8 +366,10 @@ static int remake(struct screen *s, struct remake *m, const struct display_reque
 		ret = water_open(&m->water, config_water_engine(cfg), m->render.width, m->render.height,
 				 cell, &tuning);
 	}
+	/* a picture that cannot be made refuses the reload, as where the worker makes it */
 	if (ret == 0)
-		ret = make_splash(cfg, m->render.width, m->render.height, &m->splash);
+		ret = screen_load_splash(cfg, m->render.width, m->render.height, &m->splash, why,
+					 len);
 	if (ret == 0)
 		ret = walls_load(&m->walls, cfg->water.obstacles, cfg->splash.scale,
 				 m->render.width, m->render.height, why, len);
