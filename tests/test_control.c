@@ -380,6 +380,51 @@ static void test_listen_refuses_a_live_socket(void **state)
 	tu_rmtree(dir);
 }
 
+/* The socket goes only where nobody else can replace it: a directory that group or others may
+ * write (without the sticky bit), or another user's, is refused, and nothing is made there. */
+static void test_listen_refuses_a_directory_others_may_write(void **state)
+{
+	static const struct {
+		mode_t mode;
+		int ret;
+	} modes[] = { { 0777, -EPERM }, { 0770, -EPERM }, { 01777, 0 }, { 0755, 0 } };
+	char *dir = tu_tmpdir();
+	const char *path = tu_path(dir, "control");
+	struct control c;
+	struct loop loop;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(loop_init(&loop), 0);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		control_init(&c, &loop, no_exec, NULL);
+		assert_int_equal(chmod(dir, modes[i].mode), 0);
+		assert_int_equal(control_listen(&c, path), modes[i].ret);
+		if (modes[i].ret == 0) {
+			assert_int_equal(lstat(path, &st), 0);
+			assert_int_equal(st.st_mode & 07777, 0660);
+		} else {
+			assert_int_equal(lstat(path, &st), -1);
+		}
+		control_close(&c);
+	}
+	assert_string_equal(control_error(-EPERM), "its directory lets another user replace the "
+			    "socket (writable by group or others without the sticky bit, or owned by "
+			    "another user)");
+	control_init(&c, &loop, no_exec, NULL);
+	assert_int_equal(control_listen(&c, "/nonexistent/a/control"), -ENOENT);
+	control_close(&c);
+	if (geteuid() == 0) {	/* another user's directory */
+		assert_int_equal(chown(dir, 1000, 1000), 0);
+		control_init(&c, &loop, no_exec, NULL);
+		assert_int_equal(control_listen(&c, path), -EPERM);
+		control_close(&c);
+		assert_int_equal(chown(dir, 0, 0), 0);
+	}
+	loop_free(&loop);
+	tu_rmtree(dir);
+}
+
 /* A line from fd within 2 s of loop dispatches, or "". */
 static void client_line_of(struct loop *loop, int fd, char *line, size_t len)
 {
@@ -624,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_saver_always),
 		cmocka_unit_test(test_reload_changes),
 		cmocka_unit_test(test_listen_refuses_a_live_socket),
+		cmocka_unit_test(test_listen_refuses_a_directory_others_may_write),
 		cmocka_unit_test(test_watch_drops_a_client_that_does_not_read),
 		cmocka_unit_test(test_watchers_are_few),
 		cmocka_unit_test(test_a_watcher_is_never_evicted),

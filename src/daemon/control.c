@@ -730,6 +730,37 @@ static bool socket_alive(const struct sockaddr_un *addr)
 	return alive;
 }
 
+/*
+ * 0 when nobody but us (or root) can replace what is at path in its directory: its owner is
+ * one of them, and nobody else may write to it, or only under the sticky bit, which keeps
+ * others' hands off our entries. Else (-EPERM) the socket could be swapped for a link between
+ * the bind and the chmod (which follows it) or before the unlink at exit.
+ */
+static int check_parent(const char *path)
+{
+	char dir[sizeof(((struct control *)0)->path)];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (stat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return (st.st_uid == geteuid() || st.st_uid == 0) &&
+	       (!(st.st_mode & (S_IWGRP | S_IWOTH)) || (st.st_mode & S_ISVTX)) ? 0 : -EPERM;
+}
+
+const char *control_error(int ret)
+{
+	return ret == -EPERM ? "its directory lets another user replace the socket (writable by "
+			       "group or others without the sticky bit, or owned by another user)"
+			     : strerror(-ret);
+}
+
 static int bind_socket(const char *path)
 {
 	struct sockaddr_un addr;
@@ -739,6 +770,9 @@ static int bind_socket(const char *path)
 	if (ret < 0)
 		return ret;
 	make_parent(path);
+	ret = check_parent(path);
+	if (ret < 0)
+		return ret;
 	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
 		if (socket_alive(&addr))
 			return -EADDRINUSE;

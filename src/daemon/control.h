@@ -101,8 +101,12 @@ void control_init(struct control *c, struct loop *loop, control_exec_fn *exec, v
 
 /* (Re)creates the listening socket at path with mode 0660, replacing a stale socket there;
  * connected clients stay. "" closes it. 0 or -errno (the old socket then stays); -EADDRINUSE
- * when a socket there still accepts connections: another fbripple is running on it. */
+ * when a socket there still accepts connections: another fbripple is running on it; -EPERM
+ * when another user could swap the socket for a link there (control_error says so). */
 int control_listen(struct control *c, const char *path);
+
+/* What a control_listen error means, for the log. */
+const char *control_error(int ret);
 
 /* The reply to a command its exec answered with CONTROL_LATER; then the client goes on. */
 void control_answer(struct control *c, struct control_ticket ticket, const char *reply);

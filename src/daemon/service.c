@@ -94,7 +94,7 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 	if ((*changes & RELOAD_CONTROL) &&
 	    (ret = control_listen(&sv->control, cfg->control.socket)) < 0) {
 		log_warn("control socket %s: %s; keeping %s", cfg->control.socket,
-			 ret == -EADDRINUSE ? "another fbripple is running on it" : strerror(-ret),
+			 ret == -EADDRINUSE ? "another fbripple is running on it" : control_error(ret),
 			 sv->control.path[0] ? sv->control.path : "none");
 		snprintf(adopted.control.socket, sizeof(adopted.control.socket), "%s",
 			 sv->control.path);
@@ -495,7 +495,7 @@ int service_open(struct app *app)
 	}
 	if (ret < 0)
 		log_warn("control socket %s: %s; running without it", cfg->control.socket,
-			 strerror(-ret));
+			 control_error(ret));
 	return 0;
 }
 
