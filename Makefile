@@ -81,7 +81,7 @@ $(B)/tests/test_%: $(B)/tests/test_%.o $(TEST_AUX) $(B)/src/libfbripple.a
 # The VM tests link the QEMU harness and need static helper programs for the guest.
 VM_HELPERS = $(B)/tests/vm/fbfill $(B)/tests/vm/evdump \
              $(B)/tests/vm/uinput-dev $(B)/tests/vm/vtstate $(B)/tests/vm/ctlping \
-             $(B)/tests/vm/drmhold $(B)/tests/vm/kioskapp
+             $(B)/tests/vm/drmhold $(B)/tests/vm/kioskapp $(B)/tests/vm/drmapp
 $(VM_TESTS): $(B)/tests/vm/vm.o $(B)/tests/vm/vmcase.o | $(VM_HELPERS)
 $(B)/tests/test_vm_input: $(B)/tests/vm/vm.o | $(VM_HELPERS)
 $(B)/tests/vm/vm.o: ALL_CFLAGS += -DFBVM_SRCDIR='"$(CURDIR)/tests/vm"'
@@ -90,8 +90,9 @@ $(B)/tests/test_vm_systemd $(PKG_TESTS): | deb
 $(B)/tests/test_vm_systemd.o $(PKG_TESTS:=.o): ALL_CFLAGS += -DFBRIPPLE_DEB='"$(abspath $(DEB_OUT))"'
 $(B)/tests/vm/%: tests/vm/%.c
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) -static -o $@ $<
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra $(WERROR) $(HELPER_CFLAGS) -static -o $@ $<
 $(B)/tests/vm/evdump $(B)/tests/vm/kioskapp: tests/vm/evfind.h
+$(B)/tests/vm/drmapp: HELPER_CFLAGS = $(shell $(PKG_CONFIG) --cflags-only-I libdrm)
 
 # The memory test preloads a sampler of the anonymous RSS into the binary it runs.
 $(B)/tests/test_memory: | $(B)/tests/rss_peak.so

@@ -54,8 +54,8 @@ static int write_checker(void)
 	return rc;
 }
 
-/* The kiosk case's helpers beside the shared ones: the app, and the VT state. */
-static char kioskapp[600], vtstate[600];
+/* The kiosk case's helpers beside the shared ones: the apps, and the VT state. */
+static char kioskapp[600], drmapp[600], vtstate[600];
 
 static void find_kiosk_helpers(void)
 {
@@ -66,12 +66,13 @@ static void find_kiosk_helpers(void)
 	if (strrchr(exe, '/'))
 		*strrchr(exe, '/') = 0;
 	snprintf(kioskapp, sizeof(kioskapp), "%s/vm/kioskapp=/bin/kioskapp", exe);
+	snprintf(drmapp, sizeof(drmapp), "%s/vm/drmapp=/bin/drmapp", exe);
 	snprintf(vtstate, sizeof(vtstate), "%s/vm/vtstate=/bin/vtstate", exe);
 }
 
 static int suite_setup(void **state)
 {
-	const char *extra[] = { kioskapp, vtstate, NULL };
+	const char *extra[] = { kioskapp, drmapp, vtstate, NULL };
 	struct vm_suite *s;
 
 	find_kiosk_helpers();
@@ -977,7 +978,27 @@ static void test_beside_a_kiosk_app(void **state)
 		"n=0; until grep -q 'screensaver: shown' /tmp/log2 || [ $n -ge 160 ]; do sleep 0.05;"
 		" n=$((n+1)); done\n"
 		"say \"drm let go: $(ctl2 status | grep -o 'screensaver=[a-z]*')\"\n"
-		"kill $pid; wait $pid; say \"fbripple2 exit $?\"; exec 4>&-; wait\n", NULL);
+		"kill $pid; wait $pid; say \"fbripple2 exit $?\"\n"
+		/* beside a DRM application on tty1 that hands master over on its VT switches, as a
+		 * compositor does: fbripple opens the card first (a user's fbripple must) */
+		"printf 'display = { device = \"/dev/dri/card0\"; vt = 7; };\\nscreensaver = {"
+		" mode = \"idle\"; after = 60; wake = \"command\"; };\\ncontrol = { socket ="
+		" \"/tmp/ctl7\"; };\\n' >/tmp/drm7.conf\n"
+		"ctl7() { /usr/bin/fbripple -c /tmp/drm7.conf --send \"$1\"; }\n"
+		"/usr/bin/fbripple -v -c /tmp/drm7.conf >/tmp/log7 2>&1 4>&- & pid=$!\n"
+		"n=0; until ctl7 status >/dev/null 2>&1 || [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done\n"
+		"/bin/drmapp /dev/tty1 >/tmp/drmapp 2>&1 4>&- & dapp=$!\n"
+		"n=0; until grep -q drawn /tmp/drmapp || [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done\n"
+		"say \"drm app: $(head -1 /tmp/drmapp) $(vt 1)\"; hear cmd\n"
+		"ctl7 show >/dev/null; n=0; until grep -q 'screensaver: shown' /tmp/log7 ||"
+		" [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done; sleep 0.3\n"
+		"say \"drm app shown: $(vt 7) $(tail -1 /tmp/drmapp)\"; hear cmd\n"
+		"ctl7 hide >/dev/null; n=0; until grep -q 'screensaver: hidden' /tmp/log7 ||"
+		" [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done; sleep 0.3\n"
+		"say \"drm app hidden: $(vt 1) $(tail -1 /tmp/drmapp)\"; hear cmd\n"
+		"grep -E 'warn|error' /tmp/log7 | while read -r l; do say \"log7 $l\"; done\n"
+		"kill $pid; wait $pid; say \"fbripple7 exit $?\"; kill $dapp; wait $dapp\n"
+		"exec 4>&-; wait\n", NULL);
 
 	vm_case_expect(s, "app drawn 640x480 active=1", 40000);
 	expect_app_picture(s, "before fbripple");
@@ -1061,6 +1082,13 @@ static void test_beside_a_kiosk_app(void **state)
 		       "process is its DRM master; staying hidden until the next idle spell", 5000);
 	vm_case_expect(s, "drm let go: screensaver=shown", 20000);
 	vm_case_expect(s, "fbripple2 exit 0", 15000);
+	/* DRM beside a DRM application: its picture while hidden; shown, it has let master go
+	 * for fbripple's water on tty7; hidden, it has master back first try and shows its own
+	 * buffer again on tty1 (a compositor that found the card still held could not) */
+	expect_step(s, "drm app: drawn 640x480 active=1", "a DRM app on tty1, fbripple hidden");
+	expect_step(s, "drm app shown: active=7 released", NULL);
+	expect_step(s, "drm app hidden: active=1 acquired", "hidden beside a DRM app, tty1 in front");
+	vm_case_expect(s, "fbripple7 exit 0", 15000);
 	vm_case_expect_exit(s, 0);
 }
 

@@ -936,6 +936,8 @@ void screen_hide(struct screen *s, const struct config *cfg)
 		put_back_frame(s);
 	image_free(&s->app_frame);
 	vt_keep_frame(&s->vt, -1);	/* the app draws again: a frame kept would be stale */
-	give_vt_back(s);
+	/* the display let go before the switch: an application that takes DRM master back as its
+	 * VT returns (a Wayland compositor, through logind) must find nobody holding it */
 	screen_stand_by(s);
+	give_vt_back(s);
 }
