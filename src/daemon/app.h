@@ -150,6 +150,11 @@ static inline void app_warn_config(void *ctx, const char *msg)
 }
 
 /* screen.c */
+struct screen_pictures {
+	struct image splash;
+	struct walls walls;
+};
+
 void screen_init(struct screen *s);
 void screen_open_console(struct screen *s, int vt);
 int screen_open(struct screen *s, const struct display_request *req);
@@ -157,8 +162,11 @@ int screen_setup(struct screen *s, const struct config *cfg);
 void screen_apply_look(struct screen *s, const struct config *cfg);
 /* display.threads: a pool of that many threads unless it has them already. */
 void screen_start_threads(struct screen *s, const struct config *cfg);
+/* pictures: the splash and walls a reload made off the loop for the screen it expected; taken
+ * (and left empty) when the new screen has the splash's size, else made again here. */
 int screen_reopen(struct screen *s, const struct display_request *req,
-		  const struct config *cfg, char *err, size_t len);
+		  const struct config *cfg, struct screen_pictures *pictures, char *err,
+		  size_t len);
 int screen_regrid(struct screen *s, const struct config *cfg, char *err, size_t len);
 int screen_load_splash(const struct config *cfg, int width, int height, struct image *out,
 		       char *err, size_t len);

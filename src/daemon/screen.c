@@ -341,8 +341,27 @@ static void remake_free(struct remake *m)
 		display_close(&m->display, false);
 }
 
+/* The pictures for m's screen: the ones made off the loop when they fit it, else made here. */
+static int remake_pictures(struct remake *m, const struct config *cfg,
+			   struct screen_pictures *made, char *why, size_t len)
+{
+	int w = m->render.width, h = m->render.height, ret;
+
+	if (made && made->splash.pixels && made->splash.width == w && made->splash.height == h) {
+		m->splash = made->splash;
+		m->walls = made->walls;
+		*made = (struct screen_pictures){ 0 };
+		return 0;
+	}
+	/* a picture that cannot be made refuses the reload, as where the worker makes it */
+	ret = screen_load_splash(cfg, w, h, &m->splash, why, len);
+	if (ret == 0)
+		ret = walls_load(&m->walls, cfg->water.obstacles, cfg->splash.scale, w, h, why, len);
+	return ret;
+}
+
 static int remake(struct screen *s, struct remake *m, const struct display_request *req,
-		  const struct config *cfg, char *why, size_t len)
+		  const struct config *cfg, struct screen_pictures *made, char *why, size_t len)
 {
 	const struct display *d = req ? &m->display : &s->display;
 	int cell, ret = 0;
@@ -366,13 +385,8 @@ static int remake(struct screen *s, struct remake *m, const struct display_reque
 		ret = water_open(&m->water, config_water_engine(cfg), m->render.width, m->render.height,
 				 cell, &tuning);
 	}
-	/* a picture that cannot be made refuses the reload, as where the worker makes it */
 	if (ret == 0)
-		ret = screen_load_splash(cfg, m->render.width, m->render.height, &m->splash, why,
-					 len);
-	if (ret == 0)
-		ret = walls_load(&m->walls, cfg->water.obstacles, cfg->splash.scale,
-				 m->render.width, m->render.height, why, len);
+		ret = remake_pictures(m, cfg, made, why, len);
 	if (ret == 0 && m->new_grid)
 		ret = walls_apply(&m->walls, &m->water);
 	return ret;
@@ -384,11 +398,12 @@ static void guard_app_frame(struct screen *s);
  * completely before the old one goes, so a failure leaves everything as it was. The waves
  * survive unless the grid changes; then the water starts calm, the splash on screen all along. */
 int screen_reopen(struct screen *s, const struct display_request *req,
-		  const struct config *cfg, char *err, size_t len)
+		  const struct config *cfg, struct screen_pictures *pictures, char *err,
+		  size_t len)
 {
 	struct remake m = { 0 };
 	char why[512] = "";
-	int ret = remake(s, &m, req, cfg, why, sizeof(why));
+	int ret = remake(s, &m, req, cfg, pictures, why, sizeof(why));
 
 	if (ret < 0) {
 		bool opened = m.new_display;

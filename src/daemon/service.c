@@ -38,7 +38,8 @@ static bool new_display(const struct app *app, const struct config *cfg)
 
 /* The display cfg names (a new device, output, mode, rotation or cell), opened anew only when
  * it is another; the same DRM card is set up again on the descriptor that holds it. */
-static int reopen_screen(struct app *app, const struct config *cfg, char *err, size_t len)
+static int reopen_screen(struct app *app, const struct config *cfg, struct screen_pictures *made,
+			 char *err, size_t len)
 {
 	struct display_request req = { .device = cfg->display.device,
 				       .buffering = cfg->display.double_buffer,
@@ -57,14 +58,14 @@ static int reopen_screen(struct app *app, const struct config *cfg, char *err, s
 					     : "another VT is in front");
 		return -EBUSY;
 	}
-	return screen_reopen(&app->screen, open ? &req : NULL, cfg, err, len);
+	return screen_reopen(&app->screen, open ? &req : NULL, cfg, made, err, len);
 }
 
 /* Applies what changed and clears from *changes what it could not; on an error err says why
- * and nothing changed. splash: the new picture, made for the screen as it is, when the picture
- * changed and neither the display nor the grid did; walls the same for the walls. */
+ * and nothing changed. made: the pictures made off the loop, for the screen as it is when
+ * the picture or the walls changed, for the one expected when the display did. */
 static int apply_config(struct app *app, const struct config *new, unsigned *changes,
-			const struct image *splash, struct walls *walls, char *err, size_t len)
+			struct screen_pictures *made, char *err, size_t len)
 {
 	struct config adopted = *new, *cfg = &adopted;
 	struct service *sv = &app->service;
@@ -78,13 +79,13 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 	}
 
 	if (*changes & RELOAD_DISPLAY)
-		ret = reopen_screen(app, cfg, err, len);
+		ret = reopen_screen(app, cfg, made, err, len);
 	else if (*changes & RELOAD_GRID)
 		ret = screen_regrid(screen, cfg, err, len);
 	if (ret == 0 && !(*changes & RELOAD_DISPLAY) && (*changes & RELOAD_SPLASH))
-		ret = screen_reload_splash(screen, splash, err, len);
+		ret = screen_reload_splash(screen, &made->splash, err, len);
 	if (ret == 0 && !(*changes & RELOAD_DISPLAY) && (*changes & RELOAD_WALLS))
-		ret = screen_reload_walls(screen, walls, err, len);
+		ret = screen_reload_walls(screen, &made->walls, err, len);
 	if (ret < 0)
 		return ret;
 	if (*changes & (RELOAD_DISPLAY | RELOAD_SPLASH))
@@ -125,26 +126,34 @@ struct reload_job {
 	struct config cfg;
 	struct reload_file_id splash_id, walls_id;
 	unsigned changes;
-	int width, height;		/* of the picture to make */
-	struct image splash;
-	struct walls walls;
+	int width, height;		/* of the pictures to make */
+	struct screen_pictures made;
 	int ret;
 	char err[512];
 	int nwaiting;
 	struct control_ticket waiting[CONTROL_CLIENTS];
 };
 
-/* On the worker's thread: the picture, decoded and scaled, while the loop draws on. */
+/* On the worker's thread: the pictures, decoded and scaled, while the loop draws on; both
+ * for a new display, which needs them at its size. */
 static void reload_run(struct worker_job *job)
 {
 	struct reload_job *r = (struct reload_job *)job;
+	bool display = r->changes & RELOAD_DISPLAY;
 
-	if (r->changes & RELOAD_SPLASH)
-		r->ret = screen_load_splash(&r->cfg, r->width, r->height, &r->splash, r->err,
+	if (display || (r->changes & RELOAD_SPLASH))
+		r->ret = screen_load_splash(&r->cfg, r->width, r->height, &r->made.splash, r->err,
 					    sizeof(r->err));
-	if (r->ret == 0 && (r->changes & RELOAD_WALLS))
-		r->ret = walls_load(&r->walls, r->cfg.water.obstacles, r->cfg.splash.scale,
+	if (r->ret == 0 && (display || (r->changes & RELOAD_WALLS)))
+		r->ret = walls_load(&r->made.walls, r->cfg.water.obstacles, r->cfg.splash.scale,
 				    r->width, r->height, r->err, sizeof(r->err));
+}
+
+static void reload_free(struct reload_job *r)
+{
+	image_free(&r->made.splash);
+	walls_free(&r->made.walls);
+	free(r);
 }
 
 /* Applies what the job read, says so (log, systemd, each waiting client, reply), frees it. */
@@ -154,8 +163,7 @@ static void reload_finish(struct reload_job *r, char *reply, size_t len)
 	char what[256], text[CONTROL_REPLY_MAX];
 
 	if (r->ret == 0)
-		r->ret = apply_config(app, &r->cfg, &r->changes, &r->splash, &r->walls, r->err,
-				      sizeof(r->err));
+		r->ret = apply_config(app, &r->cfg, &r->changes, &r->made, r->err, sizeof(r->err));
 	if (r->ret < 0) {
 		log_error("reload refused, the running configuration stays: %s", r->err);
 		notify_sendf("READY=1\nSTATUS=reload refused: %s", r->err);
@@ -172,9 +180,7 @@ static void reload_finish(struct reload_job *r, char *reply, size_t len)
 		control_answer(&app->service.control, r->waiting[i], text);
 	if (reply)
 		snprintf(reply, len, "%s", text);
-	image_free(&r->splash);
-	walls_free(&r->walls);
-	free(r);
+	reload_free(r);
 }
 
 static int reload_begin(struct app *app, const struct control_ticket *waiting, int nwaiting,
@@ -189,9 +195,7 @@ static void reload_done(struct worker_job *job)
 	int n = sv->reload_nwaiting;
 
 	if (job->cancelled) {
-		image_free(&r->splash);
-		walls_free(&r->walls);
-		free(r);
+		reload_free(r);
 		return;
 	}
 	struct app *app = r->app;
@@ -214,6 +218,17 @@ static bool walls_changed(const struct app *app, const struct reload_job *r)
 	return strcmp(path, app->cfg.water.obstacles) ||
 	       memcmp(&r->walls_id, &app->service.walls_id, sizeof(r->walls_id)) ||
 	       (path[0] && r->cfg.splash.scale != app->cfg.splash.scale);
+}
+
+/* The screen's size once cfg is applied, as far as it can be told before: turned by a new
+ * rotation; a new mode or device may differ (then its pictures are made again on the loop). */
+static void expected_size(const struct app *app, const struct config *cfg, int *width,
+			  int *height)
+{
+	bool turned = (cfg->display.rotate - app->cfg.display.rotate) % 180 != 0;
+
+	*width = turned ? app->screen.render.height : app->screen.render.width;
+	*height = turned ? app->screen.render.width : app->screen.render.height;
 }
 
 /* Reads the file and starts applying it: CONTROL_LATER while a worker makes the new picture
@@ -249,10 +264,8 @@ static int reload_begin(struct app *app, const struct control_ticket *waiting, i
 		reload_file_id(r->cfg.water.obstacles, &r->walls_id);
 		r->changes |= walls_changed(app, r) ? RELOAD_WALLS : 0;
 	}
-	if (r->ret == 0 && (r->changes & (RELOAD_SPLASH | RELOAD_WALLS)) &&
-	    !(r->changes & RELOAD_DISPLAY)) {
-		r->width = app->screen.render.width;
-		r->height = app->screen.render.height;
+	if (r->ret == 0 && (r->changes & (RELOAD_SPLASH | RELOAD_WALLS | RELOAD_DISPLAY))) {
+		expected_size(app, &r->cfg, &r->width, &r->height);
 		if (worker_start(&app->service.reloads, &r->job) == 0)
 			return CONTROL_LATER;
 		reload_run(&r->job);	/* no thread to be had: make it here */
