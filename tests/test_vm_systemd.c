@@ -147,6 +147,17 @@ static const char script[] =
 	"echo 'tap 500 400' >&4\n"
 	"waitfor '[ \"$(ss)\" = screensaver=hidden ]' 10; sleep 0.3\n"
 	"say \"kiosk tapped $(ss) $(front) count=$(count) ms=$((($(mono) - t0) / 1000))\"\n"
+	"hear kioskdrm\n"
+	/* a DRM application on tty1 instead, started after the unit: the unit's descriptor was the
+	 * card's first master, so it takes master back without CAP_SYS_ADMIN when shown */
+	"kill $app; wait $app; $H/drmapp /dev/tty1 >/tmp/drmapp 2>&1 & app=$!\n"
+	"waitfor 'grep -q drawn /tmp/drmapp' 10\n"
+	"fbripple --send show >/dev/null; waitfor '[ \"$(ss)\" = screensaver=shown ]' 10\n"
+	"fbripple --send 'drop 320 240' >/dev/null; sleep 0.3\n"
+	"say \"kiosk drm shown $(ss) $(front) $(tail -n 1 /tmp/drmapp)\"\n"
+	"hear kioskdrmhide\n"
+	"fbripple --send hide >/dev/null; waitfor '[ \"$(ss)\" = screensaver=hidden ]' 10; sleep 0.3\n"
+	"say \"kiosk drm hidden $(ss) $(front) $(tail -n 1 /tmp/drmapp)\"\n"
 	"hear kiosknodropin\n"
 	/* each line of the drop-in is needed: without it, or with one half, shown by command, the
 	 * unit cannot take tty7 and says why */
@@ -631,6 +642,18 @@ static void check_kiosk(struct vm_suite *s, struct failures *f)
 		   "kiosk tapped screensaver=hidden active=1 count=1 ",
 		   "kiosk, hidden by a tap that did not reach the app, tty1 in front", buf,
 		   sizeof(buf));
+	/* beside a DRM application: it hands master over on its VT switches, and takes it back
+	 * at the hide at its first try (fbripple lets the card go before switching back) */
+	send(s, "kioskdrm");
+	line(s, "kiosk drm shown ", buf, sizeof(buf));
+	check(f, strstr(buf, "kiosk drm shown screensaver=shown active=7 released") != NULL,
+	      "beside a DRM app, not shown on tty7 with the app's master released: %s", buf);
+	check(f, !app_picture_within(s, 0, "beside a DRM app, shown, a stone dropped"),
+	      "beside a DRM app, shown, the screen is still the app's picture: no water");
+	kiosk_step(s, f, "kioskdrmhide", "kiosk drm hidden ",
+		   "kiosk drm hidden screensaver=hidden active=1 acquired",
+		   "beside a DRM app, hidden, tty1 in front with the app's master back", buf,
+		   sizeof(buf));
 	send(s, "kiosknodropin");
 	line(s, "kiosk only-none ", buf, sizeof(buf));
 	check(f, strstr(buf, "screensaver=shown active=1 VT_7:_Permission_denied;_drawing_on_the_"
@@ -734,8 +757,8 @@ static void test_systemd_unit(void **state)
 
 static int suite_setup(void **state)
 {
-	static char vtstate[600], kioskapp[600];
-	const char *extra[] = { vtstate, kioskapp, NULL };
+	static char vtstate[600], kioskapp[600], drmapp[600];
+	const char *extra[] = { vtstate, kioskapp, drmapp, NULL };
 	char exe[400];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
@@ -745,6 +768,7 @@ static int suite_setup(void **state)
 	*strrchr(exe, '/') = '\0';
 	snprintf(vtstate, sizeof(vtstate), "%s/vm/vtstate", exe);
 	snprintf(kioskapp, sizeof(kioskapp), "%s/vm/kioskapp", exe);
+	snprintf(drmapp, sizeof(drmapp), "%s/vm/drmapp", exe);
 	return vm_suite_setup(state, extra);
 }
 

@@ -9,7 +9,7 @@ while [ ! -b /dev/vda ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
 mkdir -p /newroot
 mount -t ext4 /dev/vda /newroot || { echo "fbvm: cannot mount /dev/vda"; poweroff -f; }
 mkdir -p /newroot/fbvm/bin
-for h in fbfill evdump uinput-dev vtstate kioskapp; do [ -f /bin/$h ] && cp /bin/$h /newroot/fbvm/bin/; done
+for h in fbfill evdump uinput-dev vtstate kioskapp drmapp; do [ -f /bin/$h ] && cp /bin/$h /newroot/fbvm/bin/; done
 cp /case.sh /newroot/fbvm/case.sh
 cp /lib/fbvm.sh /newroot/fbvm/fbvm.sh
 cp /lib/fbvm-run.sh /newroot/fbvm/run.sh
