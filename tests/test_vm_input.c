@@ -365,8 +365,6 @@ static void test_rotated_display(void **state)
 	expect_exit(s);
 }
 
-/* A panel unplugged in the middle of a stroke: its contact ends, fbripple keeps running and
- * takes a panel plugged in afterwards. */
 /* input.grab holds the panel only while fbripple's VT is in front: on another VT, other
  * programs get the touches (an EVIOCGRAB elsewhere would keep every event from them). */
 static void test_grab_follows_the_vt(void **state)
@@ -389,6 +387,8 @@ static void test_grab_follows_the_vt(void **state)
 	expect_exit(s);
 }
 
+/* A panel unplugged in the middle of a stroke: its contact ends, fbripple keeps running and
+ * takes a panel plugged in afterwards, also when /dev/input went with the old one's node. */
 static void test_unplug_mid_stroke(void **state)
 {
 	struct vm_suite *s = vm_case_begin(state);
@@ -404,6 +404,8 @@ static void test_unplug_mid_stroke(void **state)
 		"grep -qE '\"fbvm panel\" (went away|unplugged)' /tmp/log && say closed\n"
 		"kill -0 $pid && say alive\n"
 		"say \"after $(/usr/bin/fbripple --send status)\"\n"
+		/* the directory goes too, as devtmpfs removes it with its last node */
+		"rm -rf /dev/input\n"
 		"mkdev mt 'fbvm panel 2' 0 639 0 479\n"
 		"waitlog 'fbvm panel 2' && echo 'tap 400 300' >&4; waitlog 'down at 400,300' && say tapped\n"
 		"finish\n", NULL);

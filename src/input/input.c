@@ -499,6 +499,17 @@ static void inotify_event(struct input *in, const struct inotify_event *e)
 {
 	char path[INPUT_PATH_MAX];
 
+	if (e->mask & IN_Q_OVERFLOW) {	/* events lost: what came meanwhile is found by a look */
+		scan(scan_add, in);
+		return;
+	}
+	if (e->wd == in->dir_wd && (e->mask & IN_IGNORED)) {
+		/* /dev/input went (devtmpfs removes it with its last node): wait for it anew */
+		in->dir_wd = -1;
+		if (watch_dir(in) == 0 && in->dir_wd >= 0)
+			scan(scan_add, in);
+		return;
+	}
 	if (e->wd != in->dir_wd) {
 		if ((e->mask & IN_CREATE) && strcmp(e->name, "input") == 0 && watch_dir(in) == 0 &&
 		    in->dir_wd >= 0)
