@@ -478,6 +478,29 @@ static void test_reload_splash(void **state)
 	stop(d);
 }
 
+/* Started with a splash and walls that cannot be read (the built-in splash, no walls, as at
+ * any start), a reload that changes only the display takes them as they run: it is not
+ * refused for files it did not change. */
+static void test_reload_display_with_pictures_fallen_back(void **state)
+{
+	struct daemon *d = *state;
+	char text[512], reply[CONTROL_REPLY_MAX];
+
+	snprintf(text, sizeof(text), "splash = { image = \"%s/gone.png\"; };\n"
+		 "water = { obstacles = \"%s/gone-too.png\"; };", d->dir, d->dir);
+	write_conf(d, text);
+	start(d, NULL);
+	assert_true(log_has(d, "using the built-in splash"));
+	assert_true(log_has(d, "running without walls"));
+	snprintf(text, sizeof(text), "splash = { image = \"%s/gone.png\"; };\n"
+		 "water = { obstacles = \"%s/gone-too.png\"; };\ndisplay = { rotate = 180; };",
+		 d->dir, d->dir);
+	write_conf(d, text);
+	send_cmd(d, "reload", reply, sizeof(reply));
+	assert_string_equal(reply, "ok changed display");
+	stop(d);
+}
+
 static void test_reload_invalid(void **state)
 {
 	struct daemon *d = *state;
@@ -863,7 +886,7 @@ static void test_reload_walls(void **state)
 	if (strncmp(reply, want, strlen(want)))
 		fail_msg("reload: \"%s\", expected \"%s...\"", reply, want);
 	assert_true(log_has(d, "reload refused, the running configuration stays: obstacles"));
-	/* the same with a new display, where the mask is made on the loop like the splash */
+	/* the same with a new display, where the mask is made for the screen it will be */
 	snprintf(text, sizeof(text), "splash = { image = \"%s\"; };\nwater = { light = 2.0; "
 		 "damping_shift = 8; obstacles = \"%s\"; };\ndisplay = { rotate = 180; };", png, bad);
 	write_conf(d, text);
@@ -2153,6 +2176,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unit_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notify_protocol, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_splash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_display_with_pictures_fallen_back, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_reload_invalid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sighup_storm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_control_socket, setup, teardown),

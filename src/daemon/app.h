@@ -153,6 +153,8 @@ static inline void app_warn_config(void *ctx, const char *msg)
 struct screen_pictures {
 	struct image splash;
 	struct walls walls;
+	bool new_splash, new_walls;	/* the reload changed them: one that cannot be made
+					 * refuses it; else it falls back as at start */
 };
 
 void screen_init(struct screen *s);
@@ -170,6 +172,10 @@ int screen_reopen(struct screen *s, const struct display_request *req,
 int screen_regrid(struct screen *s, const struct config *cfg, char *err, size_t len);
 int screen_load_splash(const struct config *cfg, int width, int height, struct image *out,
 		       char *err, size_t len);
+/* The splash and the walls for a screen of width x height, into p (whose new_* say how to
+ * take a failure); touches nothing else, so a worker thread may run it. 0 or -errno. */
+int screen_make_pictures(const struct config *cfg, int width, int height,
+			 struct screen_pictures *p, char *err, size_t len);
 int screen_reload_splash(struct screen *s, const struct image *splash, char *err, size_t len);
 int screen_reload_walls(struct screen *s, struct walls *walls, char *err, size_t len);
 void screen_drop(struct screen *s, int x, int y, int size, int weight);

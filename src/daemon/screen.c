@@ -346,18 +346,20 @@ static int remake_pictures(struct remake *m, const struct config *cfg,
 			   struct screen_pictures *made, char *why, size_t len)
 {
 	int w = m->render.width, h = m->render.height, ret;
+	struct screen_pictures here = { .new_splash = made->new_splash,
+					.new_walls = made->new_walls };
 
-	if (made && made->splash.pixels && made->splash.width == w && made->splash.height == h) {
-		m->splash = made->splash;
-		m->walls = made->walls;
-		*made = (struct screen_pictures){ 0 };
-		return 0;
+	if (!made->splash.pixels || made->splash.width != w || made->splash.height != h) {
+		ret = screen_make_pictures(cfg, w, h, &here, why, len);
+		if (ret < 0)
+			return ret;
+		made = &here;
 	}
-	/* a picture that cannot be made refuses the reload, as where the worker makes it */
-	ret = screen_load_splash(cfg, w, h, &m->splash, why, len);
-	if (ret == 0)
-		ret = walls_load(&m->walls, cfg->water.obstacles, cfg->splash.scale, w, h, why, len);
-	return ret;
+	m->splash = made->splash;
+	m->walls = made->walls;
+	made->splash = (struct image){ 0 };
+	made->walls = (struct walls){ 0 };
+	return 0;
 }
 
 static int remake(struct screen *s, struct remake *m, const struct display_request *req,
@@ -493,6 +495,23 @@ int screen_load_splash(const struct config *cfg, int width, int height, struct i
 
 	if (ret < 0)
 		snprintf(err, len, "splash %.200s: %.200s", cfg->splash.image, why);
+	return ret;
+}
+
+int screen_make_pictures(const struct config *cfg, int width, int height,
+			 struct screen_pictures *p, char *err, size_t len)
+{
+	int ret = p->new_splash ? screen_load_splash(cfg, width, height, &p->splash, err, len)
+				: make_splash(cfg, width, height, &p->splash);
+
+	if (ret < 0)
+		return ret;
+	ret = walls_load(&p->walls, cfg->water.obstacles, cfg->splash.scale, width, height, err,
+			 len);
+	if (ret < 0 && ret != -ENOMEM && !p->new_walls) {
+		log_warn("%s; running without walls", err);
+		return 0;
+	}
 	return ret;
 }
 

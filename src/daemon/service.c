@@ -139,12 +139,16 @@ struct reload_job {
 static void reload_run(struct worker_job *job)
 {
 	struct reload_job *r = (struct reload_job *)job;
-	bool display = r->changes & RELOAD_DISPLAY;
 
-	if (display || (r->changes & RELOAD_SPLASH))
+	if (r->changes & RELOAD_DISPLAY) {
+		r->ret = screen_make_pictures(&r->cfg, r->width, r->height, &r->made, r->err,
+					      sizeof(r->err));
+		return;
+	}
+	if (r->changes & RELOAD_SPLASH)
 		r->ret = screen_load_splash(&r->cfg, r->width, r->height, &r->made.splash, r->err,
 					    sizeof(r->err));
-	if (r->ret == 0 && (display || (r->changes & RELOAD_WALLS)))
+	if (r->ret == 0 && (r->changes & RELOAD_WALLS))
 		r->ret = walls_load(&r->made.walls, r->cfg.water.obstacles, r->cfg.splash.scale,
 				    r->width, r->height, r->err, sizeof(r->err));
 }
@@ -265,6 +269,8 @@ static int reload_begin(struct app *app, const struct control_ticket *waiting, i
 		r->changes |= walls_changed(app, r) ? RELOAD_WALLS : 0;
 	}
 	if (r->ret == 0 && (r->changes & (RELOAD_SPLASH | RELOAD_WALLS | RELOAD_DISPLAY))) {
+		r->made.new_splash = r->changes & RELOAD_SPLASH;
+		r->made.new_walls = r->changes & RELOAD_WALLS;
 		expected_size(app, &r->cfg, &r->width, &r->height);
 		if (worker_start(&app->service.reloads, &r->job) == 0)
 			return CONTROL_LATER;
