@@ -4,6 +4,7 @@
 #include <linux/kd.h>
 #include <linux/major.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -267,9 +268,19 @@ void vt_restore(struct vt *vt)
 	vt->taken = false;
 }
 
-/* Only async-signal-safe calls: plain stores, ioctl, signal, raise. */
+/* The signals of a crash: faults, abort, and seccomp's kill (a unit's SystemCallFilter). */
+static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT };
+
+/* Set by the first thread in on_crash: threads that fault meanwhile wait for its end. */
+static atomic_flag crashing = ATOMIC_FLAG_INIT;
+
+/* Only async-signal-safe calls: plain stores, ioctl, signal, raise. Every fatal signal is
+ * blocked while it runs, so a fault within it ends the process at once. */
 static void on_crash(int sig)
 {
+	if (atomic_flag_test_and_set(&crashing))
+		for (;;)
+			pause();
 	/* beside an application its frame is on screen, or ours over it: no black either way */
 	display_crash_restore(!crash.away && crash.back_to <= 0);
 	/* beside an application the guard hands its VT back once we are gone: text mode here,
@@ -287,12 +298,13 @@ void vt_set_away(bool away)
 
 int vt_guard_crashes(const struct vt *vt)
 {
-	static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
-	struct sigaction sa = { .sa_handler = on_crash, .sa_flags = SA_RESETHAND };
+	struct sigaction sa = { .sa_handler = on_crash };
 
 	crash.vt_fd = vt->taken ? vt->fd : -1;
 	crash.back_to = vt->taken ? vt->back_to : 0;
 	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		sigaddset(&sa.sa_mask, fatal[i]);
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 		if (sigaction(fatal[i], &sa, NULL) < 0)
 			return -errno;

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/thread.h"
+
 /* ---- the built-in splash ----------------------------------------------------------------- */
 
 static uint32_t hash2(int x, int y)
@@ -405,7 +407,7 @@ static void floor_draw(const struct splash *sp, const struct splash_axis *ax,
 		band[i] = (struct floor_band){ sp, ax, ay, fc, px, (int)((long)sp->h * i / n),
 					       (int)((long)sp->h * (i + 1) / n) };
 		if (i > 0)
-			started[i] = pthread_create(&tid[i], NULL, floor_band, &band[i]) == 0;
+			started[i] = thread_start(&tid[i], floor_band, &band[i]) == 0;
 	}
 	floor_band(&band[0]);
 	for (int i = 1; i < n; i++) {
