@@ -595,6 +595,47 @@ static void test_a_watcher_is_never_evicted(void **state)
 	tu_rmtree(dir);
 }
 
+/* A process whose connections all watch is not shut out: its next connection takes the slot of
+ * its oldest watcher, and the others watch on. */
+static void test_a_process_of_watchers_still_gets_in(void **state)
+{
+	char *dir = tu_tmpdir(), line[96];
+	const char *path = tu_path(dir, "control");
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fds[CONTROL_PER_PEER + 1];
+	struct control c;
+	struct loop loop;
+
+	(void)state;
+	assert_int_equal(loop_init(&loop), 0);
+	control_init(&c, &loop, no_exec, NULL);
+	assert_int_equal(control_listen(&c, path), 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	for (int i = 0; i <= CONTROL_PER_PEER; i++) {
+		fds[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		assert_int_equal(connect(fds[i], (struct sockaddr *)&addr, sizeof(addr)), 0);
+		if (i == CONTROL_PER_PEER)
+			break;
+		assert_int_equal(send(fds[i], "watch\n", 6, 0), 6);
+		client_line_of(&loop, fds[i], line, sizeof(line));
+		assert_string_equal(line, "ok watching");
+	}
+	assert_int_equal(send(fds[CONTROL_PER_PEER], "status\n", 7, 0), 7);
+	client_line_of(&loop, fds[CONTROL_PER_PEER], line, sizeof(line));
+	assert_string_equal(line, "ok");
+	assert_int_equal(recv(fds[0], line, sizeof(line), 0), 0);	/* the oldest: closed */
+	control_broadcast(&c, "event shown");
+	for (int i = 1; i < CONTROL_PER_PEER; i++) {
+		client_line_of(&loop, fds[i], line, sizeof(line));
+		assert_string_equal(line, "event shown");
+	}
+	for (int i = 0; i <= CONTROL_PER_PEER; i++)
+		close(fds[i]);
+	control_close(&c);
+	loop_free(&loop);
+	tu_rmtree(dir);
+}
+
 static void solid(struct image *img, uint32_t rgb)
 {
 	img->width = 16;
@@ -673,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_watch_drops_a_client_that_does_not_read),
 		cmocka_unit_test(test_watchers_are_few),
 		cmocka_unit_test(test_a_watcher_is_never_evicted),
+		cmocka_unit_test(test_a_process_of_watchers_still_gets_in),
 		cmocka_unit_test(test_shot_write),
 	};
 

@@ -539,14 +539,32 @@ static struct control_client *free_slot(struct control *c)
 	return NULL;
 }
 
-/* The slot for a newcomer from pid: its own oldest when it holds CONTROL_PER_PEER already, else
- * a free one, else a victim's. NULL: the newcomer is refused. */
+/* The oldest of pid's watchers, or NULL. */
+static struct control_client *oldest_watcher(struct control *c, pid_t pid)
+{
+	struct control_client *oldest = NULL;
+
+	for (int i = 0; i < CONTROL_CLIENTS; i++) {
+		struct control_client *cl = &c->clients[i];
+
+		if (cl->src.fd >= 0 && cl->pid == pid && cl->watching && !cl->waiting &&
+		    (!oldest || cl->active < oldest->active))
+			oldest = cl;
+	}
+	return oldest;
+}
+
+/* The slot for a newcomer from pid: its own oldest when it holds CONTROL_PER_PEER already (a
+ * watcher only when all it holds watch or wait, so that its watchers cannot shut it out),
+ * else a free one, else a victim's. NULL: the newcomer is refused. */
 static struct control_client *slot_for(struct control *c, pid_t pid, int64_t now)
 {
 	struct control_client *cl;
 
-	if (peer_count(c, pid) >= CONTROL_PER_PEER)
-		return pick_victim(c, pid, true, now);
+	if (peer_count(c, pid) >= CONTROL_PER_PEER) {
+		cl = pick_victim(c, pid, true, now);
+		return cl ? cl : oldest_watcher(c, pid);
+	}
 	cl = free_slot(c);
 	return cl ? cl : pick_victim(c, pid, false, now);
 }
