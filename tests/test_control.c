@@ -381,7 +381,8 @@ static void test_listen_refuses_a_live_socket(void **state)
 }
 
 /* The socket goes only where nobody else can replace it: a directory that group or others may
- * write (without the sticky bit), or another user's, is refused, and nothing is made there. */
+ * write (without the sticky bit), or another user's, is refused, and nothing is made there;
+ * so is one under such a directory. */
 static void test_listen_refuses_a_directory_others_may_write(void **state)
 {
 	static const struct {
@@ -390,6 +391,7 @@ static void test_listen_refuses_a_directory_others_may_write(void **state)
 	} modes[] = { { 0777, -EPERM }, { 0770, -EPERM }, { 01777, 0 }, { 0755, 0 } };
 	char *dir = tu_tmpdir();
 	const char *path = tu_path(dir, "control");
+	char sub[300], inner[320];
 	struct control c;
 	struct loop loop;
 	struct stat st;
@@ -414,6 +416,16 @@ static void test_listen_refuses_a_directory_others_may_write(void **state)
 	control_init(&c, &loop, no_exec, NULL);
 	assert_int_equal(control_listen(&c, "/nonexistent/a/control"), -ENOENT);
 	control_close(&c);
+	/* a safe directory under one that others may write: they could swap the whole of it */
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(inner, sizeof(inner), "%s/control", sub);
+	for (int open = 0; open < 2; open++) {
+		assert_int_equal(chmod(dir, open ? 0755 : 0777), 0);
+		control_init(&c, &loop, no_exec, NULL);
+		assert_int_equal(control_listen(&c, inner), open ? 0 : -EPERM);
+		control_close(&c);
+	}
 	if (geteuid() == 0) {	/* another user's directory */
 		assert_int_equal(chown(dir, 1000, 1000), 0);
 		control_init(&c, &loop, no_exec, NULL);

@@ -2,6 +2,7 @@
 #include "control.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -748,28 +749,53 @@ static bool socket_alive(const struct sockaddr_un *addr)
 	return alive;
 }
 
-/*
- * 0 when nobody but us (or root) can replace what is at path in its directory: its owner is
- * one of them, and nobody else may write to it, or only under the sticky bit, which keeps
- * others' hands off our entries. Else (-EPERM) the socket could be swapped for a link between
- * the bind and the chmod (which follows it) or before the unlink at exit.
- */
-static int check_parent(const char *path)
+/* 0 when nobody but us (or root) can replace an entry of directory dir: its owner is one of
+ * them, and nobody else may write to it, or only under the sticky bit, which keeps others'
+ * hands off our entries; else -EPERM, or -errno. */
+static int check_dir(const char *dir)
 {
-	char dir[sizeof(((struct control *)0)->path)];
-	const char *slash = strrchr(path, '/');
 	struct stat st;
 
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
 	if (stat(dir, &st) < 0)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
 	return (st.st_uid == geteuid() || st.st_uid == 0) &&
 	       (!(st.st_mode & (S_IWGRP | S_IWOTH)) || (st.st_mode & S_ISVTX)) ? 0 : -EPERM;
+}
+
+/* check_dir of dir and of every directory above it in its name (dir is cut short). */
+static int check_dirs(char *dir)
+{
+	for (;;) {
+		char *slash = strrchr(dir, '/');
+		int ret = check_dir(dir);
+
+		if (ret < 0 || !slash || dir[1] == '\0')
+			return ret;
+		slash[slash == dir] = '\0';	/* "/a" goes on to "/" */
+	}
+}
+
+/*
+ * 0 when nobody but us (or root) can replace the socket at path, nor any directory on its way,
+ * as named and as resolved; else -EPERM (or -errno): the socket could be swapped for a link
+ * between the bind and the chmod (which follows it) or before the unlink at exit.
+ */
+static int check_parent(const char *path)
+{
+	char dir[sizeof(((struct control *)0)->path)], real[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int ret;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (!realpath(dir, real))
+		return -errno;
+	ret = check_dirs(dir);
+	return ret < 0 ? ret : check_dirs(real);
 }
 
 const char *control_error(int ret)
