@@ -153,10 +153,12 @@ static const char script[] =
 	"kill $app; wait $app; $H/drmapp /dev/tty1 >/tmp/drmapp 2>&1 & app=$!\n"
 	"waitfor 'grep -q drawn /tmp/drmapp' 10\n"
 	"fbripple --send show >/dev/null; waitfor '[ \"$(ss)\" = screensaver=shown ]' 10\n"
+	"waitfor 'tail -n 1 /tmp/drmapp | grep -q release' 5\n"
 	"fbripple --send 'drop 320 240' >/dev/null; sleep 0.3\n"
 	"say \"kiosk drm shown $(ss) $(front) $(tail -n 1 /tmp/drmapp)\"\n"
 	"hear kioskdrmhide\n"
-	"fbripple --send hide >/dev/null; waitfor '[ \"$(ss)\" = screensaver=hidden ]' 10; sleep 0.3\n"
+	"fbripple --send hide >/dev/null; waitfor '[ \"$(ss)\" = screensaver=hidden ]' 10\n"
+	"waitfor 'tail -n 1 /tmp/drmapp | grep -q acquire' 5; sleep 0.3\n"
 	"say \"kiosk drm hidden $(ss) $(front) $(tail -n 1 /tmp/drmapp)\"\n"
 	"hear kiosknodropin\n"
 	/* each line of the drop-in is needed: without it, or with one half, shown by command, the

@@ -613,7 +613,8 @@ static void draw_blocks(const struct render *r, const struct water *w, uint8_t *
 			hi = next_clear(loud, words, next);
 		/* whole vectors from a multiple of 8 pixels: the kernels' scalar tail costs more
 		 * than the few pixels past the run that a vector draws (a kernel draws any pixel
-		 * as it is, calm or not), and the threads' strips start on such multiples */
+		 * as it is, calm or not); the strips of different threads start on such
+		 * multiples, so a vector never reaches into another thread's pixels */
 		a &= ~7;
 		b = min_int((min_int(r->block_x[hi], x1) + 7) & ~7, r->width);
 		draw_plain(r, out, y, at, a);
