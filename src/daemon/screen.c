@@ -784,6 +784,8 @@ static const char *read_app_frame(struct screen *s)
 	int ret;
 
 	image_free(&s->app_frame);
+	if (drm && display_shows_another(&s->display))
+		return "the application draws with DRM: its buffers cannot be read";
 	ret = drm ? read_fbdev_frame(&s->app_frame) : display_read(&s->display, &s->app_frame);
 	if (ret < 0)
 		return strerror(-ret);

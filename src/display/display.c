@@ -238,6 +238,11 @@ int display_read(const struct display *d, struct image *img)
 	return d->ops->read(d, img);
 }
 
+bool display_shows_another(const struct display *d)
+{
+	return d->ops->shows_another && d->ops->shows_another(d);
+}
+
 void display_describe(const struct display *d, FILE *out)
 {
 	d->ops->describe(d, out);

@@ -90,6 +90,7 @@ struct display_ops {
 	int (*release)(struct display *d);		/* another VT takes the screen */
 	int (*acquire)(struct display *d);		/* and gives it back */
 	int (*read)(const struct display *d, struct image *img);	/* the shown frame */
+	bool (*shows_another)(const struct display *d);	/* another process's buffer on screen */
 	void (*describe)(const struct display *d, FILE *out);
 	void (*crash_guard)(const struct display *d);
 	void (*crash_restore)(bool clear);
@@ -148,6 +149,9 @@ int display_release(struct display *d);
 int display_acquire(struct display *d);
 /* The frame on screen, for screenshots only: display memory may be slow to read. */
 int display_read(const struct display *d, struct image *img);
+/* Whether another process's own buffer is on screen (a DRM application's), neither ours nor
+ * the one found at open (the console's, through which an fbdev application draws). */
+bool display_shows_another(const struct display *d);
 /* --list-devices: what the device offers and what fbripple makes of it. */
 void display_describe(const struct display *d, FILE *out);
 

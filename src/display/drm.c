@@ -672,6 +672,18 @@ static int drm_read(const struct display *d, struct image *img)
 				 d->mode.width, d->mode.height, img);
 }
 
+static bool drm_shows_another(const struct display *d)
+{
+	const struct drm *st = drm_of(d);
+	drmModeCrtc *c = drmModeGetCrtc(st->fd, st->crtc_id);
+	bool another = c && c->buffer_id && (!st->saved || c->buffer_id != st->saved->buffer_id);
+
+	for (int i = 0; another && i < st->nbufs; i++)
+		another = c->buffer_id != st->buf[i].fb_id;
+	drmModeFreeCrtc(c);
+	return another;
+}
+
 static void describe_connector(int fd, uint32_t id, FILE *out)
 {
 	drmModeConnector *c = drmModeGetConnector(fd, id);
@@ -753,6 +765,7 @@ const struct display_ops display_drm = {
 	.release = drm_release,
 	.acquire = drm_acquire,
 	.read = drm_read,
+	.shows_another = drm_shows_another,
 	.describe = drm_describe,
 	.crash_guard = drm_crash_guard,
 	.crash_restore = drm_crash_restore,
