@@ -466,6 +466,51 @@ static int clients_open(const struct control *c)
 	return n;
 }
 
+/* A control socket listening in a directory of its own, and its loop. */
+struct listening {
+	char *dir;
+	struct sockaddr_un addr;
+	struct control c;
+	struct loop loop;
+};
+
+static void listening_open(struct listening *l)
+{
+	l->dir = tu_tmpdir();
+	l->addr = (struct sockaddr_un){ .sun_family = AF_UNIX };
+	snprintf(l->addr.sun_path, sizeof(l->addr.sun_path), "%s", tu_path(l->dir, "control"));
+	assert_int_equal(loop_init(&l->loop), 0);
+	control_init(&l->c, &l->loop, no_exec, NULL);
+	assert_int_equal(control_listen(&l->c, l->addr.sun_path), 0);
+}
+
+static void listening_close(struct listening *l)
+{
+	control_close(&l->c);
+	loop_free(&l->loop);
+	tu_rmtree(l->dir);
+}
+
+/* A connection to it from this process. */
+static int connect_here(const struct listening *l)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (const struct sockaddr *)&l->addr, sizeof(l->addr)), 0);
+	return fd;
+}
+
+/* fd sends "watch" and is told it watches. */
+static void watch_on(struct listening *l, int fd)
+{
+	char line[64];
+
+	assert_int_equal(send(fd, "watch\n", 6, 0), 6);
+	client_line_of(&l->loop, fd, line, sizeof(line));
+	assert_string_equal(line, "ok watching");
+}
+
 /* "watch": the client hears every broadcast line; one that stops reading is closed as soon as
  * a line finds the last one not taken, and the loop never waits for it. A client that did not
  * ask hears nothing. */
@@ -571,81 +616,57 @@ static void test_watchers_are_few(void **state)
  * kiosk app that watches and sends commands): one of the others gives its slot up. */
 static void test_a_watcher_is_never_evicted(void **state)
 {
-	char *dir = tu_tmpdir(), line[96];
-	const char *path = tu_path(dir, "control");
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct listening l;
 	int watcher, fds[CONTROL_PER_PEER];
-	struct control c;
-	struct loop loop;
+	char line[96];
 
 	(void)state;
-	assert_int_equal(loop_init(&loop), 0);
-	control_init(&c, &loop, no_exec, NULL);
-	assert_int_equal(control_listen(&c, path), 0);
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
-	watcher = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_int_equal(connect(watcher, (struct sockaddr *)&addr, sizeof(addr)), 0);
-	assert_int_equal(send(watcher, "watch\n", 6, 0), 6);
-	client_line_of(&loop, watcher, line, sizeof(line));
-	assert_string_equal(line, "ok watching");
+	listening_open(&l);
+	watcher = connect_here(&l);
+	watch_on(&l, watcher);
 	/* newcomers in their grace, the watcher the oldest of its process's connections */
 	for (int i = 0; i < CONTROL_PER_PEER; i++) {
-		fds[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		assert_int_equal(connect(fds[i], (struct sockaddr *)&addr, sizeof(addr)), 0);
+		fds[i] = connect_here(&l);
 		for (int k = 0; k < 3; k++)
-			loop_dispatch(&loop, 10);
+			loop_dispatch(&l.loop, 10);
 	}
-	assert_int_equal(clients_open(&c), CONTROL_PER_PEER);
-	control_broadcast(&c, "event shown");
-	client_line_of(&loop, watcher, line, sizeof(line));
+	assert_int_equal(clients_open(&l.c), CONTROL_PER_PEER);
+	control_broadcast(&l.c, "event shown");
+	client_line_of(&l.loop, watcher, line, sizeof(line));
 	assert_string_equal(line, "event shown");
 	for (int i = 0; i < CONTROL_PER_PEER; i++)
 		close(fds[i]);
 	close(watcher);
-	control_close(&c);
-	loop_free(&loop);
-	tu_rmtree(dir);
+	listening_close(&l);
 }
 
 /* A process whose connections all watch is not shut out: its next connection takes the slot of
  * its oldest watcher, and the others watch on. */
 static void test_a_process_of_watchers_still_gets_in(void **state)
 {
-	char *dir = tu_tmpdir(), line[96];
-	const char *path = tu_path(dir, "control");
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct listening l;
 	int fds[CONTROL_PER_PEER + 1];
-	struct control c;
-	struct loop loop;
+	char line[96];
 
 	(void)state;
-	assert_int_equal(loop_init(&loop), 0);
-	control_init(&c, &loop, no_exec, NULL);
-	assert_int_equal(control_listen(&c, path), 0);
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
-	for (int i = 0; i <= CONTROL_PER_PEER; i++) {
-		fds[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		assert_int_equal(connect(fds[i], (struct sockaddr *)&addr, sizeof(addr)), 0);
-		if (i == CONTROL_PER_PEER)
-			break;
-		assert_int_equal(send(fds[i], "watch\n", 6, 0), 6);
-		client_line_of(&loop, fds[i], line, sizeof(line));
-		assert_string_equal(line, "ok watching");
+	listening_open(&l);
+	for (int i = 0; i < CONTROL_PER_PEER; i++) {
+		fds[i] = connect_here(&l);
+		watch_on(&l, fds[i]);
 	}
+	fds[CONTROL_PER_PEER] = connect_here(&l);
 	assert_int_equal(send(fds[CONTROL_PER_PEER], "status\n", 7, 0), 7);
-	client_line_of(&loop, fds[CONTROL_PER_PEER], line, sizeof(line));
+	client_line_of(&l.loop, fds[CONTROL_PER_PEER], line, sizeof(line));
 	assert_string_equal(line, "ok");
 	assert_int_equal(recv(fds[0], line, sizeof(line), 0), 0);	/* the oldest: closed */
-	control_broadcast(&c, "event shown");
+	control_broadcast(&l.c, "event shown");
 	for (int i = 1; i < CONTROL_PER_PEER; i++) {
-		client_line_of(&loop, fds[i], line, sizeof(line));
+		client_line_of(&l.loop, fds[i], line, sizeof(line));
 		assert_string_equal(line, "event shown");
 	}
 	for (int i = 0; i <= CONTROL_PER_PEER; i++)
 		close(fds[i]);
-	control_close(&c);
-	loop_free(&loop);
-	tu_rmtree(dir);
+	listening_close(&l);
 }
 
 static void solid(struct image *img, uint32_t rgb)
