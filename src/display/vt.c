@@ -268,27 +268,44 @@ void vt_restore(struct vt *vt)
 	vt->taken = false;
 }
 
-/* The signals of a crash: faults, abort, and seccomp's kill (a unit's SystemCallFilter). */
+/* The signals of a crash: faults, abort, and a seccomp filter's trap. */
 static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT };
 
-/* Set by the first thread in on_crash: threads that fault meanwhile wait for its end. */
-static atomic_flag crashing = ATOMIC_FLAG_INIT;
+/* The thread that crashed first (0: none yet): it restores, the others wait for its end. */
+static atomic_int crashed_tid;
 
-/* Only async-signal-safe calls: plain stores, ioctl, signal, raise. Every fatal signal is
- * blocked while it runs, so a fault within it ends the process at once. */
+/* sig's default action, now: the process ends. */
+static void die_of(int sig)
+{
+	sigset_t one;
+
+	signal(sig, SIG_DFL);
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+/* Only async-signal-safe calls: plain stores, ioctl, signal, sigprocmask, raise. Every fatal
+ * signal is blocked while it runs, so a fault within it ends the process at once. */
 static void on_crash(int sig)
 {
-	if (atomic_flag_test_and_set(&crashing))
+	int none = 0, self = (int)gettid();
+
+	if (!atomic_compare_exchange_strong(&crashed_tid, &none, self)) {
+		if (none == self)
+			die_of(sig);	/* again in the thread restoring (an abort within) */
 		for (;;)
 			pause();
+	}
 	/* beside an application its frame is on screen, or ours over it: no black either way */
 	display_crash_restore(!crash.away && crash.back_to <= 0);
 	/* beside an application the guard hands its VT back once we are gone: text mode here,
 	 * on our VT in front, would draw the console over the application's picture */
 	if (crash.vt_fd >= 0 && crash.back_to <= 0)
 		give_back(crash.vt_fd);
-	signal(sig, SIG_DFL);
-	raise(sig);
+	die_of(sig);
 }
 
 void vt_set_away(bool away)
@@ -300,6 +317,8 @@ int vt_guard_crashes(const struct vt *vt)
 {
 	struct sigaction sa = { .sa_handler = on_crash };
 
+	if (atomic_load(&crashed_tid))	/* a crash under way: its handler stays as it set it */
+		return 0;
 	crash.vt_fd = vt->taken ? vt->fd : -1;
 	crash.back_to = vt->taken ? vt->back_to : 0;
 	sigemptyset(&sa.sa_mask);
