@@ -153,8 +153,9 @@ static inline void app_warn_config(void *ctx, const char *msg)
 struct screen_pictures {
 	struct image splash;
 	struct walls walls;
-	bool new_splash, new_walls;	/* the reload changed them: one that cannot be made
-					 * refuses it; else it falls back as at start */
+	bool new_splash, new_walls;	/* the reload changed them (or the walls run now):
+					 * one that cannot be made refuses it; else it falls
+					 * back as at start */
 };
 
 void screen_init(struct screen *s);
@@ -173,7 +174,8 @@ int screen_regrid(struct screen *s, const struct config *cfg, char *err, size_t 
 int screen_load_splash(const struct config *cfg, int width, int height, struct image *out,
 		       char *err, size_t len);
 /* The splash and the walls for a screen of width x height, into p (whose new_* say how to
- * take a failure); touches nothing else, so a worker thread may run it. 0 or -errno. */
+ * take a failure); touches nothing else, so a worker thread may run it. 0, or -errno with p
+ * left without them. */
 int screen_make_pictures(const struct config *cfg, int width, int height,
 			 struct screen_pictures *p, char *err, size_t len);
 int screen_reload_splash(struct screen *s, const struct image *splash, char *err, size_t len);

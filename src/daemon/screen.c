@@ -512,6 +512,8 @@ int screen_make_pictures(const struct config *cfg, int width, int height,
 		log_warn("%s; running without walls", err);
 		return 0;
 	}
+	if (ret < 0)
+		image_free(&p->splash);
 	return ret;
 }
 

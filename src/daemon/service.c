@@ -270,7 +270,8 @@ static int reload_begin(struct app *app, const struct control_ticket *waiting, i
 	}
 	if (r->ret == 0 && (r->changes & (RELOAD_SPLASH | RELOAD_WALLS | RELOAD_DISPLAY))) {
 		r->made.new_splash = r->changes & RELOAD_SPLASH;
-		r->made.new_walls = r->changes & RELOAD_WALLS;
+		/* walls running now are not dropped for a file that fails anew */
+		r->made.new_walls = (r->changes & RELOAD_WALLS) || app->screen.walls.mask;
 		expected_size(app, &r->cfg, &r->width, &r->height);
 		if (worker_start(&app->service.reloads, &r->job) == 0)
 			return CONTROL_LATER;
