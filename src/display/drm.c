@@ -672,15 +672,21 @@ static int drm_read(const struct display *d, struct image *img)
 				 d->mode.width, d->mode.height, img);
 }
 
+/* Only where the buffer found at open is known and still there (the console's, which the
+ * fbdev emulation shows): a CRTC that was off, or a client's buffer gone since (Plymouth's),
+ * leaves it unknown, taken as not another. */
 static bool drm_shows_another(const struct display *d)
 {
 	const struct drm *st = drm_of(d);
-	drmModeCrtc *c = drmModeGetCrtc(st->fd, st->crtc_id);
-	bool another = c && c->buffer_id && (!st->saved || c->buffer_id != st->saved->buffer_id);
+	drmModeFB *found = st->saved && st->saved->buffer_id ?
+			   drmModeGetFB(st->fd, st->saved->buffer_id) : NULL;
+	drmModeCrtc *c = found ? drmModeGetCrtc(st->fd, st->crtc_id) : NULL;
+	bool another = c && c->buffer_id && c->buffer_id != st->saved->buffer_id;
 
 	for (int i = 0; another && i < st->nbufs; i++)
 		another = c->buffer_id != st->buf[i].fb_id;
 	drmModeFreeCrtc(c);
+	drmModeFreeFB(found);
 	return another;
 }
 
