@@ -564,7 +564,8 @@ static struct control_client *slot_for(struct control *c, pid_t pid, int64_t now
 
 	if (peer_count(c, pid) >= CONTROL_PER_PEER) {
 		cl = pick_victim(c, pid, true, now);
-		return cl ? cl : oldest_watcher(c, pid);
+		/* pid 0: no credentials, or not in our namespace: not one process, maybe many */
+		return cl || pid <= 0 ? cl : oldest_watcher(c, pid);
 	}
 	cl = free_slot(c);
 	return cl ? cl : pick_victim(c, pid, false, now);
@@ -800,7 +801,7 @@ static int check_parent(const char *path)
 
 const char *control_error(int ret)
 {
-	return ret == -EPERM ? "its directory lets another user replace the socket (writable by "
+	return ret == -EPERM ? "a directory on its path lets another user replace it (writable by "
 			       "group or others without the sticky bit, or owned by another user)"
 			     : strerror(-ret);
 }
