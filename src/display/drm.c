@@ -500,17 +500,31 @@ static int drm_open(struct display *d, const struct display_request *req, char *
 
 static int drm_events(struct display *d, bool wait);
 
+/* The framebuffer on our CRTC now; 0: none, or it cannot be told. */
+static uint32_t crtc_buffer(const struct drm *st)
+{
+	drmModeCrtc *c = drmModeGetCrtc(st->fd, st->crtc_id);
+	uint32_t id = c ? c->buffer_id : 0;
+
+	drmModeFreeCrtc(c);
+	return id;
+}
+
+static bool is_ours(const struct drm *st, uint32_t fb_id)
+{
+	for (int i = 0; i < st->nbufs; i++)
+		if (fb_id == st->buf[i].fb_id)
+			return true;
+	return false;
+}
+
 /* Whether the CRTC shows one of our buffers: not after another display on the same card
  * (a reload's) took it over. */
 static bool shows_ours(const struct drm *st)
 {
-	drmModeCrtc *c = drmModeGetCrtc(st->fd, st->crtc_id);
-	bool ours = false;
+	uint32_t id = crtc_buffer(st);
 
-	for (int i = 0; c && i < st->nbufs; i++)
-		ours |= c->buffer_id == st->buf[i].fb_id;
-	drmModeFreeCrtc(c);
-	return ours;
+	return id && is_ours(st, id);
 }
 
 /* The CRTC as found (the console's framebuffer, or an fbdev application's), while it shows
@@ -680,14 +694,10 @@ static bool drm_shows_another(const struct display *d)
 	const struct drm *st = drm_of(d);
 	drmModeFB *found = st->saved && st->saved->buffer_id ?
 			   drmModeGetFB(st->fd, st->saved->buffer_id) : NULL;
-	drmModeCrtc *c = found ? drmModeGetCrtc(st->fd, st->crtc_id) : NULL;
-	bool another = c && c->buffer_id && c->buffer_id != st->saved->buffer_id;
+	uint32_t id = found ? crtc_buffer(st) : 0;
 
-	for (int i = 0; another && i < st->nbufs; i++)
-		another = c->buffer_id != st->buf[i].fb_id;
-	drmModeFreeCrtc(c);
 	drmModeFreeFB(found);
-	return another;
+	return id && id != st->saved->buffer_id && !is_ours(st, id);
 }
 
 static void describe_connector(int fd, uint32_t id, FILE *out)
