@@ -466,9 +466,9 @@ static int peer_count(const struct control *c, pid_t pid)
 }
 
 /* How readily a client gives up its slot to a new one: -1 never (a reply is being made for it,
- * or it watches: watchers are few, CONTROL_WATCHERS), 0 idle, 1 stuck in a line or not taking its reply, 2 with a request not read yet, 3 in its
- * grace: in the middle of its line or yet to send one, and connected or sent a byte less than
- * CONTROL_GRACE_MS ago. */
+ * or it watches: watchers are few, CONTROL_WATCHERS), 0 idle, 1 stuck in a line or not taking
+ * its reply, 2 with a request not read yet, 3 in its grace: in the middle of its line or yet
+ * to send one, and connected or sent a byte less than CONTROL_GRACE_MS ago. */
 static int client_rank(const struct control_client *cl, int64_t now)
 {
 	bool midway = cl->len || cl->overflow || !cl->spoke;
