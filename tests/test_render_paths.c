@@ -241,6 +241,69 @@ static void test_cells_with_light(void **state)
 	check_all(6, &(struct render_light){ 0.1, 170, 4.0 });
 }
 
+/* The loud cells by their definition: neighbours or a step apart by more than t or f. */
+static uint64_t loud_by_hand(const int16_t *p, const int16_t *q, ptrdiff_t s, int n, int t,
+			     int f)
+{
+	uint64_t bits = 0;
+
+	for (int i = 0; i < n; i++) {
+		long x = labs((long)p[i - 1] - p[i + 1]), y = labs((long)p[i - s] - p[i + s]);
+
+		if (x > t || y > t || (f >= 0 && labs((long)p[i] - q[i]) > f))
+			bits |= 1ull << i;
+	}
+	return bits;
+}
+
+/* Every path's calm detection finds the same loud cells: at every count and start in a row,
+ * thresholds from 0 to 65535, heights small or at the int16 extremes (65535 apart). */
+static void test_calm_cells_agree(void **state)
+{
+	enum { S = 80, ROWS = 3 };
+	static const int thresholds[] = { 0, 1, 3, 255, 32766, 32767, 65534, 65535 };
+	static const int tints[] = { -1, 0, 7, 32768, 65535 };
+	int16_t cur[S * ROWS], prev[S * ROWS];
+	uint64_t seed = 0x2545f4914f6cdd1dull;
+	struct pixfmt fmt;
+	struct render r;
+	int compared = 0;
+
+	(void)state;
+	assert_int_equal(pixfmt_by_name(&fmt, "XRGB8888"), 0);
+	assert_int_equal(render_init(&r, 8, 8, 0, 1, &fmt), 0);
+	for (int round = 0; round < 40; round++) {
+		for (int i = 0; i < S * ROWS; i++) {
+			uint64_t v = next(&seed);
+
+			cur[i] = (int16_t)(round % 2 ? (v & 1 ? INT16_MIN : INT16_MAX) - (int)(v >> 60)
+						     : (int)(v % 9) - 4);
+			prev[i] = (int16_t)(round % 4 == 3 ? (int16_t)(v >> 16) : cur[i] + (int)(v >> 62));
+		}
+		for (int p = 0; p < RENDER_PATHS; p++) {
+			if (render_set_path(&r, p) < 0)
+				continue;
+			for (int at = 1; at <= 9; at++)
+				for (int n = 1; n <= 64 && at + n < S - 1; n += n < 20 ? 1 : 7)
+					for (size_t t = 0; t < sizeof(thresholds) / sizeof(*thresholds); t++)
+						for (size_t f = 0; f < sizeof(tints) / sizeof(*tints); f++) {
+							const int16_t *row = cur + S + at;
+							uint64_t want = loud_by_hand(row, prev + S + at, S, n,
+										     thresholds[t], tints[f]);
+
+							if (r.loud_cells(row, prev + S + at, S, n, thresholds[t],
+									 tints[f]) != want)
+								fail_msg("%s: round %d, %d cells at %d, t %d, f %d",
+									 render_path_name(p), round, n, at,
+									 thresholds[t], tints[f]);
+							compared++;
+						}
+		}
+	}
+	render_free(&r);
+	assert_true(compared > 0);
+}
+
 /* FBRIPPLE_SIMD names a path; a name this CPU cannot run leaves the fastest it can. */
 static void test_paths_are_named_and_forced(void **state)
 {
@@ -288,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_cell_1_with_strong_light),
 		cmocka_unit_test(test_cells_without_light),
 		cmocka_unit_test(test_cells_with_light),
+		cmocka_unit_test(test_calm_cells_agree),
 		cmocka_unit_test(test_paths_are_named_and_forced),
 	};
 

@@ -54,6 +54,7 @@ static void pick_row(struct render *r, bool light)
 	if (!r->row)
 		r->row = row_of(&render_kernels_scalar, r, light);
 	r->slopes = k->slopes ? k->slopes : render_kernels_scalar.slopes;
+	r->loud_cells = k->loud ? k->loud : render_kernels_scalar.loud;
 }
 
 int render_set_path(struct render *r, enum render_path path)

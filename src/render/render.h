@@ -48,6 +48,15 @@ typedef void render_row_fn(uint8_t *restrict dst, const struct render *r, int y,
 typedef void render_slopes_fn(int32_t *restrict gx, int32_t *restrict gy, const int16_t *p,
 			      const int16_t *q, int stride, int wa, int wb, int lo, int hi);
 
+/*
+ * The loud cells among n (at most 64) of a cell row p, as bits: those whose left and right or
+ * up and down neighbours (stride apart) differ by more than t, or, with f >= 0, whose height
+ * differs from q's (the same cells a step before) by more than f; t and f at most 65535. The
+ * same bits on every path.
+ */
+typedef uint64_t render_loud_fn(const int16_t *p, const int16_t *q, ptrdiff_t stride, int n,
+				int t, int f);
+
 /* Logical rows [lo, hi), each with something to draw (its render_cols). */
 struct render_run {
 	int lo, hi;
@@ -108,6 +117,7 @@ struct render {
 	enum render_path path;
 	render_row_fn *row;		/* the path's kernel for the format and the look */
 	render_slopes_fn *slopes;	/* and its slopes */
+	render_loud_fn *loud_cells;	/* and its calm detection */
 	uint8_t *band;			/* rotated: logical rows drawn before they are turned */
 	uint8_t *aside;			/* a row to tint in; NULL: the tint's own */
 	struct render_scratch *scratch;	/* [bands]: frames drawn in bands (render_set_bands) */

@@ -60,74 +60,46 @@ int render_calm_max(const struct render *r)
 	return t;
 }
 
-typedef int16_t v8s __attribute__((vector_size(16)));
-typedef uint16_t v8u __attribute__((vector_size(16)));
-
-static inline v8s load8(const int16_t *p)
+static inline void mark(uint64_t *bits, int block)
 {
-	v8s v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
+	bits[block >> 6] |= 1ull << (block & 63);
 }
 
-/* Lanes where a and b lie more than t apart, without overflow: the larger less the smaller,
- * unsigned. */
-static inline v8s apart(v8s a, v8s b, v8u t)
+/*
+ * The blocks whose pixels mix a loud cell: its own and, for the first cell of a block, the one
+ * before (whose last pixels mix it as their next cell). So cells c + i with bit i of loud or
+ * of loud >> 1 (the next cell loud) mark their blocks, each block once, and cell c - 1 its own
+ * where cell c is loud.
+ */
+static void mark_cells(const struct render *r, uint64_t *bits, int c, uint64_t loud)
 {
-	v8s gt = a > b;
-	v8u hi = (v8u)((a & gt) | (b & ~gt)), lo = (v8u)((b & gt) | (a & ~gt));
+	uint64_t m = loud | loud >> 1;
 
-	return (v8s)(hi - lo > t);
+	if ((loud & 1) && c > 0)
+		mark(bits, r->cell_block[c - 1]);
+	while (m) {
+		int b = r->cell_block[c + __builtin_ctzll(m)];
+		int next = (b + 1) * r->block_cells - c;	/* the next block's first cell */
+
+		mark(bits, b);
+		m = next < 64 ? m & ~0ull << next : 0;
+	}
 }
 
-static inline int apart1(int a, int b, int t)
-{
-	return a - b > t || b - a > t;
-}
-
-/* A loud cell c: the blocks whose pixels mix it, its own and, for the first cell of a block,
- * the one before (whose last pixels mix it as their next cell). */
-static inline void mark(const struct render *r, uint64_t *bits, int c)
-{
-	int lo = r->cell_block[c > 0 ? c - 1 : 0], hi = r->cell_block[c];
-
-	bits[lo >> 6] |= 1ull << (lo & 63);
-	bits[hi >> 6] |= 1ull << (hi & 63);
-}
-
-/* The loud cells of row j in [lo, hi) into bits: 8 at a time, the rare loud ones one by one. */
+/* The loud cells of row j in [lo, hi) into bits: 64 at a time by the path's kernel. No
+ * height differs from another by more than 65535, which the kernels' thresholds stop at. */
 static void loud_cells(const struct render *r, const struct water *w, int j, int lo, int hi,
 		       uint64_t *bits)
 {
 	const int16_t *p = water_row(w, j), *q = w->prev + (p - w->cur);
-	ptrdiff_t s = w->stride;
-	int t = r->calm_max, fast = r->tint ? w->scale - 1 : -1, c = lo;
-	v8u tv = (v8u){ 0 } + (uint16_t)t, fv = (v8u){ 0 } + (uint16_t)(fast < 0 ? 0 : fast);
-	const v8s lane_bit = { 1, 2, 4, 8, 16, 32, 64, 128 };
+	int t = r->calm_max < 65535 ? r->calm_max : 65535;
+	int fast = r->tint ? (w->scale - 1 < 65535 ? w->scale - 1 : 65535) : -1;
 
-	for (; c + 8 <= hi; c += 8) {
-		v8s m = apart(load8(p + c - 1), load8(p + c + 1), tv) |
-			apart(load8(p + c - s), load8(p + c + s), tv);
-		uint64_t any[2];
+	for (int c = lo; c < hi; c += 64) {
+		int n = hi - c < 64 ? hi - c : 64;
 
-		if (fast >= 0)
-			m |= apart(load8(p + c), load8(q + c), fv);
-		memcpy(any, &m, sizeof(any));
-		if (!(any[0] | any[1]))
-			continue;
-		/* the loud lanes as 8 bits, visited by their lowest set bit: a lane by lane test
-		 * mispredicts on ragged ring fronts (half of this function's time) */
-		m &= lane_bit;
-		memcpy(any, &m, sizeof(any));
-		for (uint64_t t = any[0] | any[1], l = (t | t >> 32 | t >> 16 | t >> 48) & 0xff; l;
-		     l &= l - 1)
-			mark(r, bits, c + __builtin_ctzll(l));
+		mark_cells(r, bits, c, r->loud_cells(p + c, q + c, w->stride, n, t, fast));
 	}
-	for (; c < hi; c++)
-		if (apart1(p[c - 1], p[c + 1], t) || apart1(p[c - s], p[c + s], t) ||
-		    (fast >= 0 && apart1(p[c], q[c], fast)))
-			mark(r, bits, c);
 }
 
 void render_calm_rows(struct render *r, const struct water *w, int j0, int j1)

@@ -135,10 +135,16 @@ static void slopes(int32_t *restrict gx, int32_t *restrict gy, const int16_t *p,
 	render_slopes_scalar(gx, gy, p, q, stride, wa, wb, lo, hi);
 }
 
+static uint64_t loud(const int16_t *p, const int16_t *q, ptrdiff_t stride, int n, int t, int f)
+{
+	return render_loud_scalar(p, q, stride, 0, n, t, f);
+}
+
 const struct render_kernels render_kernels_scalar = {
 	{ direct_16, direct_24, direct_32 },
 	{ slope_16, slope_24, slope_32 },
 	{ lit_16, lit_24, lit_32 },
 	{ NULL, NULL, NULL },	/* the field by field ones are the reference */
 	slopes,
+	loud,
 };

@@ -5,6 +5,7 @@
 #ifndef FBRIPPLE_RENDER_ROW_H
 #define FBRIPPLE_RENDER_ROW_H
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "render/render.h"
@@ -63,6 +64,7 @@ static inline const uint8_t *render_prefetch_near(const struct render *r, int y)
 struct render_kernels {
 	render_row_fn *direct[3], *slope[3], *lit[3], *lit_bytes[3];
 	render_slopes_fn *slopes;
+	render_loud_fn *loud;
 };
 
 static inline int32_t render_slope_clamp(int32_t v)
@@ -80,6 +82,20 @@ static inline void render_slopes_scalar(int32_t *restrict gx, int32_t *restrict 
 		gy[i] = render_slope_clamp((p[i - stride] - p[i + stride]) * wa +
 					   (q[i - stride] - q[i + stride]) * wb);
 	}
+}
+
+/* render_loud_fn from cell i on, one cell at a time: the reference, and the vector paths'
+ * tail. In ints: no difference of two heights overflows. */
+static inline uint64_t render_loud_scalar(const int16_t *p, const int16_t *q, ptrdiff_t s,
+					  int i, int n, int t, int f)
+{
+	uint64_t bits = 0;
+
+	for (; i < n; i++)
+		if (abs(p[i - 1] - p[i + 1]) > t || abs(p[i - s] - p[i + s]) > t ||
+		    (f >= 0 && abs(p[i] - q[i]) > f))
+			bits |= 1ull << i;
+	return bits;
 }
 
 /*
@@ -224,6 +240,7 @@ RENDER_INLINE void render_slopes_vector(int32_t *restrict gx, int32_t *restrict 
 		{ lit_16, lit_24, lit_32 },                                              \
 		{ NULL, lit_bytes_24, lit_bytes_32 },                                    \
 		slopes,                                                                  \
+		loud,                                                                    \
 	};
 
 #endif

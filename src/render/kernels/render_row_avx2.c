@@ -216,6 +216,58 @@ AVX2 RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int
 		render_row_tail(bytes, shading)(dst, r, y, h, stride, x, x1);
 }
 
+/* |a - b| beyond t in each 16-bit lane, 0 within it: the larger less the smaller is the
+ * distance exactly, read unsigned. */
+AVX2 static inline __m256i beyond16(const int16_t *a, const int16_t *b, __m256i t)
+{
+	__m256i x = _mm256_loadu_si256((const __m256i *)a);
+	__m256i y = _mm256_loadu_si256((const __m256i *)b);
+
+	return _mm256_subs_epu16(_mm256_sub_epi16(_mm256_max_epi16(x, y), _mm256_min_epi16(x, y)),
+				 t);
+}
+
+AVX2 static inline __m256i loud16(const int16_t *p, const int16_t *q, ptrdiff_t s, __m256i t,
+				  __m256i f, bool tint)
+{
+	__m256i m = _mm256_or_si256(beyond16(p - 1, p + 1, t), beyond16(p - s, p + s, t));
+
+	return tint ? _mm256_or_si256(m, beyond16(p, q, f)) : m;
+}
+
+/* The loud lanes of a and b (16 each) as 32 bits: packed to bytes, which interleaves the
+ * halves of a and b, put back in order. */
+AVX2 static inline uint32_t loud_bits(__m256i a, __m256i b)
+{
+	__m256i m = _mm256_permute4x64_epi64(_mm256_packs_epi16(a, b), _MM_SHUFFLE(3, 1, 2, 0));
+
+	return ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, _mm256_setzero_si256()));
+}
+
+/* render_loud_fn 32 cells a step, then 16. */
+AVX2 RENDER_INLINE uint64_t loud_cells(const int16_t *p, const int16_t *q, ptrdiff_t s, int n,
+				       int t, int f, bool tint)
+{
+	const __m256i tv = _mm256_set1_epi16((short)t), fv = _mm256_set1_epi16((short)f);
+	uint64_t bits = 0;
+	int i = 0;
+
+	for (; i + 32 <= n; i += 32)
+		bits |= (uint64_t)loud_bits(loud16(p + i, q + i, s, tv, fv, tint),
+					    loud16(p + i + 16, q + i + 16, s, tv, fv, tint)) << i;
+	if (i + 16 <= n) {
+		bits |= (uint64_t)(loud_bits(loud16(p + i, q + i, s, tv, fv, tint),
+					     _mm256_setzero_si256()) & 0xffff) << i;
+		i += 16;
+	}
+	return bits | render_loud_scalar(p, q, s, i, n, t, tint ? f : -1);
+}
+
+AVX2 static uint64_t loud(const int16_t *p, const int16_t *q, ptrdiff_t s, int n, int t, int f)
+{
+	return f >= 0 ? loud_cells(p, q, s, n, t, f, true) : loud_cells(p, q, s, n, t, 0, false);
+}
+
 #undef RENDER_SLOPES_WIDE
 #define RENDER_SLOPES_WIDE 1
 RENDER_ROW_KERNELS(render_kernels_avx2, AVX2)

@@ -195,5 +195,37 @@ RENDER_INLINE void slope(uint8_t *restrict dst, const struct render *r, int y,
 		render_row_tail(bytes, shading)(dst, r, y, h, stride, x, x1);
 }
 
+/* |a - b| beyond t in each 16-bit lane, 0 within it (the absolute difference is exact
+ * unsigned). */
+static inline uint16x8_t beyond8(const int16_t *a, const int16_t *b, uint16x8_t t)
+{
+	return vqsubq_u16(vreinterpretq_u16_s16(vabdq_s16(vld1q_s16(a), vld1q_s16(b))), t);
+}
+
+/* render_loud_fn 8 cells a step, each lane's bit summed across the vector. */
+static inline uint64_t loud_cells(const int16_t *p, const int16_t *q, ptrdiff_t s, int n, int t,
+				  int f, bool tint)
+{
+	const uint16x8_t tv = vdupq_n_u16((uint16_t)t), fv = vdupq_n_u16((uint16_t)f);
+	const uint16x8_t lane_bit = { 1, 2, 4, 8, 16, 32, 64, 128 };
+	uint64_t bits = 0;
+	int i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint16x8_t m = vorrq_u16(beyond8(p + i - 1, p + i + 1, tv),
+					 beyond8(p + i - s, p + i + s, tv));
+
+		if (tint)
+			m = vorrq_u16(m, beyond8(p + i, q + i, fv));
+		bits |= (uint64_t)vaddvq_u16(vandq_u16(vtstq_u16(m, m), lane_bit)) << i;
+	}
+	return bits | render_loud_scalar(p, q, s, i, n, t, tint ? f : -1);
+}
+
+static uint64_t loud(const int16_t *p, const int16_t *q, ptrdiff_t s, int n, int t, int f)
+{
+	return f >= 0 ? loud_cells(p, q, s, n, t, f, true) : loud_cells(p, q, s, n, t, 0, false);
+}
+
 RENDER_ROW_KERNELS(render_kernels_neon, )
 #endif
