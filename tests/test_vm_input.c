@@ -963,7 +963,13 @@ static void test_beside_a_kiosk_app(void **state)
 		" [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done; ctl6 'drop 320 240' >/dev/null\n"
 		"say \"drm same vt: $(ctl6 status | grep -o 'display=[a-z]*') $(vt 1)\"; hear cmd\n"
 		"kill -9 $pid; wait $pid; noguard\n"
-		"say \"drm same vt killed: $(vt 1) guards=$(guards)\"; hear cmd; kill $app\n"
+		"say \"drm same vt killed: $(vt 1) guards=$(guards)\"; hear cmd\n"
+		/* started on tty7 with the app's tty1 in front in graphics mode, which ignores a
+		 * plain VT switch: fbripple answers the switch for it, and does not wait for ever */
+		"printf 'display = { device = \"/dev/fb0\"; vt = 7; };\\ncontrol = { socket ="
+		" \"/tmp/ctl8\"; };\\n' >/tmp/plain8.conf\n"
+		"timeout 10 /usr/bin/fbripple -c /tmp/plain8.conf --frames 30 >/tmp/log8 2>&1 4>&-\n"
+		"say \"plain on tty7: exit $? $(vt 7)\"; chvt 1; kill $app\n"
 		/* DRM: another process becomes master while fbripple is hidden */
 		"printf 'display = { device = \"/dev/dri/card0\"; };\\nscreensaver = { mode = \"idle\";"
 		" after = 3; };\\ncontrol = { socket = \"/tmp/ctl2\"; };\\n' >/tmp/drm.conf\n"
@@ -1081,6 +1087,7 @@ static void test_beside_a_kiosk_app(void **state)
 	expect_step(s, "drm same vt: display=drm active=1", NULL);
 	expect_step(s, "drm same vt killed: active=1 guards=0",
 		    "killed while shown on DRM on the app's own VT");
+	vm_case_expect(s, "plain on tty7: exit 0 active=7", 15000);
 	/* DRM: while another process is master, showing fails with one line and fbripple stays
 	 * hidden; once it lets go, the next idle spell shows */
 	vm_case_expect(s, "drm held: master screensaver=hidden 1", 20000);

@@ -58,19 +58,6 @@ static int active_vt(int *num)
 	return 0;
 }
 
-static int bring_to_front(int fd, int num)
-{
-	struct vt_stat st;
-
-	if (ioctl(fd, VT_GETSTATE, &st) < 0)
-		return -errno;
-	if (st.v_active == num)
-		return 0;
-	if (ioctl(fd, VT_ACTIVATE, num) < 0 || ioctl(fd, VT_WAITACTIVE, num) < 0)
-		return -errno;
-	return 0;
-}
-
 int vt_front(const struct vt *vt, int *num)
 {
 	struct vt_stat st;
@@ -168,6 +155,15 @@ int vt_show(struct vt *vt, int front)
 	return ret;
 }
 
+/* vt to the front, as vt_show does it: VT_WAITACTIVE would wait for ever where the VT in
+ * front ignores the switch (an application's in graphics mode) or its owner never answers. */
+static int bring_to_front(struct vt *vt)
+{
+	int front = 0, ret = vt_front(vt, &front);
+
+	return ret < 0 || front == vt->num ? ret : vt_show(vt, front);
+}
+
 int vt_give_to(struct vt *vt, int front)
 {
 	struct vt_stat st;
@@ -208,7 +204,7 @@ int vt_open(struct vt *vt, int num, char *err, size_t errlen)
 		return ret;
 	}
 	vt->num = num;
-	ret = bring_to_front(vt->fd, num);
+	ret = bring_to_front(vt);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: cannot switch to it: %s", path, strerror(-ret));
 		close(vt->fd);
