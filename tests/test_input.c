@@ -568,6 +568,21 @@ static void test_held(void **state)
 		feed(&f.dec, mt_b[i]);
 		assert_int_equal(input_decoder_held(&f.dec), held[i]);
 	}
+	/* protocol A: untouched since opened, then with BTN_TOUCH and without (contacts only) */
+	setup(&f, INPUT_MT_A, AXIS(0, 1000), AXIS(0, 800), 1);
+	assert_false(input_decoder_held(&f.dec));
+	feed(&f.dec, "E: 0.0 0001 014a 0001\nE: 0.0 0003 0035 0100\nE: 0.0 0003 0036 0200\n"
+		     "E: 0.0 0000 0002 0000\nE: 0.0 0000 0000 0000\n");
+	assert_true(input_decoder_held(&f.dec));
+	feed(&f.dec, "E: 0.1 0001 014a 0000\nE: 0.1 0000 0002 0000\nE: 0.1 0000 0000 0000\n");
+	assert_false(input_decoder_held(&f.dec));
+	setup(&f, INPUT_MT_A, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec, "E: 0.0 0003 0035 0100\nE: 0.0 0003 0036 0200\nE: 0.0 0000 0002 0000\n"
+		     "E: 0.0 0000 0000 0000\n");
+	assert_true(input_decoder_held(&f.dec));
+	feed(&f.dec, "E: 0.1 0000 0002 0000\nE: 0.1 0000 0000 0000\n");
+	assert_false(input_decoder_held(&f.dec));
+	assert_string_equal(f.rec.text, "down 0 100,200; up 0 100,200");
 	setup(&f, INPUT_MOUSE, AXIS(0, 0), AXIS(0, 0), 1);
 	feed(&f.dec, "E: 0.0 0002 0000 0010\nE: 0.0 0000 0000 0000\n");
 	assert_false(input_decoder_held(&f.dec));	/* hovering */

@@ -559,7 +559,9 @@ bool input_decoder_held(const struct input_decoder *d)
 	for (int i = 0; i < INPUT_SLOTS; i++)
 		if (d->s[i].down || d->s[i].id >= 0)
 			return true;
-	return d->button || d->buttons;
+	/* not protocol A's button: a device without BTN_TOUCH keeps it set for good, and its
+	 * contacts are in the slots */
+	return d->buttons;
 }
 
 void input_decoder_release(struct input_decoder *d)
