@@ -653,11 +653,13 @@ void input_grab(struct input *in, bool grab)
 {
 	int64_t now = coarse_ms();
 
-	if (!in || !in->opts.grab)
+	if (!in)
 		return;
 	input_reader_lock(&in->reader);
-	in->let_go = !grab;	/* the reader reads it for the devices due */
-	for (int i = 0; i < INPUT_DEVICES_MAX; i++) {
+	/* the reader reads it for the devices due; kept with grabs off too, for the devices a
+	 * reload that turns them on opens */
+	in->let_go = !grab;
+	for (int i = 0; in->opts.grab && i < INPUT_DEVICES_MAX; i++) {
 		struct input_device *d = &in->dev[i];
 
 		if (!d->evdev)
