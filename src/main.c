@@ -293,6 +293,8 @@ static int list_devices(struct app *app)
 	char err[256];
 	int ret = display_request(app, &req);
 
+	/* a look, while fbripple or an application may be drawing: no mode set, nothing panned */
+	req.hidden = true;
 	if (ret == 0 && (ret = display_open(&d, &req, err, sizeof(err))) < 0)
 		log_error("%s: %s", d.path, err);
 	if (ret < 0)

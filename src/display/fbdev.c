@@ -22,6 +22,7 @@ struct fbdev {
 	uint8_t *page_pixels[2];	/* pixels + yoffset * stride of each page */
 	int page;		/* the page drawn into next (the one not on screen) */
 	bool can_vsync;		/* FBIO_WAITFORVSYNC works */
+	bool pan_tried;		/* for a second page, and vsync */
 	bool mode_changed;	/* saved is to be put back on close */
 	char id[17];		/* the driver's name */
 	struct fb_var_screeninfo var, saved;
@@ -152,6 +153,7 @@ static void setup_pages(struct display *d, enum display_buffering mode)
 	struct fbdev *fb = fbdev_of(d);
 	int zero = 0;
 
+	fb->pan_tried = mode != DISPLAY_BUFFER_OFF;
 	if (mode == DISPLAY_BUFFER_OFF || !probe_pan(d))
 		return;
 	fb->can_vsync = ioctl(fb->fd, FBIO_WAITFORVSYNC, &zero) == 0;
@@ -308,8 +310,12 @@ static void fbdev_describe(const struct display *d, FILE *out)
 	if (fb->mode_changed && fb->saved.bits_per_pixel != fb->var.bits_per_pixel)
 		fprintf(out, "  switched from %u bpp, which fbripple cannot draw\n",
 			fb->saved.bits_per_pixel);
-	fprintf(out, "  pan: %s; vsync: %s; drawing: %s\n", m->pages == 2 ? "yes" : "no",
-		fb->can_vsync ? "yes" : "no", m->pages == 2 ? "double buffered" : "single buffer");
+	if (!fb->pan_tried)
+		fprintf(out, "  pan and vsync: not tried (that would move the picture on screen)\n");
+	else
+		fprintf(out, "  pan: %s; vsync: %s; drawing: %s\n", m->pages == 2 ? "yes" : "no",
+			fb->can_vsync ? "yes" : "no",
+			m->pages == 2 ? "double buffered" : "single buffer");
 }
 
 /* What a fatal signal handler puts back: read only there, written only by fbdev_crash_guard. */
