@@ -382,6 +382,45 @@ static int fbdev_frame_file(const struct display *d, const struct image *img)
 	return fd;
 }
 
+static bool same_mode(const struct fb_var_screeninfo *a, const struct fb_var_screeninfo *b)
+{
+	return a->xres == b->xres && a->yres == b->yres && a->xres_virtual == b->xres_virtual &&
+	       a->yres_virtual == b->yres_virtual && a->bits_per_pixel == b->bits_per_pixel &&
+	       !memcmp(&a->red, &b->red, sizeof(a->red)) &&
+	       !memcmp(&a->green, &b->green, sizeof(a->green)) &&
+	       !memcmp(&a->blue, &b->blue, sizeof(a->blue));
+}
+
+/*
+ * Our VT back in front. On the way the console set the mode it keeps for the VT
+ * (fbcon_switch), which it never updates while the VT is in graphics mode: a second page
+ * grown, a depth switched and the page on screen are undone. Ours again, where the driver
+ * keeps it as it was (else -EIO: the water would land off screen or in the wrong format).
+ * Found on legacy drivers that pan (a DRM card's fbdev emulation cannot grow a page).
+ */
+static int fbdev_acquire(struct display *d)
+{
+	struct fbdev *fb = fbdev_of(d);
+	struct fb_var_screeninfo now, want = fb->var;
+	struct fb_fix_screeninfo fix;
+
+	/* a mode found as it is, one page: what is in front is the truth (an application's) */
+	if (!fb->mode_changed && d->mode.pages < 2)
+		return 0;
+	if (ioctl(fb->fd, FBIOGET_VSCREENINFO, &now) < 0)
+		return -errno;
+	if (same_mode(&now, &want) && now.yoffset == want.yoffset)
+		return 0;
+	want.activate = FB_ACTIVATE_NOW;
+	if (ioctl(fb->fd, FBIOPUT_VSCREENINFO, &want) < 0 || read_info(fb, &fix) < 0)
+		return -errno;
+	if (!same_mode(&fb->var, &want) || fix.line_length != d->mode.stride ||
+	    fb->map_len < (size_t)(fb->pixels - fb->map) + (size_t)fb->var.yres_virtual *
+							  d->mode.stride)
+		return -EIO;
+	return fb->var.yoffset == want.yoffset ? 0 : pan_to(fb, want.yoffset);
+}
+
 const struct display_ops display_fbdev = {
 	.name = "fbdev",
 	.open = fbdev_open,
@@ -390,6 +429,7 @@ const struct display_ops display_fbdev = {
 	.present = fbdev_present,
 	.flush = fbdev_flush,
 	.blank = fbdev_blank,
+	.acquire = fbdev_acquire,
 	.read = fbdev_read,
 	.describe = fbdev_describe,
 	.crash_guard = fbdev_crash_guard,
