@@ -381,6 +381,41 @@ static void test_no_vt_draws_anyway(void **state)
 	vm_case_expect_exit(s, 0);
 }
 
+/*
+ * A framebuffer that pans, as legacy drivers do (vfb: 640x480 at 8 bpp, 4 MB): fbripple
+ * switches it to 32 bpp and grows a second page. A VT switch away has the console put its
+ * own mode back (fbcon); back on fbripple's VT its mode and pages must be fbripple's again.
+ */
+static void test_panning_fbdev_across_a_vt_switch(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	struct vm_opts o = { .display = VM_NONE, .name = "vfb vt switch", .script =
+		"while read -r m; do case $m in */vfb.ko) insmod $m vfb_enable=1"
+		" videomemorysize=4194304 ;; *) insmod $m ;; esac 2>/dev/null; done"
+		" </etc/fbvm/vfb.modules\n"
+		"geometry() { echo \"$(cat /sys/class/graphics/fb0/bits_per_pixel) bpp"
+		" $(cat /sys/class/graphics/fb0/virtual_size) at $(cat /sys/class/graphics/fb0/pan)\"; }\n"
+		"echo >/dev/tty2\n"	/* allocated now, tty2 keeps the console's mode */
+		"say \"found $(cat /sys/class/graphics/fb0/name) $(geometry)\"\n"
+		"fbripple -v -c /dev/null 2>/tmp/fbr.log & pid=$!\n"
+		"n=0; until grep -q 'double buffered' /tmp/fbr.log || [ $n -ge 200 ]; do sleep 0.05;"
+		" n=$((n+1)); done; sleep 0.3\n"
+		"say \"running $(geometry)\"\n"
+		"chvt 2; sleep 0.3; say \"away $(geometry)\"\n"
+		"chvt 1; sleep 0.5; say \"back $(geometry)\"\n"
+		"kill $pid; wait $pid; say \"exit $?\"\n"
+		"say \"warnings $(grep -c warning /tmp/fbr.log)\"; cat /tmp/fbr.log\n" };
+
+	vm_case_start(s, &o);
+	vm_case_expect(s, "found Virtual FB 8 bpp 640,480 at 0,0", 30000);
+	vm_case_expect(s, "running 32 bpp 640,960 at 0,", 10000);
+	vm_case_expect(s, "away 8 bpp 640,480 at 0,0", 5000);	/* the console's own mode */
+	vm_case_expect(s, "back 32 bpp 640,960 at 0,", 5000);
+	vm_case_expect(s, "exit 0", 5000);
+	vm_case_expect(s, "warnings 0", 5000);
+	vm_case_expect_exit(s, 0);
+}
+
 /* What the real driver offers, as --list-devices tells an integrator. */
 static void test_list_devices_display(void **state)
 {
@@ -1104,6 +1139,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_console_back_after_sigsegv, vm_case_teardown),
 		cmocka_unit_test_teardown(test_8bpp_refused_clearly, vm_case_teardown),
 		cmocka_unit_test_teardown(test_list_devices_display, vm_case_teardown),
+		cmocka_unit_test_teardown(test_panning_fbdev_across_a_vt_switch, vm_case_teardown),
 		cmocka_unit_test_teardown(test_no_vt_draws_anyway, vm_case_teardown),
 		cmocka_unit_test_teardown(test_drm_bochs, vm_case_teardown),
 		cmocka_unit_test_teardown(test_drm_virtio, vm_case_teardown),

@@ -15,7 +15,7 @@ CACHE=${FBRIPPLE_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fbripple-vm}
 [ -f "$CACHE/kernel.env" ] || die "no kernel in $CACHE: run tests/vm/kernel.sh"
 . "$CACHE/kernel.env"
 BUSYBOX=$(command -v busybox) || die "busybox not found (apt-get install busybox-static)"
-MODULES="evdev uinput bochs virtio-gpu virtio_pci virtio_input virtio_blk ext4"
+MODULES="evdev uinput bochs virtio-gpu virtio_pci virtio_input virtio_blk ext4 vfb"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fbripple-initramfs.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 MANIFEST=$WORK/manifest
