@@ -201,26 +201,39 @@ static int crtc_index(const drmModeRes *res, uint32_t crtc)
 	return -1;
 }
 
+/* How well primary plane p suits crtc: the one that scans it out now, else one that scans out
+ * nothing (where every plane may serve every CRTC, msm's, another CRTC's is taken); -1: not
+ * a primary plane it can use. */
+static int plane_fit(const struct drm *st, const drmModePlane *p, int index)
+{
+	uint32_t prop;
+	uint64_t type = 0;
+
+	if (!p || index < 0 || !(p->possible_crtcs & (1u << index)) ||
+	    find_property(st->fd, p->plane_id, DRM_MODE_OBJECT_PLANE, "type", &prop, &type) < 0 ||
+	    type != DRM_PLANE_TYPE_PRIMARY)
+		return -1;
+	return p->crtc_id == st->crtc_id ? 2 : p->crtc_id == 0 ? 1 : 0;
+}
+
 /* The CRTC's primary plane, and the format to draw in: XRGB8888, RGB565 only where the plane
  * has nothing else. */
 static int choose_plane(struct drm *st, const drmModeRes *res)
 {
 	drmModePlaneRes *planes = drmModeGetPlaneResources(st->fd);
-	int index = crtc_index(res, st->crtc_id), ret = -ENOENT;
+	int index = crtc_index(res, st->crtc_id), best = -1, ret = -ENOENT;
 
-	for (uint32_t i = 0; planes && ret && i < planes->count_planes; i++) {
+	for (uint32_t i = 0; planes && best < 2 && i < planes->count_planes; i++) {
 		drmModePlane *p = drmModeGetPlane(st->fd, planes->planes[i]);
-		uint32_t prop;
-		uint64_t type = 0;
+		int fit = plane_fit(st, p, index);
 		bool xrgb = false, rgb565 = false;
 
-		if (p && index >= 0 && (p->possible_crtcs & (1u << index)) &&
-		    find_property(st->fd, p->plane_id, DRM_MODE_OBJECT_PLANE, "type", &prop,
-				  &type) == 0 && type == DRM_PLANE_TYPE_PRIMARY) {
+		if (fit > best) {
 			for (uint32_t f = 0; f < p->count_formats; f++) {
 				xrgb |= p->formats[f] == DRM_FORMAT_XRGB8888;
 				rgb565 |= p->formats[f] == DRM_FORMAT_RGB565;
 			}
+			best = fit;
 			st->plane_id = p->plane_id;
 			st->format = xrgb ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_RGB565;
 			ret = xrgb || rgb565 ? 0 : -ENOTSUP;
