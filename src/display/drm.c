@@ -50,6 +50,7 @@ struct drm {
 	struct drm_flip flip[2];
 	drmEventContext ev;
 	unsigned flips_done;	/* by the event handler, since events last returned */
+	uintptr_t flip_token;	/* the flips' user data: this open's alone, never reused */
 	char driver[64], output[32];
 };
 
@@ -311,7 +312,7 @@ static void prepare_flip(struct drm *st, int i, uint32_t fb_prop)
 		.count_props_ptr = (uintptr_t)&f->count,
 		.props_ptr = (uintptr_t)&f->prop,
 		.prop_values_ptr = (uintptr_t)&f->value,
-		.user_data = (uintptr_t)st,
+		.user_data = st->flip_token,
 	};
 }
 
@@ -336,11 +337,18 @@ static void choose_flips(struct drm *st)
 		prepare_flip(st, i, fb_prop);
 }
 
+/* The state whose drm_events reads the descriptor now: libdrm's handler gets only the flip's
+ * user data, and a descriptor shared with a reload's display may still deliver the flip of a
+ * state closed meanwhile (its wait given up): a token, not a pointer, tells them apart. */
+static struct drm *flip_reader;
+
 static void on_flip(int fd, unsigned int seq, unsigned int sec, unsigned int usec, void *data)
 {
-	struct drm *st = data;
+	struct drm *st = flip_reader;
 
 	(void)fd, (void)seq, (void)sec, (void)usec;
+	if (!st || (uintptr_t)data != st->flip_token)
+		return;
 	st->flip_pending = false;
 	st->flips_done++;
 }
@@ -475,11 +483,13 @@ static int drm_open(struct display *d, const struct display_request *req, char *
 {
 	struct display_mode *m = &d->mode;
 	struct drm *st = calloc(1, sizeof(*st));
+	static uintptr_t tokens;	/* opens so far: the loop's thread opens displays */
 	int ret;
 
 	if (!st)
 		return display_errorf(-ENOMEM, err, errlen, "%s", strerror(ENOMEM));
 	d->state = st;
+	st->flip_token = ++tokens;
 	st->ev = (drmEventContext){ .version = 2, .page_flip_handler = on_flip };
 	ret = open_card(st, req);
 	if (ret < 0)
@@ -617,7 +627,7 @@ static int drm_present(struct display *d)
 		ret = ioctl(st->fd, DRM_IOCTL_MODE_ATOMIC, &st->flip[back].req);
 	else
 		ret = drmModePageFlip(st->fd, st->crtc_id, st->buf[back].fb_id,
-				      DRM_MODE_PAGE_FLIP_EVENT, st);
+				      DRM_MODE_PAGE_FLIP_EVENT, (void *)st->flip_token);
 	if (ret < 0)
 		return -errno;
 	st->flip_pending = true;
@@ -634,8 +644,10 @@ static int drm_events(struct display *d, bool wait)
 	if (wait && st->flip_pending)
 		poll(&p, 1, FLIP_WAIT_MS);
 	/* each read returns whole events; a handful of reads empties any queue there can be */
+	flip_reader = st;
 	for (int i = 0; i < 8 && drmHandleEvent(st->fd, &st->ev) == 0; i++)
 		;
+	flip_reader = NULL;
 	/* a flip that never reported (a driver in trouble) must not stop the frames for good */
 	if (wait)
 		st->flip_pending = false;
