@@ -94,6 +94,21 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* Until VT num is in front, a second at most (VT_WAITACTIVE would wait for ever). */
+static int wait_active(int fd, int num)
+{
+	struct vt_stat st;
+
+	for (int i = 0; i < 500; i++) {
+		if (ioctl(fd, VT_GETSTATE, &st) < 0)
+			return -errno;
+		if (st.v_active == num)
+			return 0;
+		sleep_ms(2);
+	}
+	return -ETIMEDOUT;
+}
+
 /*
  * Brings VT num to the front from the VT in front, whose fd is from_fd, within about a second,
  * never waiting longer. The kernel ignores every switch away from a VT in graphics mode with
@@ -125,16 +140,8 @@ static int switch_over(int from_fd, int num, bool ours)
 			break;
 		sleep_ms(1);
 	}
-	for (int i = 0; ret == 0 && i < 500; i++) {
-		if (ioctl(from_fd, VT_GETSTATE, &st) < 0)
-			ret = -errno;
-		else if (st.v_active == num)
-			break;
-		else if (i == 499)
-			ret = -ETIMEDOUT;
-		else
-			sleep_ms(2);
-	}
+	if (ret == 0)
+		ret = wait_active(from_fd, num);
 	if (answer && !ours)
 		ioctl(from_fd, VT_SETMODE, &mode);
 	return ret;
@@ -156,12 +163,19 @@ int vt_show(struct vt *vt, int front)
 }
 
 /* vt to the front, as vt_show does it: VT_WAITACTIVE would wait for ever where the VT in
- * front ignores the switch (an application's in graphics mode) or its owner never answers. */
+ * front ignores the switch (an application's in graphics mode) or its owner never answers. A
+ * user who may not open the VT in front (a service's, given only its own) switches from its
+ * own VT, which answers for nobody. */
 static int bring_to_front(struct vt *vt)
 {
 	int front = 0, ret = vt_front(vt, &front);
 
-	return ret < 0 || front == vt->num ? ret : vt_show(vt, front);
+	if (ret < 0 || front == vt->num)
+		return ret;
+	ret = vt_show(vt, front);
+	if (ret != -EACCES && ret != -EPERM)
+		return ret;
+	return ioctl(vt->fd, VT_ACTIVATE, vt->num) < 0 ? -errno : wait_active(vt->fd, vt->num);
 }
 
 int vt_give_to(struct vt *vt, int front)
