@@ -256,8 +256,9 @@ static uint64_t loud_by_hand(const int16_t *p, const int16_t *q, ptrdiff_t s, in
 	return bits;
 }
 
-/* Every path's calm detection finds the same loud cells: at every count and start in a row,
- * thresholds from 0 to 65535, heights small or at the int16 extremes (65535 apart). */
+/* Every path's calm detection finds the same loud cells: at counts 1 to 20 and 27 to 64 (AVX2
+ * takes 32 cells a step, then 16) from 9 starts in a row, thresholds from 0 to 65535,
+ * heights small or at the int16 extremes (65535 apart). */
 static void test_calm_cells_agree(void **state)
 {
 	enum { S = 80, ROWS = 3 };
@@ -272,7 +273,7 @@ static void test_calm_cells_agree(void **state)
 	(void)state;
 	assert_int_equal(pixfmt_by_name(&fmt, "XRGB8888"), 0);
 	assert_int_equal(render_init(&r, 8, 8, 0, 1, &fmt), 0);
-	for (int round = 0; round < 40; round++) {
+	for (int round = 0; round < 8; round++) {
 		for (int i = 0; i < S * ROWS; i++) {
 			uint64_t v = next(&seed);
 
@@ -284,7 +285,8 @@ static void test_calm_cells_agree(void **state)
 			if (render_set_path(&r, p) < 0)
 				continue;
 			for (int at = 1; at <= 9; at++)
-				for (int n = 1; n <= 64 && at + n < S - 1; n += n < 20 ? 1 : 7)
+				for (int n = 1; n <= 64 && at + n < S - 1;
+				     n += n < 20 || n >= 27 ? 1 : 7)
 					for (size_t t = 0; t < sizeof(thresholds) / sizeof(*thresholds); t++)
 						for (size_t f = 0; f < sizeof(tints) / sizeof(*tints); f++) {
 							const int16_t *row = cur + S + at;
