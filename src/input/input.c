@@ -386,8 +386,11 @@ static int device_open(struct input *in, const char *path)
 	struct input_device *d;
 	int fd, rc;
 
-	if (device_by_path(in, path))
+	d = device_by_path(in, path);
+	if (d && !d->gone)
 		return 0;
+	if (d)		/* failed and not tended yet (its notice lost): the node is a new device */
+		device_close(d, d->gone == -ENODEV ? "went away" : "failed; closed");
 	d = free_entry(in);
 	if (!d)
 		return -EMFILE;
@@ -770,9 +773,10 @@ static void list_one(void *ctx, const char *path)
 	enum input_class cls;
 	char why[160];
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int rc = fd < 0 ? -errno : libevdev_new_from_fd(fd, &dev);
 
-	if (fd < 0 || libevdev_new_from_fd(fd, &dev) < 0) {
-		fprintf(l->out, "%s: cannot open: %s\n", path, strerror(errno));
+	if (rc < 0) {
+		fprintf(l->out, "%s: cannot open: %s\n", path, strerror(-rc));
 		if (fd >= 0)
 			close(fd);
 		return;
