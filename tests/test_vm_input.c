@@ -366,7 +366,8 @@ static void test_rotated_display(void **state)
 }
 
 /* input.grab holds the panel only while fbripple's VT is in front: on another VT, other
- * programs get the touches (an EVIOCGRAB elsewhere would keep every event from them). */
+ * programs get the touches (an EVIOCGRAB elsewhere would keep every event from them). One
+ * that grabbed it meanwhile keeps it, and fbripple says so. */
 static void test_grab_follows_the_vt(void **state)
 {
 	struct vm_suite *s = vm_case_begin(state);
@@ -380,10 +381,16 @@ static void test_grab_follows_the_vt(void **state)
 		"tapdump drawing\n"
 		"chvt 2; tapdump away\n"
 		"chvt 1; tapdump back\n"
+		/* grabbed by another program meanwhile: back on its VT fbripple says it cannot */
+		"chvt 2; EVDUMP_GRAB=1 /bin/evdump 'fbvm panel' 1 3000 >/tmp/held & h=$!; sleep 0.3\n"
+		"chvt 1; sleep 0.3; echo 'tap 300 200' >&4; wait $h\n"
+		"say \"held elsewhere: evdump exit $? warnings"
+		" $(grep -c 'cannot grab: Device or resource busy' /tmp/log)\"\n"
 		"finish\n", NULL);
 	vm_case_expect(s, "drawing: evdump exit 1", 40000);
 	vm_case_expect(s, "away: evdump exit 0", 10000);
 	vm_case_expect(s, "back: evdump exit 1", 10000);
+	vm_case_expect(s, "held elsewhere: evdump exit 0 warnings 1", 10000);
 	expect_exit(s);
 }
 

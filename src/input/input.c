@@ -47,6 +47,7 @@ struct input_device {
 					 * buttons are up: a touch under way keeps its reader */
 	int64_t due_ms;			/* since when (let go after INPUT_LET_GO_MS anyway) */
 	int gone;			/* the reader's -errno for a device to close, or 0 */
+	int grab_failed;		/* the reader's -errno of a grab it could not take, or 0 */
 	unsigned drops, drops_noted;	/* SYN_DROPPED resyncs, and those the log told */
 	int64_t drops_note_ms;		/* when the log last told */
 };
@@ -224,6 +225,20 @@ static bool held_too_long(const struct input_device *d)
 	return d->in->let_go && coarse_ms() - d->due_ms >= INPUT_LET_GO_MS;
 }
 
+/* Takes the device for fbripple alone, or lets it go: 0, or the -errno of a grab refused
+ * (another program holds it: its events reach that program, the waking touch among them). */
+static int device_grab(struct input_device *d, bool take)
+{
+	int rc = libevdev_grab(d->evdev, take ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB);
+
+	return take && rc < 0 ? rc : 0;
+}
+
+static void note_grab_failed(struct input_device *d, int rc)
+{
+	note(d->in, LOG_LEVEL_WARNING, "%s: cannot grab: %s", d->path, strerror(-rc));
+}
+
 /* On the reader thread, with the lock held: every event the device has. The loop closes a
  * device that failed (tend_devices). */
 static void feed_all(struct input_device *d)
@@ -244,8 +259,10 @@ static void feed_all(struct input_device *d)
 		input_decoder_activity(&d->dec);
 	d->dec.frames = 0;
 	if (d->grab_due && (!input_decoder_held(&d->dec) || held_too_long(d))) {
-		libevdev_grab(d->evdev, d->in->let_go ? LIBEVDEV_UNGRAB : LIBEVDEV_GRAB);
+		d->grab_failed = device_grab(d, !d->in->let_go);
 		d->grab_due = false;
+		if (d->grab_failed)
+			input_reader_poke(&d->in->reader);
 	}
 	if (rc < 0 && rc != -EAGAIN) {
 		d->gone = rc;
@@ -284,6 +301,9 @@ static void tend_devices(void *ctx)
 			d->drops_note_ms = coarse_ms();
 		}
 		note_axes(d);
+		if (d->grab_failed)
+			note_grab_failed(d, d->grab_failed);
+		d->grab_failed = 0;
 		if (d->gone)
 			device_close(d, d->gone == -ENODEV ? "went away" : "failed; closed");
 	}
@@ -366,7 +386,7 @@ static int device_setup(struct input *in, struct input_device *d, int fd, const 
 	axes = device_axes(in, d);
 	d->axes_noted = false;
 	d->grab_due = false;
-	d->gone = 0;
+	d->gone = d->grab_failed = 0;
 	d->drops = d->drops_noted = 0;
 	d->drops_note_ms = 0;
 	libevdev_set_clock_id(d->evdev, CLOCK_MONOTONIC);	/* comparable with the frames' */
@@ -664,6 +684,7 @@ void input_grab(struct input *in, bool grab)
 	in->let_go = !grab;
 	for (int i = 0; in->opts.grab && i < INPUT_DEVICES_MAX; i++) {
 		struct input_device *d = &in->dev[i];
+		int rc;
 
 		if (!d->evdev)
 			continue;
@@ -671,8 +692,8 @@ void input_grab(struct input *in, bool grab)
 		 * rest of ours without its start, or never see its own lifted */
 		d->grab_due = input_decoder_held(&d->dec);
 		d->due_ms = now;
-		if (!d->grab_due)
-			libevdev_grab(d->evdev, grab ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB);
+		if (!d->grab_due && (rc = device_grab(d, grab)) < 0)
+			note_grab_failed(d, rc);
 	}
 	input_reader_unlock(&in->reader);
 }

@@ -1,5 +1,7 @@
 /* evdump.c - guest helper: prints the events of an evdev device as "ev TYPE CODE VALUE" lines
- * until COUNT events or TIMEOUT_MS pass. The device is a path or a device name. Built static. */
+ * until COUNT events or TIMEOUT_MS pass. The device is a path or a device name; with
+ * EVDUMP_GRAB=1 in the environment it grabs the device first (EVIOCGRAB), as a program that
+ * keeps a touchscreen to itself does. Built static. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/input.h>
@@ -7,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,7 +45,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "evdump: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	printf("evdump: %s\n", path);
+	if (getenv("EVDUMP_GRAB") && ioctl(fd, EVIOCGRAB, 1) < 0) {
+		fprintf(stderr, "evdump: %s: grab: %s\n", path, strerror(errno));
+		return 1;
+	}
+	printf("evdump: %s%s\n", path, getenv("EVDUMP_GRAB") ? " grabbed" : "");
 	fflush(stdout);
 	while (n < count && now_ms() < end) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
