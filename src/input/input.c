@@ -165,6 +165,12 @@ static void device_close(struct input_device *d, const char *why)
 	d->src.fd = -1;
 }
 
+/* A device the reader found failed (d->gone): closed, saying why. */
+static void close_failed(struct input_device *d)
+{
+	device_close(d, d->gone == -ENODEV ? "went away" : "failed; closed");
+}
+
 /* The first activity after a quiet spell at once, then at most every INPUT_ACTIVITY_MS: a
  * flood of events must not become a flood of wake-ups for the caller. */
 static int64_t coarse_ms(void)
@@ -305,7 +311,7 @@ static void tend_devices(void *ctx)
 			note_grab_failed(d, d->grab_failed);
 		d->grab_failed = 0;
 		if (d->gone)
-			device_close(d, d->gone == -ENODEV ? "went away" : "failed; closed");
+			close_failed(d);
 	}
 }
 
@@ -410,7 +416,7 @@ static int device_open(struct input *in, const char *path)
 	if (d && !d->gone)
 		return 0;
 	if (d)		/* failed and not tended yet (its notice lost): the node is a new device */
-		device_close(d, d->gone == -ENODEV ? "went away" : "failed; closed");
+		close_failed(d);
 	d = free_entry(in);
 	if (!d)
 		return -EMFILE;
