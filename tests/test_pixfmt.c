@@ -273,6 +273,55 @@ static void test_convert_unnamed(void **state)
 	free(src.pixels);
 }
 
+/* fbdev's transp: set in every pixel packed or converted, whatever the picture's own alpha,
+ * so hardware that blends by it shows the picture; refused where it is no field of its own. */
+static void test_alpha_is_opaque(void **state)
+{
+	static const struct {
+		const char *name;
+		struct pixfmt_field alpha;
+		const char *named;
+		uint32_t want;	/* 0x123456 packed */
+	} cases[] = {
+		{ "XRGB8888", { 24, 8 }, "ARGB8888", 0xff123456 },
+		{ "XBGR8888", { 24, 8 }, "ABGR8888", 0xff563412 },
+		{ "RGBX8888", { 0, 8 }, "RGBA8888", 0x123456ff },
+		{ "BGRX8888", { 0, 8 }, "BGRA8888", 0x563412ff },
+		{ "XRGB8888", { 28, 4 }, "XRGB8888", 0xf0123456 },
+		{ "XRGB8888", { 0, 0 }, "XRGB8888", 0x00123456 },
+	};
+	uint32_t out[3 * 2];
+	struct image src;
+	struct pixfmt f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		f = named(cases[i].name);
+		assert_int_equal(pixfmt_set_alpha(&f, cases[i].alpha), 0);
+		assert_string_equal(f.name, cases[i].named);
+		assert_int_equal(pixfmt_pack(&f, 0x123456), cases[i].want);
+		assert_int_equal(pixfmt_unpack(&f, cases[i].want), 0xff123456);
+		fill_varied(&src, 3, 2);
+		src.pixels[1] &= 0x00ffffff;	/* a transparent pixel of the picture */
+		pixfmt_convert(&f, &src, out, 3 * sizeof(uint32_t));
+		for (int p = 0; p < 6; p++)
+			assert_int_equal(out[p], pixfmt_pack(&f, src.pixels[p]));
+		free(src.pixels);
+	}
+	/* ARGB1555 */
+	assert_int_equal(pixfmt_init(&f, 16, fld(10, 5), fld(5, 5), fld(0, 5)), 0);
+	assert_int_equal(pixfmt_set_alpha(&f, fld(15, 1)), 0);
+	assert_int_equal(pixfmt_pack(&f, 0), 0x8000);
+	/* over a colour, or past the pixel: left out */
+	f = named("RGB565");
+	assert_int_equal(pixfmt_set_alpha(&f, fld(15, 1)), -EINVAL);
+	assert_int_equal(pixfmt_pack(&f, 0), 0);
+	f = named("XRGB8888");
+	assert_int_equal(pixfmt_set_alpha(&f, fld(28, 8)), -EINVAL);
+	assert_int_equal(pixfmt_set_alpha(&f, fld(16, 8)), -EINVAL);
+	assert_string_equal(f.name, "XRGB8888");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_pack_unpack_565_all),
 		cmocka_unit_test(test_convert_roundtrip),
 		cmocka_unit_test(test_convert_unnamed),
+		cmocka_unit_test(test_alpha_is_opaque),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,14 +21,19 @@ static const char *const formats[] = { "RGB565", "BGR565", "RGB888", "BGR888",
 
 /* Layouts fbdev may report beside the named ones: an 18-bit panel's in 24- and 32-bit pixels
  * and bytes off the byte boundaries (light goes field by field there), whole bytes around a
- * gap and in another order (light by byte sums). */
+ * gap and in another order (light by byte sums), and with alpha, which every pixel keeps
+ * opaque (ARGB8888 by byte sums, ARGB1555 field by field). */
 static const struct {
 	int bpp;
-	struct pixfmt_field red, green, blue;
+	struct pixfmt_field red, green, blue, alpha;
 } unnamed[] = {
-	{ 24, { 12, 6 }, { 6, 6 }, { 0, 6 } }, { 32, { 20, 6 }, { 11, 6 }, { 2, 6 } },
-	{ 32, { 20, 8 }, { 10, 8 }, { 1, 8 } }, { 32, { 24, 8 }, { 16, 8 }, { 0, 8 } },
-	{ 24, { 0, 8 }, { 16, 8 }, { 8, 8 } },
+	{ 24, { 12, 6 }, { 6, 6 }, { 0, 6 }, { 0, 0 } },
+	{ 32, { 20, 6 }, { 11, 6 }, { 2, 6 }, { 0, 0 } },
+	{ 32, { 20, 8 }, { 10, 8 }, { 1, 8 }, { 0, 0 } },
+	{ 32, { 24, 8 }, { 16, 8 }, { 0, 8 }, { 0, 0 } },
+	{ 24, { 0, 8 }, { 16, 8 }, { 8, 8 }, { 0, 0 } },
+	{ 32, { 16, 8 }, { 8, 8 }, { 0, 8 }, { 24, 8 } },
+	{ 16, { 10, 5 }, { 5, 5 }, { 0, 5 }, { 15, 1 } },
 };
 
 /* Logical sizes: odd widths around the vectors' 4, 8 and 16 pixels, some cells of 8 with a part
@@ -134,6 +139,21 @@ static void assert_turned(const uint8_t *turned, const uint8_t *upright, int wid
 		}
 }
 
+/* Every pixel of a frame opaque where the format has alpha (the padding left alone). */
+static void assert_opaque(const uint8_t *fb, const struct pixfmt *fmt, int pw, int ph)
+{
+	size_t stride = (size_t)(pw + 3) * fmt->bytes;
+
+	for (int y = 0; y < ph; y++)
+		for (int x = 0; x < pw; x++) {
+			uint32_t v = 0;
+
+			memcpy(&v, fb + y * stride + (size_t)x * fmt->bytes, fmt->bytes);
+			if ((v & fmt->opaque) != fmt->opaque)
+				fail_msg("%s: pixel (%d,%d) is %08x, not opaque", fmt->name, x, y, v);
+		}
+}
+
 /* Each case against the scalar frame, byte for byte, padding included. */
 static int compare_paths(const struct pixfmt *format, int width, int height, int cell,
 			 enum waves waves, int rotate, const struct render_light *light)
@@ -148,6 +168,7 @@ static int compare_paths(const struct pixfmt *format, int width, int height, int
 
 	water_of(&w, width, height, cell, waves, seed);
 	want = frame_of(RENDER_SCALAR, &fmt, &img, &w, rotate, light, &size);
+	assert_opaque(want, &fmt, rotate % 180 ? height : width, rotate % 180 ? width : height);
 	if (rotate) {
 		uint8_t *upright = frame_of(RENDER_SCALAR, &fmt, &img, &w, 0, light, &size);
 
@@ -186,7 +207,10 @@ static void format_of(size_t i, struct pixfmt *fmt)
 	i -= NAMED;
 	assert_int_equal(pixfmt_init(fmt, unnamed[i].bpp, unnamed[i].red, unnamed[i].green,
 				     unnamed[i].blue), 0);
+	assert_int_equal(pixfmt_set_alpha(fmt, unnamed[i].alpha), 0);
+	assert_int_equal(fmt->opaque, ((1u << unnamed[i].alpha.length) - 1) << unnamed[i].alpha.offset);
 }
+
 
 static void check_all(int cell, const struct render_light *light)
 {

@@ -401,6 +401,9 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 		"n=0; until grep -q 'double buffered' /tmp/fbr.log || [ $n -ge 200 ]; do sleep 0.05;"
 		" n=$((n+1)); done; sleep 0.3\n"
 		"say \"running $(geometry)\"\n"
+		"say \"format $(grep -o 'fbdev 640x480 [^,]*' /tmp/fbr.log)\"\n"
+		"px=$(dd if=/dev/fb0 bs=4 count=1 2>/dev/null | od -An -tx1 | tr -d ' ')\n"
+		"case $px in ??????ff) say 'pixel opaque' ;; *) say \"pixel $px\" ;; esac\n"
 		"chvt 2; sleep 0.3; say \"away $(geometry)\"\n"
 		"chvt 1; sleep 0.5; say \"back $(geometry)\"\n"
 		"kill $pid; wait $pid; say \"exit $?\"\n"
@@ -409,6 +412,10 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 	vm_case_start(s, &o);
 	vm_case_expect(s, "found Virtual FB 8 bpp 640,480 at 0,0", 30000);
 	vm_case_expect(s, "running 32 bpp 640,960 at 0,", 10000);
+	/* vfb's 32 bpp has alpha (its fourth byte): every pixel drawn opaque, as hardware that
+	 * blends by it needs them */
+	vm_case_expect(s, "format fbdev 640x480 ABGR8888", 5000);
+	vm_case_expect(s, "pixel opaque", 5000);
 	vm_case_expect(s, "away 8 bpp 640,480 at 0,0", 5000);	/* the console's own mode */
 	vm_case_expect(s, "back 32 bpp 640,960 at 0,", 5000);
 	vm_case_expect(s, "exit 0", 5000);

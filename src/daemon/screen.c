@@ -586,13 +586,13 @@ bool screen_wants_frame(const struct screen *s)
  * white for 1, black for 0; the rest of the rows as drawn. */
 static void paint_stripes(const struct display_mode *m, uint8_t *pixels, int y0, uint32_t n)
 {
-	uint32_t white = pixfmt_pack(&m->fmt, 0xffffff);
+	uint32_t white = pixfmt_pack(&m->fmt, 0xffffff), black = pixfmt_pack(&m->fmt, 0);
 
 	for (int y = y0; y < y0 + 8 && y < m->height; y++) {
 		uint8_t *row = pixels + (size_t)y * m->stride;
 
 		for (int x = 0; x < 256 && x < m->width; x++) {
-			uint32_t v = n >> (x / 8) & 1 ? white : 0;
+			uint32_t v = n >> (x / 8) & 1 ? white : black;
 
 			if (m->fmt.bytes == 4)
 				((uint32_t *)row)[x] = v;

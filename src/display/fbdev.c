@@ -41,11 +41,16 @@ static int format_from_var(struct pixfmt *fmt, const struct fb_fix_screeninfo *f
 	struct pixfmt_field r = { var->red.offset, var->red.length };
 	struct pixfmt_field g = { var->green.offset, var->green.length };
 	struct pixfmt_field b = { var->blue.offset, var->blue.length };
+	struct pixfmt_field a = { var->transp.offset, var->transp.length };
+	int ret;
 
 	if (fix->type != FB_TYPE_PACKED_PIXELS ||
 	    (fix->visual != FB_VISUAL_TRUECOLOR && fix->visual != FB_VISUAL_DIRECTCOLOR))
 		return -ENOTSUP;
-	return pixfmt_init(fmt, var->bits_per_pixel, r, g, b);
+	ret = pixfmt_init(fmt, var->bits_per_pixel, r, g, b);
+	if (ret == 0)
+		pixfmt_set_alpha(fmt, a);	/* a bogus one is left out: the colours still draw */
+	return ret;
 }
 
 static int read_info(struct fbdev *fb, struct fb_fix_screeninfo *fix)

@@ -78,6 +78,23 @@ int pixfmt_init(struct pixfmt *fmt, int bpp, struct pixfmt_field red,
 	return 0;
 }
 
+int pixfmt_set_alpha(struct pixfmt *fmt, struct pixfmt_field alpha)
+{
+	uint32_t mask = field_mask(alpha);
+	char *x = strchr(fmt->name, 'X');
+
+	if (!alpha.length)
+		return 0;
+	if (!field_valid(alpha, fmt->bpp) ||
+	    (mask & (field_mask(fmt->red) | field_mask(fmt->green) | field_mask(fmt->blue))))
+		return -EINVAL;
+	fmt->opaque = mask;
+	/* the named formats' X is a byte of its own: alpha there is what it names */
+	if (x && alpha.length == 8 && fmt->bpp == 32 && (x == fmt->name) == (alpha.offset == 24))
+		*x = 'A';
+	return 0;
+}
+
 int pixfmt_by_name(struct pixfmt *fmt, const char *name)
 {
 	struct pixfmt_field f[3];
@@ -111,7 +128,7 @@ static uint32_t unpack_field(struct pixfmt_field f, uint32_t pixel)
 
 uint32_t pixfmt_pack(const struct pixfmt *fmt, uint32_t rgb)
 {
-	return pack_field(fmt->red, (rgb >> 16) & 0xff) |
+	return fmt->opaque | pack_field(fmt->red, (rgb >> 16) & 0xff) |
 	       pack_field(fmt->green, (rgb >> 8) & 0xff) |
 	       pack_field(fmt->blue, rgb & 0xff);
 }
@@ -132,7 +149,7 @@ static void pack_lut_init(const struct pixfmt *fmt, struct pack_lut *lut)
 	uint32_t v;
 
 	for (v = 0; v < 256; v++) {
-		lut->r[v] = pack_field(fmt->red, v);
+		lut->r[v] = fmt->opaque | pack_field(fmt->red, v);
 		lut->g[v] = pack_field(fmt->green, v);
 		lut->b[v] = pack_field(fmt->blue, v);
 	}
@@ -149,7 +166,7 @@ void pixfmt_convert(const struct pixfmt *fmt, const struct image *src, void *dst
 	int x, y, w = src->width;
 
 	pack_lut_init(fmt, &lut);
-	/* XRGB8888, the common case: the packed pixel is the picture's word without its alpha */
+	/* XRGB8888, the common case: the packed pixel is the picture's word, its alpha the format's */
 	bool xrgb = fmt->bytes == 4 && fmt->red.offset == 16 && fmt->red.length == 8 &&
 		    fmt->green.offset == 8 && fmt->green.length == 8 && fmt->blue.offset == 0 &&
 		    fmt->blue.length == 8;
@@ -175,7 +192,7 @@ void pixfmt_convert(const struct pixfmt *fmt, const struct image *src, void *dst
 			break;
 		default:
 			for (x = 0; xrgb && x < w; x++) {
-				uint32_t v = in[x] & 0xffffffu;
+				uint32_t v = (in[x] & 0xffffffu) | fmt->opaque;
 
 				memcpy(out + 4 * x, &v, 4);
 			}

@@ -15,6 +15,7 @@ struct pixfmt {
 	int bpp;	/* 16, 24 or 32 */
 	int bytes;	/* bpp / 8 */
 	struct pixfmt_field red, green, blue;
+	uint32_t opaque;	/* the alpha field's bits, set in every pixel written; 0: none */
 	char name[16];	/* "RGB565", "XRGB8888", ... or "R5G6B5@11,5,0" style when unnamed */
 };
 
@@ -22,10 +23,16 @@ struct pixfmt {
 int pixfmt_init(struct pixfmt *fmt, int bpp, struct pixfmt_field red,
 		struct pixfmt_field green, struct pixfmt_field blue);
 
+/* An alpha field beside the colours (fbdev's transp): every pixel packed or converted is then
+ * opaque, for drivers whose hardware blends by it (a pixel of alpha 0 shows nothing). An
+ * XRGB-style name becomes ARGB. Length 0: none. 0, or -EINVAL (no change) where it leaves the
+ * pixel or overlaps a colour. */
+int pixfmt_set_alpha(struct pixfmt *fmt, struct pixfmt_field alpha);
+
 /* Names: RGB565 BGR565 RGB888 BGR888 XRGB8888 XBGR8888 RGBX8888 BGRX8888. 0 or -EINVAL. */
 int pixfmt_by_name(struct pixfmt *fmt, const char *name);
 
-/* 0xRRGGBB -> pixel value, and back (low bits restored by replicating the high ones). */
+/* 0xRRGGBB -> pixel value (opaque), and back (low bits restored by replicating the high ones). */
 uint32_t pixfmt_pack(const struct pixfmt *fmt, uint32_t rgb);
 uint32_t pixfmt_unpack(const struct pixfmt *fmt, uint32_t pixel);
 
