@@ -810,6 +810,135 @@ static void test_classify(void **state)
 	assert_int_equal(classify(d, why, &ax, &ay), INPUT_IGNORED);
 }
 
+/* ---- pens ---- */
+
+/* A Wacom pen's device: the tools, the stylus buttons, pressure, distance and tilt, no
+ * ABS_MT_*. 10 units a pixel on the fixture's 1000x800 screen. */
+static struct libevdev *make_pen(const char *name, unsigned prop)
+{
+	static const unsigned keys[] = { BTN_TOOL_PEN, BTN_TOOL_RUBBER, BTN_TOUCH, BTN_STYLUS,
+					 BTN_STYLUS2 };
+	struct libevdev *d = make_device(name);
+
+	add_abs(d, ABS_X, 0, 9999);
+	add_abs(d, ABS_Y, 0, 7999);
+	add_abs(d, ABS_PRESSURE, 0, 4095);
+	add_abs(d, ABS_DISTANCE, 0, 63);
+	add_abs(d, ABS_TILT_X, -64, 63);
+	add_abs(d, ABS_TILT_Y, -64, 63);
+	add_abs(d, ABS_MISC, 0, 0x7fffffff);
+	add(d, EV_KEY, keys, 5);
+	assert_int_equal(libevdev_enable_property(d, prop), 0);
+	return d;
+}
+
+/* A pen tablet beside the screen (INPUT_PROP_POINTER) and a pen display (INPUT_PROP_DIRECT)
+ * are both single touch on ABS_X/Y; the tablet's finger device, a touchpad and the tablet's
+ * pad (its buttons and ring) stay ignored. */
+static void test_classify_pens(void **state)
+{
+	static const unsigned finger[] = { BTN_TOOL_FINGER, BTN_TOOL_DOUBLETAP, BTN_TOUCH };
+	static const unsigned pad[] = { BTN_0, BTN_1, BTN_2, BTN_3, BTN_STYLUS };
+	struct input_axis ax, ay;
+	struct libevdev *d;
+	char why[160];
+
+	(void)state;
+	d = make_pen("Wacom Intuos S Pen", INPUT_PROP_POINTER);
+	assert_int_equal(classify(d, why, &ax, &ay), INPUT_TOUCH);
+	assert_true(ax.min == 0 && ax.max == 9999 && ay.min == 0 && ay.max == 7999);
+	assert_string_equal(why, "a pen: BTN_TOOL_PEN with ABS_X/Y and BTN_TOUCH, without "
+			    "INPUT_PROP_DIRECT, mapped to the whole screen");
+
+	d = make_pen("Wacom Cintiq 16 Pen", INPUT_PROP_DIRECT);
+	assert_int_equal(classify(d, why, &ax, &ay), INPUT_TOUCH);
+	assert_non_null(strstr(why, "a pen: "));
+	assert_non_null(strstr(why, "with INPUT_PROP_DIRECT"));
+
+	d = make_device("Wacom Intuos Pro M Finger");
+	add_abs(d, ABS_X, 0, 4095);
+	add_abs(d, ABS_Y, 0, 4095);
+	add_abs(d, ABS_MT_SLOT, 0, 9);
+	add_abs(d, ABS_MT_TRACKING_ID, 0, 65535);
+	add_abs(d, ABS_MT_POSITION_X, 0, 4095);
+	add_abs(d, ABS_MT_POSITION_Y, 0, 4095);
+	add(d, EV_KEY, finger, 3);
+	libevdev_enable_property(d, INPUT_PROP_POINTER);
+	assert_int_equal(classify(d, why, &ax, &ay), INPUT_IGNORED);
+	assert_non_null(strstr(why, "touchpad"));
+
+	d = make_device("touchpad without slots that also knows a pen");
+	add_abs(d, ABS_X, 1472, 5472);
+	add_abs(d, ABS_Y, 1408, 4448);
+	add(d, EV_KEY, finger, 3);
+	add(d, EV_KEY, (const unsigned[]){ BTN_TOOL_PEN, BTN_LEFT }, 2);
+	libevdev_enable_property(d, INPUT_PROP_POINTER);
+	assert_int_equal(classify(d, why, &ax, &ay), INPUT_IGNORED);
+	assert_non_null(strstr(why, "touchpad"));
+
+	d = make_device("Wacom Intuos Pro M Pad");
+	add_abs(d, ABS_X, 0, 1);
+	add_abs(d, ABS_Y, 0, 1);
+	add_abs(d, ABS_WHEEL, 0, 71);
+	add_abs(d, ABS_MISC, 0, 0x7fffffff);
+	add(d, EV_KEY, pad, 5);
+	assert_int_equal(classify(d, why, &ax, &ay), INPUT_IGNORED);
+}
+
+/* A pen tablet as fbripple opens it: hovering, the barrel button and pressure drop nothing and
+ * hold nothing; the tip down is a stone where the pen points, its stroke a trail. Out of
+ * proximity the kernel zeroes the axes: no contact, no trail to 0,0. */
+static void test_pen(void **state)
+{
+	struct input_axis ax, ay;
+	struct fixture f;
+	char why[160];
+
+	(void)state;
+	setup(&f, classify(make_pen("Wacom Intuos S Pen", INPUT_PROP_POINTER), why, &ax, &ay),
+	      ax, ay, 1);
+	feed(&f.dec,
+	     "# in proximity, hovering\n"
+	     "E: 0.00 0003 0000 2000	# ABS_X\nE: 0.00 0003 0001 3000	# ABS_Y\n"
+	     "E: 0.00 0003 0019 0030	# ABS_DISTANCE\nE: 0.00 0003 0028 2082	# ABS_MISC\n"
+	     "E: 0.00 0001 0140 0001	# BTN_TOOL_PEN\nE: 0.00 0000 0000 0000\n"
+	     "E: 0.01 0003 0000 2500\nE: 0.01 0003 0001 3500\nE: 0.01 0000 0000 0000\n"
+	     "E: 0.02 0001 014b 0001	# BTN_STYLUS\nE: 0.02 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "");
+	assert_false(input_decoder_held(&f.dec));
+	feed(&f.dec,
+	     "E: 0.03 0001 014b 0000\nE: 0.03 0000 0000 0000\n"
+	     "# the tip touches\n"
+	     "E: 0.04 0003 0000 3000\nE: 0.04 0003 0001 5000\nE: 0.04 0003 0019 0000\n"
+	     "E: 0.04 0003 0018 0900	# ABS_PRESSURE\nE: 0.04 0001 014a 0001	# BTN_TOUCH\n"
+	     "E: 0.04 0000 0000 0000\n"
+	     "E: 0.05 0003 0000 5000\nE: 0.05 0003 0018 2000\nE: 0.05 0000 0000 0000\n"
+	     "E: 0.06 0003 0018 3000\nE: 0.06 0003 001a 0010	# ABS_TILT_X\n"
+	     "E: 0.06 0000 0000 0000\n"
+	     "E: 0.07 0001 014b 0001	# BTN_STYLUS while down\nE: 0.07 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 300,500; move 0 300,500>500,500");
+	assert_true(input_decoder_held(&f.dec));
+	clear(&f.rec);
+	feed(&f.dec,
+	     "E: 0.08 0001 014b 0000\nE: 0.08 0000 0000 0000\n"
+	     "# lifted, hovering away, out of proximity\n"
+	     "E: 0.09 0003 0018 0000\nE: 0.09 0003 0019 0005\nE: 0.09 0001 014a 0000\n"
+	     "E: 0.09 0000 0000 0000\n"
+	     "E: 0.10 0003 0000 9000\nE: 0.10 0000 0000 0000\n"
+	     "E: 0.11 0003 0000 0000\nE: 0.11 0003 0001 0000\nE: 0.11 0003 0019 0000\n"
+	     "E: 0.11 0003 0028 0000\nE: 0.11 0001 0140 0000\nE: 0.11 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "up 0 500,500");
+	assert_false(input_decoder_held(&f.dec));
+	clear(&f.rec);
+	feed(&f.dec,
+	     "# back in elsewhere, and a tap\n"
+	     "E: 0.50 0003 0000 8000\nE: 0.50 0003 0001 6000\nE: 0.50 0001 0140 0001\n"
+	     "E: 0.50 0000 0000 0000\n"
+	     "E: 0.51 0003 0018 1200\nE: 0.51 0001 014a 0001\nE: 0.51 0000 0000 0000\n"
+	     "E: 0.52 0003 0018 0000\nE: 0.52 0001 014a 0000\nE: 0.52 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 800,600; up 0 800,600");
+}
+
 /* ---- a flood: 10,000 events in one second's worth from one device ---- */
 
 struct flood {
@@ -914,6 +1043,8 @@ int main(void)
 		cmocka_unit_test(test_seed_tablet_position),
 		cmocka_unit_test(test_seed_multitouch_slots),
 		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_classify_pens),
+		cmocka_unit_test(test_pen),
 		cmocka_unit_test(test_flood),
 	};
 

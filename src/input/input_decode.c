@@ -609,6 +609,15 @@ static bool abs_pair(const struct libevdev *dev, unsigned x, unsigned y)
 	return libevdev_has_event_code(dev, EV_ABS, x) && libevdev_has_event_code(dev, EV_ABS, y);
 }
 
+/* A stylus with absolute axes, on a display or beside it: libinput maps a tablet's whole area
+ * onto the screen, and so do we. A touchpad that also reports a pen (BTN_TOOL_FINGER) stays a
+ * touchpad. */
+static bool is_pen(const struct libevdev *dev, bool mt)
+{
+	return key(dev, BTN_TOOL_PEN) && key(dev, BTN_TOUCH) && abs_pair(dev, ABS_X, ABS_Y) &&
+	       !key(dev, BTN_TOOL_FINGER) && !mt;
+}
+
 static enum input_class classify_mt(const struct libevdev *dev, char *why, size_t len)
 {
 	bool slots = libevdev_has_event_code(dev, EV_ABS, ABS_MT_SLOT);
@@ -655,6 +664,12 @@ enum input_class input_classify(const struct libevdev *dev, char *why, size_t le
 
 	*ax = axis_of(dev, mt ? ABS_MT_POSITION_X : ABS_X);
 	*ay = axis_of(dev, mt ? ABS_MT_POSITION_Y : ABS_Y);
+	if (is_pen(dev, mt)) {
+		snprintf(why, len, "a pen: BTN_TOOL_PEN with ABS_X/Y and BTN_TOUCH, %s "
+			 "INPUT_PROP_DIRECT, mapped to the whole screen",
+			 libevdev_has_property(dev, INPUT_PROP_DIRECT) ? "with" : "without");
+		return INPUT_TOUCH;
+	}
 	if (pointer && (mt || key(dev, BTN_TOUCH))) {
 		snprintf(why, len, "a touchpad: touch axes with INPUT_PROP_POINTER");
 		return INPUT_IGNORED;

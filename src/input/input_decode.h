@@ -17,7 +17,7 @@ enum input_class {
 	INPUT_IGNORED,
 	INPUT_MT_B,		/* multitouch with slots */
 	INPUT_MT_A,		/* multitouch with SYN_MT_REPORT, no slots */
-	INPUT_TOUCH,		/* single touch: ABS_X/Y + BTN_TOUCH */
+	INPUT_TOUCH,		/* single touch: ABS_X/Y + BTN_TOUCH; also a pen (BTN_TOOL_PEN) */
 	INPUT_TABLET,		/* absolute pointer: ABS_X/Y + BTN_LEFT, no touch */
 	INPUT_MOUSE,		/* REL_X/Y + BTN_LEFT */
 };
