@@ -385,6 +385,7 @@ static void test_no_vt_draws_anyway(void **state)
  * A framebuffer that pans, as legacy drivers do (vfb: 640x480 at 8 bpp, 4 MB): fbripple
  * switches it to 32 bpp and grows a second page. A VT switch away has the console put its
  * own mode back (fbcon); back on fbripple's VT its mode and pages must be fbripple's again.
+ * In the same boot, idle mode beside an application that pans between two pages of its own.
  */
 static void test_panning_fbdev_across_a_vt_switch(void **state)
 {
@@ -407,7 +408,19 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 		"chvt 2; sleep 0.3; say \"away $(geometry)\"\n"
 		"chvt 1; sleep 0.5; say \"back $(geometry)\"\n"
 		"kill $pid; wait $pid; say \"exit $?\"\n"
-		"say \"warnings $(grep -c warning /tmp/fbr.log)\"; cat /tmp/fbr.log\n" };
+		"say \"warnings $(grep -c warning /tmp/fbr.log)\"; cat /tmp/fbr.log\n"
+		/* idle mode beside an application that double-buffers by panning */
+		"fbfill -g -P 480 ff0000 && say \"app on page 480: $(geometry)\"\n"
+		"echo 'screensaver = { mode = \"idle\"; after = 1; };' >/tmp/idle.conf\n"
+		"fbripple -v -c /tmp/idle.conf 2>/tmp/idle.log & pid=$!\n"
+		"n=0; until grep -q 'fbdev 640x480' /tmp/idle.log || [ $n -ge 100 ]; do sleep 0.05;"
+		" n=$((n+1)); done\n"
+		"fbfill -P 0 00ff00 && say \"app on page 0: $(geometry)\"\n"
+		"sleep 2; m=$(fbfill -m)\n"
+		"case $m in 'middle 00ff00'|'') say \"idle not shown: $m\" ;;"
+		" *) say \"idle shown on the page in front: $m\" ;; esac\n"
+		"kill $pid; wait $pid; say \"idle exit $?\"\n"
+		"say \"idle back: $(fbfill -m), $(geometry)\"; cat /tmp/idle.log\n" };
 
 	vm_case_start(s, &o);
 	vm_case_expect(s, "found Virtual FB 8 bpp 640,480 at 0,0", 30000);
@@ -420,6 +433,13 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 	vm_case_expect(s, "back 32 bpp 640,960 at 0,", 5000);
 	vm_case_expect(s, "exit 0", 5000);
 	vm_case_expect(s, "warnings 0", 5000);
+	/* the application pans to its other page while fbripple waits hidden: shown, the water
+	 * is drawn on the page in front, and the application's own frame put back there */
+	vm_case_expect(s, "app on page 480: 32 bpp 640,960 at 0,480", 5000);
+	vm_case_expect(s, "app on page 0: 32 bpp 640,960 at 0,0", 5000);
+	vm_case_expect(s, "idle shown on the page in front: middle ", 5000);
+	vm_case_expect(s, "idle exit 0", 5000);
+	vm_case_expect(s, "idle back: middle 00ff00, 32 bpp 640,960 at 0,0", 5000);
 	vm_case_expect_exit(s, 0);
 }
 

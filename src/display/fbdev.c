@@ -295,12 +295,38 @@ static int fbdev_blank(struct display *d, bool blank)
 	return ioctl(fbdev_of(d)->fd, FBIOBLANK, arg) < 0 ? -errno : 0;
 }
 
+static bool same_mode(const struct fb_var_screeninfo *a, const struct fb_var_screeninfo *b)
+{
+	return a->xres == b->xres && a->yres == b->yres && a->xres_virtual == b->xres_virtual &&
+	       a->yres_virtual == b->yres_virtual && a->bits_per_pixel == b->bits_per_pixel &&
+	       !memcmp(&a->red, &b->red, sizeof(a->red)) &&
+	       !memcmp(&a->green, &b->green, sizeof(a->green)) &&
+	       !memcmp(&a->blue, &b->blue, sizeof(a->blue));
+}
+
+/* The line the screen is panned to now where fbripple draws one page of a mode found as it is:
+ * whoever shows it pans (an application that double-buffers, the console); else ours. */
+static unsigned int shown_line(const struct display *d)
+{
+	const struct fbdev *fb = fbdev_of(d);
+	struct fb_var_screeninfo now;
+
+	if (fb->mode_changed || d->mode.pages == 2 || ioctl(fb->fd, FBIOGET_VSCREENINFO, &now) < 0 ||
+	    !same_mode(&now, &fb->var) || now.xoffset != fb->var.xoffset ||
+	    (size_t)(fb->pixels - fb->map) + ((size_t)now.yoffset + now.yres) * d->mode.stride >
+		    fb->map_len)
+		return fb->var.yoffset;
+	return now.yoffset;
+}
+
 static int fbdev_read(const struct display *d, struct image *img)
 {
 	const struct fbdev *fb = fbdev_of(d);
+	const uint8_t *shown = d->mode.pages == 2 ? fb->page_pixels[fb->page ^ 1]
+			     : fb->pixels + (size_t)shown_line(d) * d->mode.stride;
 
-	return pixfmt_read_image(&d->mode.fmt, fb->page_pixels[d->mode.pages == 2 ? fb->page ^ 1 : 0],
-				 d->mode.stride, d->mode.width, d->mode.height, img);
+	return pixfmt_read_image(&d->mode.fmt, shown, d->mode.stride, d->mode.width,
+				 d->mode.height, img);
 }
 
 static void fbdev_describe(const struct display *d, FILE *out)
@@ -387,14 +413,6 @@ static int fbdev_frame_file(const struct display *d, const struct image *img)
 	return fd;
 }
 
-static bool same_mode(const struct fb_var_screeninfo *a, const struct fb_var_screeninfo *b)
-{
-	return a->xres == b->xres && a->yres == b->yres && a->xres_virtual == b->xres_virtual &&
-	       a->yres_virtual == b->yres_virtual && a->bits_per_pixel == b->bits_per_pixel &&
-	       !memcmp(&a->red, &b->red, sizeof(a->red)) &&
-	       !memcmp(&a->green, &b->green, sizeof(a->green)) &&
-	       !memcmp(&a->blue, &b->blue, sizeof(a->blue));
-}
 
 /*
  * Our VT back in front. On the way the console set the mode it keeps for the VT
@@ -409,9 +427,14 @@ static int fbdev_acquire(struct display *d)
 	struct fb_var_screeninfo now, want = fb->var;
 	struct fb_fix_screeninfo fix;
 
-	/* a mode found as it is, one page: what is in front is the truth (an application's) */
-	if (!fb->mode_changed && d->mode.pages < 2)
+	/* a mode found as it is, one page: what is in front is the truth (an application's),
+	 * drawn where it is panned, and left there on close */
+	if (!fb->mode_changed && d->mode.pages < 2) {
+		fb->var.yoffset = fb->saved.yoffset = shown_line(d);
+		fb->page_pixels[0] = fb->page_pixels[1] =
+			fb->pixels + (size_t)fb->var.yoffset * d->mode.stride;
 		return 0;
+	}
 	if (ioctl(fb->fd, FBIOGET_VSCREENINFO, &now) < 0)
 		return -errno;
 	if (same_mode(&now, &want) && now.yoffset == want.yoffset)

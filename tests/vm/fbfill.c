@@ -1,5 +1,6 @@
 /* fbfill.c - guest helper: paints a framebuffer in horizontal bands of given colours, prints
- * its geometry and pixel format, or watches its middle pixel. Built static; runs in the VM. */
+ * its geometry and pixel format, or watches its middle pixel, on the page the screen is
+ * panned to; pans as an application that double-buffers does. Built static; runs in the VM. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fb.h>
@@ -15,8 +16,10 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fbfill [-d DEV] [-i] [-g] [-t] [-w RRGGBB] [RRGGBB...]\n"
+	fprintf(stderr, "usage: fbfill [-d DEV] [-i] [-g] [-t] [-P Y] [-m] [-w RRGGBB] [RRGGBB...]\n"
 		"  -d DEV  framebuffer (default /dev/fb0)\n"
+		"  -P Y    32 bpp on two pages, panned to line Y (0 or the height) first\n"
+		"  -m      print the middle pixel as 'middle RRGGBB'\n"
 		"  -i      print geometry and format as one 'fb ...' line\n"
 		"  -g      switch /dev/tty1 to KD_GRAPHICS first (no fbcon cursor)\n"
 		"  -t      print 'mono USEC' (CLOCK_MONOTONIC, as systemd's timestamps) and exit\n"
@@ -59,7 +62,7 @@ static void print_info(const struct fb_var_screeninfo *v, const struct fb_fix_sc
 static int paint(int fd, const struct fb_var_screeninfo *v, const struct fb_fix_screeninfo *f,
 		 char **colors, int n)
 {
-	size_t len = (size_t)f->line_length * v->yres;
+	size_t len = (size_t)f->line_length * (v->yoffset + v->yres);
 	uint8_t *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	int bytes = (v->bits_per_pixel + 7) / 8;
 
@@ -67,7 +70,8 @@ static int paint(int fd, const struct fb_var_screeninfo *v, const struct fb_fix_
 		return -errno;
 	for (unsigned y = 0; y < v->yres; y++) {
 		uint32_t rgb = strtoul(colors[(uint64_t)y * n / v->yres], NULL, 16);
-		fill_row(map + (size_t)y * f->line_length, v->xres, bytes, pixel(v, rgb));
+		fill_row(map + (size_t)(v->yoffset + y) * f->line_length, v->xres, bytes,
+			 pixel(v, rgb));
 	}
 	int rc = msync(map, len, MS_SYNC) ? -errno : 0;
 	munmap(map, len);
@@ -97,7 +101,7 @@ static int near(uint32_t a, uint32_t b)
 static uint32_t middle(const volatile uint8_t *map, const struct fb_var_screeninfo *v,
 		       const struct fb_fix_screeninfo *f)
 {
-	size_t at = (size_t)(v->yres / 2) * f->line_length + (size_t)(v->xres / 2) * 4;
+	size_t at = (size_t)(v->yoffset + v->yres / 2) * f->line_length + (size_t)(v->xres / 2) * 4;
 	uint32_t px = (uint32_t)map[at] | (uint32_t)map[at + 1] << 8 |
 		      (uint32_t)map[at + 2] << 16 | (uint32_t)map[at + 3] << 24;
 
@@ -110,7 +114,7 @@ static uint32_t middle(const volatile uint8_t *map, const struct fb_var_screenin
 static int watch(int fd, const struct fb_var_screeninfo *v, const struct fb_fix_screeninfo *f,
 		 const char *want, long ms)
 {
-	size_t len = (size_t)f->line_length * v->yres;
+	size_t len = (size_t)f->line_length * (v->yoffset + v->yres);
 	volatile uint8_t *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 	unsigned long long end = mono_us() + (unsigned long long)ms * 1000;
 	uint32_t rgb = want ? strtoul(want, NULL, 16) : 0;
@@ -135,6 +139,34 @@ static int watch(int fd, const struct fb_var_screeninfo *v, const struct fb_fix_
 	return 0;
 }
 
+/* -P: the mode an application that double-buffers sets, then its pan; v and f read back. */
+static int pan(int fd, struct fb_var_screeninfo *v, struct fb_fix_screeninfo *f, unsigned y)
+{
+	v->bits_per_pixel = 32;
+	v->yres_virtual = 2 * v->yres;
+	v->xres_virtual = v->xres;
+	v->xoffset = 0;
+	v->yoffset = y;
+	v->activate = FB_ACTIVATE_NOW;
+	if (ioctl(fd, FBIOPUT_VSCREENINFO, v) || ioctl(fd, FBIOGET_VSCREENINFO, v) ||
+	    ioctl(fd, FBIOGET_FSCREENINFO, f))
+		return -errno;
+	return v->yoffset == y && v->bits_per_pixel == 32 ? 0 : -EINVAL;
+}
+
+static int print_middle(int fd, const struct fb_var_screeninfo *v,
+			const struct fb_fix_screeninfo *f)
+{
+	size_t len = (size_t)f->line_length * (v->yoffset + v->yres);
+	uint8_t *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+
+	if (map == MAP_FAILED || v->bits_per_pixel != 32)
+		return -EINVAL;
+	printf("middle %06x\n", middle(map, v, f));
+	munmap(map, len);
+	return 0;
+}
+
 static void graphics_mode(void)
 {
 	int tty = open("/dev/tty1", O_RDWR);
@@ -148,13 +180,14 @@ static void graphics_mode(void)
 int main(int argc, char **argv)
 {
 	const char *dev = "/dev/fb0";
-	int info = 0, opt, fd, rc = 0;
+	int info = 0, show_middle = 0, opt, fd, rc = 0;
+	long pan_y = -1;
 	const char *wait_rgb = NULL;
 	long watch_ms = 0;
 	struct fb_var_screeninfo v;
 	struct fb_fix_screeninfo f;
 
-	while ((opt = getopt(argc, argv, "d:igtw:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:igtw:b:P:m")) != -1) {
 		if (opt == 't') {
 			printf("mono %llu\n", mono_us());
 			return 0;
@@ -166,6 +199,10 @@ int main(int argc, char **argv)
 			dev = optarg;
 		else if (opt == 'i')
 			info = 1;
+		else if (opt == 'P')
+			pan_y = strtol(optarg, NULL, 10);
+		else if (opt == 'm')
+			show_middle = 1;
 		else if (opt == 'g')
 			graphics_mode();
 		else
@@ -176,11 +213,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fbfill: %s: %s\n", dev, strerror(errno));
 		return 1;
 	}
+	if (pan_y >= 0)
+		rc = pan(fd, &v, &f, (unsigned)pan_y);
 	if (info)
 		print_info(&v, &f);
+	if (!rc && show_middle)
+		rc = print_middle(fd, &v, &f);
 	if (wait_rgb || watch_ms > 0)
 		rc = watch(fd, &v, &f, wait_rgb, wait_rgb ? 30000 : watch_ms) ? -EINVAL : 0;
-	if (optind < argc)
+	if (!rc && optind < argc)
 		rc = paint(fd, &v, &f, argv + optind, argc - optind);
 	if (rc)
 		fprintf(stderr, "fbfill: %s: %s\n", dev, strerror(-rc));
