@@ -281,6 +281,27 @@ static void test_single_touch_hotplug(void **state)
 	expect_exit(s);
 }
 
+/* A pen tablet beside the screen (INPUT_PROP_POINTER, as a Wacom Intuos's pen), 10 units a
+ * pixel: its area is the whole screen. Hovering in from 40 pixels right and the barrel
+ * button drop nothing; the tip at (3840, 1500) rings at pixel (384, 150). */
+static void test_pen_tablet(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+
+	write_conf(0, "");
+	start_case(s, "pen tablet", PRELUDE
+		"mkdev pen 'fbvm pen' 0 6390 0 4790\n"
+		"start; waitlog 'fbvm pen' || say 'pen not opened'\n"
+		"say ready; hear cmd\n"
+		"echo 'pen 3840 1500' >&4; sleep 0.3; say acted; hear cmd\n"
+		"finish\n", NULL);
+	tap_and_measure(s, 384, 150, "pen tap", NULL);
+	vm_case_expect(s, "\"fbvm pen\": touchscreen (single touch) (a pen: BTN_TOOL_PEN with "
+		       "ABS_X/Y and BTN_TOUCH, without INPUT_PROP_DIRECT", 5000);
+	vm_case_expect(s, "contact", 2000);
+	expect_exit(s);
+}
+
 /* A relative mouse (that is also a keyboard): the pointer starts at the centre (320, 240), is
  * clamped at the right edge (639), comes back 139 and goes down 50: a click at (500, 290). */
 static void test_mouse(void **state)
@@ -1124,6 +1145,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_multitouch_offset_ranges, case_teardown),
 		cmocka_unit_test_teardown(test_single_touch_hotplug, case_teardown),
 		cmocka_unit_test_teardown(test_mouse, case_teardown),
+		cmocka_unit_test_teardown(test_pen_tablet, case_teardown),
 		cmocka_unit_test_teardown(test_virtio_tablet, case_teardown),
 		cmocka_unit_test_teardown(test_calibration_90, case_teardown),
 		cmocka_unit_test_teardown(test_rotated_display, case_teardown),

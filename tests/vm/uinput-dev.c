@@ -3,8 +3,12 @@
  * Usage: uinput-dev CLASS NAME [XMIN XMAX YMIN YMAX] < commands
  *   CLASS: mt (protocol B, INPUT_PROP_DIRECT), st (ABS_X/Y + BTN_TOUCH, no INPUT_PROP_DIRECT),
  *          egalax (st that reports on ABS_Z and ABS_RX, its ranges, while ABS_X/Y stay still),
- *          mouse (REL_X/Y + BTN_LEFT, also a keyboard)
+ *          mouse (REL_X/Y + BTN_LEFT, also a keyboard),
+ *          pen (a pen tablet beside the screen: BTN_TOOL_PEN, BTN_TOUCH, BTN_STYLUS, ABS_X/Y,
+ *          ABS_PRESSURE, INPUT_PROP_POINTER, as a Wacom Intuos's pen)
  * Commands: down SLOT X Y | move SLOT X Y | up SLOT | sync | tap X Y | rel DX DY | btn 0|1|2
+ *           | pen X Y            (pen: in range 400 units right of X, hovering to X,Y, the
+ *                                 barrel button clicked, the tip down and up, out of range)
  *           | flood N RATE X Y   (N frames of a 3-event jitter around X,Y at RATE events/s)
  *           | fingers N HZ F     (mt: N fingers down for F frames at HZ, finger i at
  *                                 64 + 128 i + (f & 1), 40 + f in frame f, then lifted)
@@ -79,6 +83,16 @@ static int setup_st(int fd, const int *r, int egalax)
 	return rc || abs_axis(fd, ABS_X, r[0], r[1]) || abs_axis(fd, ABS_Y, r[2], r[3]) ? -EIO : 0;
 }
 
+static int setup_pen(int fd, const int *r)
+{
+	int rc = set(fd, UI_SET_EVBIT, EV_KEY) || set(fd, UI_SET_KEYBIT, BTN_TOOL_PEN) ||
+		 set(fd, UI_SET_KEYBIT, BTN_TOUCH) || set(fd, UI_SET_KEYBIT, BTN_STYLUS) ||
+		 set(fd, UI_SET_EVBIT, EV_ABS) || set(fd, UI_SET_PROPBIT, INPUT_PROP_POINTER);
+
+	rc = rc || abs_axis(fd, ABS_PRESSURE, 0, 2047);
+	return rc || abs_axis(fd, ABS_X, r[0], r[1]) || abs_axis(fd, ABS_Y, r[2], r[3]) ? -EIO : 0;
+}
+
 static int setup_mouse(int fd)
 {
 	int rc = set(fd, UI_SET_EVBIT, EV_KEY) || set(fd, UI_SET_KEYBIT, BTN_LEFT) ||
@@ -106,6 +120,8 @@ static int create(struct dev *d, const char *name, const int *ranges)
 		rc = setup_st(d->fd, ranges, strcmp(d->cls, "egalax") == 0);
 	else if (strcmp(d->cls, "mouse") == 0)
 		rc = setup_mouse(d->fd);
+	else if (strcmp(d->cls, "pen") == 0)
+		rc = setup_pen(d->fd, ranges);
 	else
 		rc = -EINVAL;
 	if (rc == 0 && (ioctl(d->fd, UI_DEV_SETUP, &setup) || ioctl(d->fd, UI_DEV_CREATE)))
@@ -361,6 +377,28 @@ static int chatter(struct dev *d, int ms, const int *r)
 	return rc;
 }
 
+/* A pen's stroke as a tablet reports it: a report per line, each ended by SYN_REPORT. */
+static int pen(struct dev *d, int x, int y)
+{
+	const int ev[][3] = {
+		{ EV_ABS, ABS_X, x + 400 }, { EV_ABS, ABS_Y, y }, { EV_KEY, BTN_TOOL_PEN, 1 },
+		{ EV_SYN, 0, 0 }, { EV_ABS, ABS_X, x + 200 }, { EV_SYN, 0, 0 },
+		{ EV_ABS, ABS_X, x }, { EV_SYN, 0, 0 },
+		{ EV_KEY, BTN_STYLUS, 1 }, { EV_SYN, 0, 0 }, { EV_KEY, BTN_STYLUS, 0 }, { EV_SYN, 0, 0 },
+		{ EV_ABS, ABS_PRESSURE, 900 }, { EV_KEY, BTN_TOUCH, 1 }, { EV_SYN, 0, 0 },
+		{ EV_ABS, ABS_PRESSURE, 0 }, { EV_KEY, BTN_TOUCH, 0 }, { EV_SYN, 0, 0 },
+		{ EV_KEY, BTN_TOOL_PEN, 0 }, { EV_SYN, 0, 0 },
+	};
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]) && !rc; i++) {
+		rc = emit(d, ev[i][0], ev[i][1], ev[i][2]);
+		if (!rc && ev[i][0] == EV_SYN)
+			usleep(8000);
+	}
+	return rc;
+}
+
 static int command(struct dev *d, const char *line)
 {
 	int s, x, y, n;
@@ -380,6 +418,8 @@ static int command(struct dev *d, const char *line)
 		rc = rc ? rc : lift(d, 0);
 		return rc ? rc : emit(d, EV_SYN, SYN_REPORT, 0);
 	}
+	if (sscanf(line, "pen %d %d", &x, &y) == 2 && strcmp(d->cls, "pen") == 0)
+		return pen(d, x, y);
 	if (sscanf(line, "rel %d %d", &x, &y) == 2) {
 		int rc = emit(d, EV_REL, REL_X, x);
 
@@ -418,7 +458,7 @@ int main(int argc, char **argv)
 	char line[128];
 
 	if (argc != 3 && argc != 7) {
-		fprintf(stderr, "usage: uinput-dev mt|st|egalax|mouse NAME [XMIN XMAX YMIN YMAX]\n");
+		fprintf(stderr, "usage: uinput-dev mt|st|egalax|mouse|pen NAME [XMIN XMAX YMIN YMAX]\n");
 		return 2;
 	}
 	snprintf(d.cls, sizeof(d.cls), "%s", argv[1]);
