@@ -410,17 +410,22 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 		"kill $pid; wait $pid; say \"exit $?\"\n"
 		"say \"warnings $(grep -c warning /tmp/fbr.log)\"; cat /tmp/fbr.log\n"
 		/* idle mode beside an application that double-buffers by panning */
-		"fbfill -g -P 480 ff0000 && say \"app on page 480: $(geometry)\"\n"
+		"fbfill -g -M 32x1 ff0000 && say \"app on one page: $(geometry)\"\n"
 		"echo 'screensaver = { mode = \"idle\"; after = 1; };' >/tmp/idle.conf\n"
-		"fbripple -v -c /tmp/idle.conf 2>/tmp/idle.log & pid=$!\n"
-		"n=0; until grep -q 'fbdev 640x480' /tmp/idle.log || [ $n -ge 100 ]; do sleep 0.05;"
-		" n=$((n+1)); done\n"
-		"fbfill -P 0 00ff00 && say \"app on page 0: $(geometry)\"\n"
+		"idle() { fbripple -v -c /tmp/idle.conf 2>/tmp/idle.log & pid=$!; n=0;"
+		" until grep -q 'fbdev 640x480' /tmp/idle.log || [ $n -ge 100 ]; do sleep 0.05;"
+		" n=$((n+1)); done; }\n"
+		"idle; fbfill -M 32x2 -P 480 00ff00 && say \"app on page 480: $(geometry)\"\n"
 		"sleep 2; m=$(fbfill -m)\n"
 		"case $m in 'middle 00ff00'|'') say \"idle not shown: $m\" ;;"
 		" *) say \"idle shown on the page in front: $m\" ;; esac\n"
 		"kill $pid; wait $pid; say \"idle exit $?\"\n"
-		"say \"idle back: $(fbfill -m), $(geometry)\"; cat /tmp/idle.log\n" };
+		"say \"idle back: $(fbfill -m), $(geometry)\"; cat /tmp/idle.log\n"
+		/* the application sets another depth meanwhile: fbripple cannot draw it */
+		"idle; fbfill -M 16x1 0000ff && say \"app at $(geometry)\"; sleep 2\n"
+		"grep -q 'cannot take the screen: an application set another mode since fbripple"
+		" opened it' /tmp/idle.log && say 'idle refused, said why'\n"
+		"kill $pid; wait $pid; say \"idle exit $?\"; cat /tmp/idle.log\n" };
 
 	vm_case_start(s, &o);
 	vm_case_expect(s, "found Virtual FB 8 bpp 640,480 at 0,0", 30000);
@@ -433,13 +438,18 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 	vm_case_expect(s, "back 32 bpp 640,960 at 0,", 5000);
 	vm_case_expect(s, "exit 0", 5000);
 	vm_case_expect(s, "warnings 0", 5000);
-	/* the application pans to its other page while fbripple waits hidden: shown, the water
-	 * is drawn on the page in front, and the application's own frame put back there */
+	/* the application grows a second page and pans to it while fbripple waits hidden:
+	 * shown, the water is drawn on the page in front, and the application's own frame put
+	 * back there */
+	vm_case_expect(s, "app on one page: 32 bpp 640,480 at 0,0", 5000);
 	vm_case_expect(s, "app on page 480: 32 bpp 640,960 at 0,480", 5000);
-	vm_case_expect(s, "app on page 0: 32 bpp 640,960 at 0,0", 5000);
 	vm_case_expect(s, "idle shown on the page in front: middle ", 5000);
 	vm_case_expect(s, "idle exit 0", 5000);
-	vm_case_expect(s, "idle back: middle 00ff00, 32 bpp 640,960 at 0,0", 5000);
+	vm_case_expect(s, "idle back: middle 00ff00, 32 bpp 640,960 at 0,480", 5000);
+	/* another depth: not drawn in, and the log says why, every idle spell */
+	vm_case_expect(s, "app at 16 bpp 640,480 at 0,0", 5000);
+	vm_case_expect(s, "idle refused, said why", 5000);
+	vm_case_expect(s, "idle exit 0", 5000);
 	vm_case_expect_exit(s, 0);
 }
 

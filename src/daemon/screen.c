@@ -691,6 +691,17 @@ void screen_blank(struct screen *s, bool blank)
 		log_warn("%s: blank: %s", s->display.path, strerror(-ret));
 }
 
+/* Why the display could not be taken, for the log. */
+static const char *acquire_error(int ret)
+{
+	if (ret == -EBUSY)
+		return "another process is its DRM master";
+	if (ret == -ESTALE)
+		return "an application set another mode since fbripple opened it (restart "
+		       "fbripple to draw in it)";
+	return strerror(-ret);
+}
+
 static void put_back_frame(struct screen *s);
 
 /* The user switches to another VT: let go of the display. Shown beside an application, its
@@ -730,7 +741,7 @@ int screen_retake(struct screen *s)
 	if (ret == -EBUSY)
 		return ret;
 	if (ret < 0)
-		log_warn("%s: acquire: %s", s->display.path, strerror(-ret));
+		log_warn("%s: acquire: %s", s->display.path, acquire_error(ret));
 	s->away = false;
 	vt_set_away(false);
 	if (s->blanked) {
@@ -790,7 +801,7 @@ static const char *read_app_frame(struct screen *s)
 		return "the application draws with DRM: its buffers cannot be read";
 	ret = drm ? read_fbdev_frame(&s->app_frame) : display_read(&s->display, &s->app_frame);
 	if (ret < 0)
-		return strerror(-ret);
+		return acquire_error(ret);
 	if (s->app_frame.width != s->display.mode.width ||
 	    s->app_frame.height != s->display.mode.height) {
 		image_free(&s->app_frame);
@@ -916,8 +927,7 @@ int screen_show(struct screen *s, const struct config *cfg)
 	ret = display_acquire(&s->display);
 	if (ret < 0) {
 		log_warn("%s: cannot take the screen: %s; staying hidden until the next idle spell",
-			 s->display.path, ret == -EBUSY ? "another process is its DRM master"
-							 : strerror(-ret));
+			 s->display.path, acquire_error(ret));
 		give_vt_back(s);
 		image_free(&s->app_frame);
 		return ret;

@@ -25,6 +25,8 @@ struct fbdev {
 	bool pan_tried;		/* for a second page, and vsync */
 	bool mode_changed;	/* saved is to be put back on close */
 	char id[17];		/* the driver's name */
+	/* the mode as set, and as found at open to put back on close; with one page of a mode
+	 * found as it is, both follow the panning of whoever shows it (acquire) */
 	struct fb_var_screeninfo var, saved;
 };
 
@@ -229,7 +231,7 @@ static int fbdev_open(struct display *d, const struct display_request *req, char
 }
 
 /* Clears the screen so the console redraws on a clean one, puts back the mode and panning
- * found at open, unmaps and closes. */
+ * found (saved), unmaps and closes. */
 static void fbdev_close(struct display *d, bool clear)
 {
 	struct fbdev *fb = fbdev_of(d);
@@ -295,36 +297,61 @@ static int fbdev_blank(struct display *d, bool blank)
 	return ioctl(fbdev_of(d)->fd, FBIOBLANK, arg) < 0 ? -errno : 0;
 }
 
-static bool same_mode(const struct fb_var_screeninfo *a, const struct fb_var_screeninfo *b)
+/* The same picture on screen: size, depth and colours, whatever the virtual size. */
+static bool same_picture(const struct fb_var_screeninfo *a, const struct fb_var_screeninfo *b)
 {
-	return a->xres == b->xres && a->yres == b->yres && a->xres_virtual == b->xres_virtual &&
-	       a->yres_virtual == b->yres_virtual && a->bits_per_pixel == b->bits_per_pixel &&
+	return a->xres == b->xres && a->yres == b->yres && a->bits_per_pixel == b->bits_per_pixel &&
 	       !memcmp(&a->red, &b->red, sizeof(a->red)) &&
 	       !memcmp(&a->green, &b->green, sizeof(a->green)) &&
 	       !memcmp(&a->blue, &b->blue, sizeof(a->blue));
 }
 
-/* The line the screen is panned to now where fbripple draws one page of a mode found as it is:
- * whoever shows it pans (an application that double-buffers, the console); else ours. */
-static unsigned int shown_line(const struct display *d)
+static bool same_mode(const struct fb_var_screeninfo *a, const struct fb_var_screeninfo *b)
+{
+	return same_picture(a, b) && a->xres_virtual == b->xres_virtual &&
+	       a->yres_virtual == b->yres_virtual;
+}
+
+/* One page of a mode found as it is: whoever shows it pans (an application that
+ * double-buffers, the console), not fbripple. */
+static bool follows_pan(const struct display *d)
+{
+	return !fbdev_of(d)->mode_changed && d->mode.pages < 2;
+}
+
+/* The line the screen is panned to now, in *line; -ESTALE where it shows a picture other than
+ * the one opened (another mode or line length) or lines off the mapping (or wrapped). */
+static int panned_line(const struct display *d, unsigned int *line)
 {
 	const struct fbdev *fb = fbdev_of(d);
 	struct fb_var_screeninfo now;
+	struct fb_fix_screeninfo fix;
 
-	if (fb->mode_changed || d->mode.pages == 2 || ioctl(fb->fd, FBIOGET_VSCREENINFO, &now) < 0 ||
-	    !same_mode(&now, &fb->var) || now.xoffset != fb->var.xoffset ||
+	if (ioctl(fb->fd, FBIOGET_VSCREENINFO, &now) < 0 ||
+	    ioctl(fb->fd, FBIOGET_FSCREENINFO, &fix) < 0)
+		return -errno;
+	if (!same_picture(&now, &fb->var) || fix.line_length != d->mode.stride ||
+	    now.xoffset != fb->var.xoffset || (uint64_t)now.yoffset + now.yres > now.yres_virtual ||
 	    (size_t)(fb->pixels - fb->map) + ((size_t)now.yoffset + now.yres) * d->mode.stride >
 		    fb->map_len)
-		return fb->var.yoffset;
-	return now.yoffset;
+		return -ESTALE;
+	*line = now.yoffset;
+	return 0;
 }
 
 static int fbdev_read(const struct display *d, struct image *img)
 {
 	const struct fbdev *fb = fbdev_of(d);
-	const uint8_t *shown = d->mode.pages == 2 ? fb->page_pixels[fb->page ^ 1]
-			     : fb->pixels + (size_t)shown_line(d) * d->mode.stride;
+	const uint8_t *shown = fb->page_pixels[d->mode.pages == 2 ? fb->page ^ 1 : 0];
+	unsigned int line;
 
+	if (follows_pan(d)) {
+		int ret = panned_line(d, &line);
+
+		if (ret < 0)
+			return ret;
+		shown = fb->pixels + (size_t)line * d->mode.stride;
+	}
 	return pixfmt_read_image(&d->mode.fmt, shown, d->mode.stride, d->mode.width,
 				 d->mode.height, img);
 }
@@ -413,13 +440,14 @@ static int fbdev_frame_file(const struct display *d, const struct image *img)
 	return fd;
 }
 
-
 /*
  * Our VT back in front. On the way the console set the mode it keeps for the VT
  * (fbcon_switch), which it never updates while the VT is in graphics mode: a second page
  * grown, a depth switched and the page on screen are undone. Ours again, where the driver
  * keeps it as it was (else -EIO: the water would land off screen or in the wrong format).
- * Found on legacy drivers that pan (a DRM card's fbdev emulation cannot grow a page).
+ * Found on legacy drivers that pan (a DRM card's fbdev emulation cannot grow a page). One page
+ * of a mode found as it is follows the panning instead; -ESTALE where another mode is on
+ * screen (an application set one since open).
  */
 static int fbdev_acquire(struct display *d)
 {
@@ -427,12 +455,16 @@ static int fbdev_acquire(struct display *d)
 	struct fb_var_screeninfo now, want = fb->var;
 	struct fb_fix_screeninfo fix;
 
-	/* a mode found as it is, one page: what is in front is the truth (an application's),
-	 * drawn where it is panned, and left there on close */
-	if (!fb->mode_changed && d->mode.pages < 2) {
-		fb->var.yoffset = fb->saved.yoffset = shown_line(d);
-		fb->page_pixels[0] = fb->page_pixels[1] =
-			fb->pixels + (size_t)fb->var.yoffset * d->mode.stride;
+	/* what is in front is the truth (an application's): drawn where it is panned, and left
+	 * panned so on close */
+	if (follows_pan(d)) {
+		unsigned int line;
+		int ret = panned_line(d, &line);
+
+		if (ret < 0)
+			return ret;
+		fb->var.yoffset = fb->saved.yoffset = line;
+		fb->page_pixels[0] = fb->page_pixels[1] = fb->pixels + (size_t)line * d->mode.stride;
 		return 0;
 	}
 	if (ioctl(fb->fd, FBIOGET_VSCREENINFO, &now) < 0)

@@ -16,10 +16,12 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fbfill [-d DEV] [-i] [-g] [-t] [-P Y] [-m] [-w RRGGBB] [RRGGBB...]\n"
+	fprintf(stderr, "usage: fbfill [-d DEV] [-i] [-g] [-t] [-M BPPxPAGES] [-P Y] [-m] [-w RRGGBB]"
+		" [RRGGBB...]\n"
 		"  -d DEV  framebuffer (default /dev/fb0)\n"
-		"  -P Y    32 bpp on two pages, panned to line Y (0 or the height) first\n"
-		"  -m      print the middle pixel as 'middle RRGGBB'\n"
+		"  -M B,N  set B bpp with a virtual height of N screens first, as an application does\n"
+		"  -P Y    pan to line Y first (after -M), as an application that double-buffers does\n"
+		"  -m      print the middle pixel as 'middle RRGGBB' (32 bpp)\n"
 		"  -i      print geometry and format as one 'fb ...' line\n"
 		"  -g      switch /dev/tty1 to KD_GRAPHICS first (no fbcon cursor)\n"
 		"  -t      print 'mono USEC' (CLOCK_MONOTONIC, as systemd's timestamps) and exit\n"
@@ -139,19 +141,27 @@ static int watch(int fd, const struct fb_var_screeninfo *v, const struct fb_fix_
 	return 0;
 }
 
-/* -P: the mode an application that double-buffers sets, then its pan; v and f read back. */
-static int pan(int fd, struct fb_var_screeninfo *v, struct fb_fix_screeninfo *f, unsigned y)
+/* -M and -P: a mode as an application sets it, or its pan; v and f read back. */
+static int set_mode(int fd, struct fb_var_screeninfo *v, struct fb_fix_screeninfo *f,
+		    unsigned bpp, unsigned pages, long y)
 {
-	v->bits_per_pixel = 32;
-	v->yres_virtual = 2 * v->yres;
-	v->xres_virtual = v->xres;
-	v->xoffset = 0;
-	v->yoffset = y;
-	v->activate = FB_ACTIVATE_NOW;
-	if (ioctl(fd, FBIOPUT_VSCREENINFO, v) || ioctl(fd, FBIOGET_VSCREENINFO, v) ||
+	struct fb_var_screeninfo want = *v;
+
+	if (bpp) {
+		want.bits_per_pixel = bpp;
+		want.red = want.green = want.blue = want.transp = (struct fb_bitfield){ 0 };
+		want.xres_virtual = want.xres;
+		want.yres_virtual = pages * want.yres;
+		want.xoffset = want.yoffset = 0;
+	}
+	if (y >= 0)
+		want.yoffset = (unsigned)y;
+	want.activate = FB_ACTIVATE_NOW;
+	if (ioctl(fd, FBIOPUT_VSCREENINFO, &want) || ioctl(fd, FBIOGET_VSCREENINFO, v) ||
 	    ioctl(fd, FBIOGET_FSCREENINFO, f))
 		return -errno;
-	return v->yoffset == y && v->bits_per_pixel == 32 ? 0 : -EINVAL;
+	return (!bpp || (v->bits_per_pixel == bpp && v->yres_virtual == pages * v->yres)) &&
+	       (y < 0 || v->yoffset == (unsigned)y) ? 0 : -EINVAL;
 }
 
 static int print_middle(int fd, const struct fb_var_screeninfo *v,
@@ -181,13 +191,14 @@ int main(int argc, char **argv)
 {
 	const char *dev = "/dev/fb0";
 	int info = 0, show_middle = 0, opt, fd, rc = 0;
+	unsigned bpp = 0, pages = 1;
 	long pan_y = -1;
 	const char *wait_rgb = NULL;
 	long watch_ms = 0;
 	struct fb_var_screeninfo v;
 	struct fb_fix_screeninfo f;
 
-	while ((opt = getopt(argc, argv, "d:igtw:b:P:m")) != -1) {
+	while ((opt = getopt(argc, argv, "d:igtw:b:M:P:m")) != -1) {
 		if (opt == 't') {
 			printf("mono %llu\n", mono_us());
 			return 0;
@@ -199,6 +210,8 @@ int main(int argc, char **argv)
 			dev = optarg;
 		else if (opt == 'i')
 			info = 1;
+		else if (opt == 'M' && sscanf(optarg, "%ux%u", &bpp, &pages) == 2 && pages >= 1)
+			;
 		else if (opt == 'P')
 			pan_y = strtol(optarg, NULL, 10);
 		else if (opt == 'm')
@@ -213,8 +226,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fbfill: %s: %s\n", dev, strerror(errno));
 		return 1;
 	}
-	if (pan_y >= 0)
-		rc = pan(fd, &v, &f, (unsigned)pan_y);
+	if (bpp || pan_y >= 0)
+		rc = set_mode(fd, &v, &f, bpp, pages, pan_y);
 	if (info)
 		print_info(&v, &f);
 	if (!rc && show_middle)
