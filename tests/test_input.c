@@ -885,6 +885,30 @@ static void test_classify_pens(void **state)
 	assert_int_equal(classify(d, why, &ax, &ay), INPUT_IGNORED);
 }
 
+/* display.rotate turns a pen display with the picture, and leaves a tablet beside the screen
+ * upright: its area is the picture as it stands (a portrait kiosk's tablet still spans it). */
+static void test_pen_tablet_upright(void **state)
+{
+	struct libevdev *tablet = make_pen("Wacom Intuos S Pen", INPUT_PROP_POINTER);
+	struct libevdev *display = make_pen("Wacom Cintiq 16 Pen", INPUT_PROP_DIRECT);
+	struct input_map m;
+	int x, y;
+
+	(void)state;
+	assert_true(input_beside_screen(tablet));
+	assert_false(input_beside_screen(display));
+	input_map_device(&m, tablet, 640, 480, 90, NULL);
+	assert_true(m.width == 480 && m.height == 640 && m.rotate == 0);
+	input_map_point(&m, 0.5, 0.25, &x, &y);
+	assert_true(x == 240 && y == 160);
+	input_map_device(&m, display, 640, 480, 90, NULL);
+	assert_true(m.width == 480 && m.height == 640 && m.rotate == 90);
+	input_map_point(&m, 0.5, 0.25, &x, &y);
+	assert_true(x == 120 && y == 320);
+	libevdev_free(tablet);
+	libevdev_free(display);
+}
+
 /* A pen tablet as fbripple opens it: hovering, the barrel button and pressure drop nothing and
  * hold nothing; the tip down is a stone where the pen points, its stroke a trail. Out of
  * proximity the kernel zeroes the axes: no contact, no trail to 0,0. */
@@ -936,6 +960,32 @@ static void test_pen(void **state)
 	     "E: 0.50 0000 0000 0000\n"
 	     "E: 0.51 0003 0018 1200\nE: 0.51 0001 014a 0001\nE: 0.51 0000 0000 0000\n"
 	     "E: 0.52 0003 0018 0000\nE: 0.52 0001 014a 0000\nE: 0.52 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 800,600; up 0 800,600");
+	clear(&f.rec);
+	/* flicked out of range in its stroke: wacom zeroes the axes in the same report, and
+	 * the stroke ends where it was, with no trail to the corner */
+	feed(&f.dec,
+	     "E: 0.60 0003 0018 1200\nE: 0.60 0001 014a 0001\nE: 0.60 0000 0000 0000\n"
+	     "E: 0.61 0003 0000 0000\nE: 0.61 0003 0001 0000\nE: 0.61 0003 0018 0000\n"
+	     "E: 0.61 0001 014a 0000\nE: 0.61 0001 0140 0000\nE: 0.61 0004 0000 0802	# MSC_SERIAL\n"
+	     "E: 0.61 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 800,600; up 0 800,600");
+	/* lying in range on the tablet: serial numbers, tilt, distance and pressure drift,
+	 * which are no one's input; a move of the pen is */
+	f.dec.frames = 0;
+	feed(&f.dec,
+	     "E: 0.70 0003 0000 4000\nE: 0.70 0003 0001 4000\nE: 0.70 0001 0140 0001\n"
+	     "E: 0.70 0000 0000 0000\n");
+	assert_int_equal(f.dec.frames, 1);
+	f.dec.frames = 0;
+	feed(&f.dec,
+	     "E: 0.71 0004 0000 0802\nE: 0.71 0000 0000 0000\n"
+	     "E: 0.72 0003 0019 0031\nE: 0.72 0003 001a 0011\nE: 0.72 0003 001b 0007\n"
+	     "E: 0.72 0003 0028 2082\nE: 0.72 0003 0018 0003\nE: 0.72 0004 0000 0802\n"
+	     "E: 0.72 0000 0000 0000\n");
+	assert_int_equal(f.dec.frames, 0);
+	feed(&f.dec, "E: 0.73 0003 0000 4010\nE: 0.73 0000 0000 0000\n");
+	assert_int_equal(f.dec.frames, 1);
 	assert_string_equal(f.rec.text, "down 0 800,600; up 0 800,600");
 }
 
@@ -1043,6 +1093,7 @@ int main(void)
 		cmocka_unit_test(test_seed_tablet_position),
 		cmocka_unit_test(test_seed_multitouch_slots),
 		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_pen_tablet_upright),
 		cmocka_unit_test(test_classify_pens),
 		cmocka_unit_test(test_pen),
 		cmocka_unit_test(test_flood),

@@ -282,20 +282,22 @@ static void test_single_touch_hotplug(void **state)
 }
 
 /* A pen tablet beside the screen (INPUT_PROP_POINTER, as a Wacom Intuos's pen), 10 units a
- * pixel: its area is the whole screen. Hovering in from 40 pixels right and the barrel
- * button drop nothing; the tip at (3840, 1500) rings at pixel (384, 150). */
+ * pixel of the upright picture, on a portrait kiosk (display.rotate = 90): its area is the
+ * picture as it stands, not turned with the panel. Hovering in from 40 pixels right and the
+ * barrel button drop nothing; the tip at (3840, 1500) rings at the picture's (288, 200), which
+ * the panel shows at (439, 288). */
 static void test_pen_tablet(void **state)
 {
 	struct vm_suite *s = vm_case_begin(state);
 
-	write_conf(0, "");
+	write_conf(90, "");
 	start_case(s, "pen tablet", PRELUDE
 		"mkdev pen 'fbvm pen' 0 6390 0 4790\n"
 		"start; waitlog 'fbvm pen' || say 'pen not opened'\n"
 		"say ready; hear cmd\n"
 		"echo 'pen 3840 1500' >&4; sleep 0.3; say acted; hear cmd\n"
 		"finish\n", NULL);
-	tap_and_measure(s, 384, 150, "pen tap", NULL);
+	tap_and_measure(s, 439, 288, "pen tap", NULL);
 	vm_case_expect(s, "\"fbvm pen\": touchscreen (single touch) (a pen: BTN_TOOL_PEN with "
 		       "ABS_X/Y and BTN_TOUCH, without INPUT_PROP_DIRECT", 5000);
 	vm_case_expect(s, "contact", 2000);

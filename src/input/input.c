@@ -386,7 +386,8 @@ static int device_setup(struct input *in, struct input_device *d, int fd, const 
 	if (in->opts.grab && !in->let_go && (rc = libevdev_grab(d->evdev, LIBEVDEV_GRAB)) < 0)
 		note(in, LOG_LEVEL_WARNING, "%s: cannot grab: %s", path, strerror(-rc));
 	from = device_matrix(in, fd, cal);
-	input_map_init(&d->map, in->opts.fb_width, in->opts.fb_height, in->opts.rotate, cal);
+	input_map_device(&d->map, d->evdev, in->opts.fb_width, in->opts.fb_height, in->opts.rotate,
+			 cal);
 	input_decoder_init(&d->dec, cls, &ax, &ay, &d->map, in->opts.min_move,
 			   (int)(d - in->dev) * INPUT_SLOTS, input_reader_push, &in->reader);
 	axes = device_axes(in, d);
@@ -767,9 +768,11 @@ struct lister {
 	struct input *in;	/* for udev calibration only */
 };
 
-static void list_ranges(const struct lister *l, int fd, enum input_class cls,
-			const struct input_axis *ax, const struct input_axis *ay)
+static void list_ranges(const struct lister *l, const struct libevdev *dev, int fd,
+			enum input_class cls, const struct input_axis *ax,
+			const struct input_axis *ay)
 {
+	int rotate = input_beside_screen(dev) ? 0 : l->opts->rotate;
 	struct input_map map;
 	double cal[6];
 	const char *from;
@@ -782,14 +785,15 @@ static void list_ranges(const struct lister *l, int fd, enum input_class cls,
 	from = device_matrix(l->in, fd, cal);
 	fprintf(l->out, "    x %d..%d, y %d..%d", ax->min, ax->max, ay->min, ay->max);
 	if (l->opts->fb_width > 0) {
-		input_map_init(&map, l->opts->fb_width, l->opts->fb_height, l->opts->rotate, cal);
+		input_map_device(&map, dev, l->opts->fb_width, l->opts->fb_height, l->opts->rotate,
+				 cal);
 		input_map_point(&map, 0, 0, &x0, &y0);
 		input_map_point(&map, 0.999999, 0.999999, &x1, &y1);
 		fprintf(l->out, " -> screen (%d,%d)..(%d,%d) of %dx%d", x0, y0, x1, y1, map.width,
 			map.height);
 	}
 	fprintf(l->out, "; calibration %s [%g %g %g %g %g %g], rotate %d\n", from, cal[0], cal[1],
-		cal[2], cal[3], cal[4], cal[5], l->opts->rotate);
+		cal[2], cal[3], cal[4], cal[5], rotate);
 }
 
 static void list_one(void *ctx, const char *path)
@@ -816,7 +820,7 @@ static void list_one(void *ctx, const char *path)
 	fprintf(l->out, "%s: \"%s\": %s: %s\n", path, libevdev_get_name(dev),
 		input_class_name(cls), why);
 	if (cls != INPUT_IGNORED)
-		list_ranges(l, fd, cls, &ax, &ay);
+		list_ranges(l, dev, fd, cls, &ax, &ay);
 	libevdev_free(dev);
 	close(fd);
 }

@@ -164,7 +164,9 @@ static void commit_slot(struct input_decoder *d, int i)
 
 	logical(d, s, &x, &y);
 	if (s->down && (!want || s->fresh)) {
-		if (!s->fresh && (x != s->rx || y != s->ry))
+		/* a pen leaving range in its stroke (a flick) reports the axes zeroed, not where
+		 * it was: the stroke ends where it was last seen */
+		if (!s->fresh && !d->tool_left && (x != s->rx || y != s->ry))
 			report(d, i, INPUT_MOVE, x, y);
 		emit(d, INPUT_UP, i, s->rx, s->ry, s->rx, s->ry);
 		s->down = false;
@@ -372,10 +374,18 @@ static void feed_axis(struct input_decoder *d, unsigned code, int value)
 		d->alt_vy = value, d->alt_moved = true;
 }
 
+/* A pen's tool (tip, eraser, puck...) in or out of range; not a finger's. */
+static bool pen_tool(unsigned code)
+{
+	return code >= BTN_TOOL_PEN && code <= BTN_TOOL_LENS && code != BTN_TOOL_FINGER;
+}
+
 static void feed_single(struct input_decoder *d, const struct input_event *ev)
 {
 	if (ev->type == EV_KEY && d->cls == INPUT_TOUCH && ev->code == BTN_TOUCH && ev->value != 2)
 		set_id(&d->s[0], ev->value ? 0 : -1);
+	else if (ev->type == EV_KEY && d->cls == INPUT_TOUCH && pen_tool(ev->code) && !ev->value)
+		d->tool_left = true;
 	else if (ev->type == EV_KEY && d->cls == INPUT_TABLET)
 		feed_button(d, ev->code, ev->value);
 	else if (ev->type == EV_ABS)
@@ -442,7 +452,19 @@ static void frame(struct input_decoder *d)
 			if (d->s[i].id >= 0 || d->s[i].down)
 				commit_slot(d, i);
 	d->frames += d->frame;
-	d->frame = false;
+	d->frame = d->tool_left = false;
+}
+
+/* An event a person made: not a timestamp or a serial number (EV_MSC: a pen in range sends
+ * one with every report, lying still), nor a pen's distance, tilt or pressure alone, which
+ * drift while it rests on a tablet. */
+static bool by_hand(const struct input_event *ev)
+{
+	if (ev->type == EV_MSC)
+		return false;
+	return ev->type != EV_ABS ||
+	       (ev->code != ABS_DISTANCE && ev->code != ABS_TILT_X && ev->code != ABS_TILT_Y &&
+		ev->code != ABS_PRESSURE && ev->code != ABS_MISC);
 }
 
 void input_decoder_feed(struct input_decoder *d, const struct input_event *ev)
@@ -462,7 +484,7 @@ void input_decoder_feed(struct input_decoder *d, const struct input_event *ev)
 		d->sync_due = true;
 		return;
 	}
-	d->frame = true;
+	d->frame = d->frame || by_hand(ev);
 	switch (d->cls) {
 	case INPUT_MT_B:
 		feed_mt_b(d, ev);
@@ -652,6 +674,20 @@ static enum input_class classify_other(const struct libevdev *dev, char *why, si
 	else
 		snprintf(why, len, "no pointer axes (buttons or switches only)");
 	return INPUT_IGNORED;
+}
+
+bool input_beside_screen(const struct libevdev *dev)
+{
+	return is_pen(dev, abs_pair(dev, ABS_MT_POSITION_X, ABS_MT_POSITION_Y)) &&
+	       !libevdev_has_property(dev, INPUT_PROP_DIRECT);
+}
+
+void input_map_device(struct input_map *m, const struct libevdev *dev, int fb_width,
+		      int fb_height, int rotate, const double *cal)
+{
+	input_map_init(m, fb_width, fb_height, rotate, cal);
+	if (input_beside_screen(dev))
+		m->rotate = 0;	/* the logical size stays: the tablet spans the picture upright */
 }
 
 enum input_class input_classify(const struct libevdev *dev, char *why, size_t len,

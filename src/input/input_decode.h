@@ -95,8 +95,9 @@ struct input_decoder {
 	struct input_slot s[INPUT_SLOTS];
 	bool button;			/* MT-A: BTN_TOUCH */
 	unsigned buttons;		/* mouse, tablet: the buttons held, one bit each */
-	bool frame;			/* events since the last SYN_REPORT */
-	int frames;			/* frames with events, for INPUT_ACTIVITY */
+	bool frame;			/* events a person made since the last SYN_REPORT */
+	bool tool_left;			/* a pen's tool left range in this frame */
+	int frames;			/* frames with events a person made, for INPUT_ACTIVITY */
 	int64_t time_us;		/* of the last SYN_REPORT */
 	bool dropped;			/* SYN_DROPPED since the last SYN_REPORT */
 	int64_t dx, dy;			/* mouse: relative motion of this frame */
@@ -152,10 +153,17 @@ void input_decoder_feed_sync(struct input_decoder *d, const struct libevdev *dev
 /* Reports INPUT_ACTIVITY: the device did something, whatever it was. */
 void input_decoder_activity(struct input_decoder *d);
 
-
 /* The class of dev and why ("ABS_MT_SLOT + INPUT_PROP_DIRECT"); the axes that map. */
 enum input_class input_classify(const struct libevdev *dev, char *why, size_t len,
 				struct input_axis *ax, struct input_axis *ay);
+
+/* A pen tablet beside the screen (no INPUT_PROP_DIRECT): its area is the picture as it stands,
+ * not a panel turned with it, so display.rotate does not turn it (libinput maps one so). */
+bool input_beside_screen(const struct libevdev *dev);
+
+/* The map of a device: input_map_init's, upright for one beside the screen. */
+void input_map_device(struct input_map *m, const struct libevdev *dev, int fb_width,
+		      int fb_height, int rotate, const double *cal);
 const char *input_class_name(enum input_class cls);
 
 #endif
