@@ -208,9 +208,9 @@ static void format_of(size_t i, struct pixfmt *fmt)
 	assert_int_equal(pixfmt_init(fmt, unnamed[i].bpp, unnamed[i].red, unnamed[i].green,
 				     unnamed[i].blue), 0);
 	assert_int_equal(pixfmt_set_alpha(fmt, unnamed[i].alpha), 0);
-	assert_int_equal(fmt->opaque, ((1u << unnamed[i].alpha.length) - 1) << unnamed[i].alpha.offset);
+	assert_int_equal(fmt->opaque,
+			 ((1u << unnamed[i].alpha.length) - 1) << unnamed[i].alpha.offset);
 }
-
 
 static void check_all(int cell, const struct render_light *light)
 {
