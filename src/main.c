@@ -268,7 +268,9 @@ static int display_request(const struct app *app, struct display_request *req)
 					 .buffering = app->cfg.display.double_buffer,
 					 .output = app->cfg.display.output,
 					 .mode = app->cfg.display.mode,
-					 .hidden = app->cfg.screensaver.mode == SAVER_IDLE };
+					 .hidden = app->cfg.screensaver.mode == SAVER_IDLE,
+					 .shared_vt = app->cfg.screensaver.mode == SAVER_IDLE &&
+						      app->cfg.display.vt == 0 };
 	if (!o->fbdev_file)
 		return 0;
 	if (pixfmt_by_name(&req->fmt, o->format) < 0) {

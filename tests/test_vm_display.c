@@ -425,7 +425,19 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 		"idle; fbfill -M 16x1 0000ff && say \"app at $(geometry)\"; sleep 2\n"
 		"grep -q 'cannot take the screen: an application set another mode since fbripple"
 		" opened it' /tmp/idle.log && say 'idle refused, said why'\n"
-		"kill $pid; wait $pid; say \"idle exit $?\"; cat /tmp/idle.log\n" };
+		"say \"idle left it: $(fbfill -m)\"\n"
+		"kill $pid; wait $pid; say \"idle exit $?\"; cat /tmp/idle.log\n"
+		/* fbripple on one page of a mode set in graphics mode, which the console never
+		 * learns: its VT switch puts the console's own back, fbripple's return its own */
+		"fbfill -M 32x1 && say \"one page at $(geometry)\"\n"
+		"echo 'display = { double_buffer = \"off\"; };' >/tmp/one.conf\n"
+		"fbripple -v -c /tmp/one.conf 2>/tmp/one.log & pid=$!\n"
+		"n=0; until grep -q 'fbdev 640x480' /tmp/one.log || [ $n -ge 100 ]; do sleep 0.05;"
+		" n=$((n+1)); done; sleep 0.3\n"
+		"chvt 2; sleep 0.3; say \"one page away $(geometry)\"\n"
+		"chvt 1; sleep 0.5; say \"one page back $(geometry)\"\n"
+		"kill $pid; wait $pid; say \"one page exit $?\"\n"
+		"say \"one page warnings $(grep -c warning /tmp/one.log)\"; cat /tmp/one.log\n" };
 
 	vm_case_start(s, &o);
 	vm_case_expect(s, "found Virtual FB 8 bpp 640,480 at 0,0", 30000);
@@ -449,7 +461,13 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 	/* another depth: not drawn in, and the log says why, every idle spell */
 	vm_case_expect(s, "app at 16 bpp 640,480 at 0,0", 5000);
 	vm_case_expect(s, "idle refused, said why", 5000);
+	vm_case_expect(s, "idle left it: middle 0000f8", 5000);
 	vm_case_expect(s, "idle exit 0", 5000);
+	vm_case_expect(s, "one page at 32 bpp 640,480 at 0,0", 5000);
+	vm_case_expect(s, "one page away 8 bpp 640,480 at 0,0", 5000);
+	vm_case_expect(s, "one page back 32 bpp 640,480 at 0,0", 5000);
+	vm_case_expect(s, "one page exit 0", 5000);
+	vm_case_expect(s, "one page warnings 0", 5000);
 	vm_case_expect_exit(s, 0);
 }
 

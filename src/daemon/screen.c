@@ -699,6 +699,9 @@ static const char *acquire_error(int ret)
 	if (ret == -ESTALE)
 		return "an application set another mode since fbripple opened it (restart "
 		       "fbripple to draw in it)";
+	if (ret == -ERANGE)
+		return "the screen is panned where fbripple cannot draw a page (wrapped or "
+		       "sideways)";
 	return strerror(-ret);
 }
 

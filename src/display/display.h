@@ -43,6 +43,9 @@ struct display_request {
 	bool hidden;			/* show nothing yet (screensaver.mode idle, beside an
 					 * application): no mode set, no page flipped or panned;
 					 * the first frame presented takes the screen */
+	bool shared_vt;			/* hidden, and shown on the application's own VT
+					 * (display.vt = 0): its screen stays its own, drawn over
+					 * as it is (fbdev: where it pans, in no other mode) */
 	bool file;
 	int width, height;		/* the file's */
 	struct pixfmt fmt;

@@ -23,11 +23,14 @@ struct fbdev {
 	int page;		/* the page drawn into next (the one not on screen) */
 	bool can_vsync;		/* FBIO_WAITFORVSYNC works */
 	bool pan_tried;		/* for a second page, and vsync */
+	bool beside;		/* drawn over an application's screen on its own VT */
 	bool mode_changed;	/* saved is to be put back on close */
 	char id[17];		/* the driver's name */
-	/* the mode as set, and as found at open to put back on close; with one page of a mode
-	 * found as it is, both follow the panning of whoever shows it (acquire) */
+	/* the mode as set, and as found at open to put back on close; beside an application,
+	 * both follow its panning (acquire) */
 	struct fb_var_screeninfo var, saved;
+	unsigned long smem_start;	/* the memory mapped, as found at open */
+	__u32 smem_len;
 };
 
 static struct fbdev *fbdev_of(const struct display *d)
@@ -226,6 +229,9 @@ static int fbdev_open(struct display *d, const struct display_request *req, char
 	if (ret < 0)
 		return display_errorf(ret, err, errlen, "mmap: %s", strerror(-ret));
 	/* probing for a second page pans the screen: not while an application shows its own */
+	fb->beside = req->hidden && req->shared_vt;
+	fb->smem_start = fix.smem_start;
+	fb->smem_len = fix.smem_len;
 	setup_pages(d, req->hidden ? DISPLAY_BUFFER_OFF : req->buffering);
 	return 0;
 }
@@ -312,15 +318,19 @@ static bool same_mode(const struct fb_var_screeninfo *a, const struct fb_var_scr
 	       a->yres_virtual == b->yres_virtual;
 }
 
-/* One page of a mode found as it is: whoever shows it pans (an application that
- * double-buffers, the console), not fbripple. */
+/* Over an application's screen on its own VT, in the mode it had at open: the application
+ * pans (between pages of its own), not fbripple. On a VT of fbripple's, the console's switch
+ * set the mode it keeps for it, and fbripple's own goes back (acquire). */
 static bool follows_pan(const struct display *d)
 {
-	return !fbdev_of(d)->mode_changed && d->mode.pages < 2;
+	const struct fbdev *fb = fbdev_of(d);
+
+	return fb->beside && !fb->mode_changed && d->mode.pages < 2;
 }
 
-/* The line the screen is panned to now, in *line; -ESTALE where it shows a picture other than
- * the one opened (another mode or line length) or lines off the mapping (or wrapped). */
+/* The line the screen is panned to now, in *line. -ESTALE where it shows a picture other than
+ * the one opened (another mode, line length or memory); -ERANGE where it is panned where one
+ * page cannot be drawn (sideways, wrapped or off the mapping). */
 static int panned_line(const struct display *d, unsigned int *line)
 {
 	const struct fbdev *fb = fbdev_of(d);
@@ -331,10 +341,12 @@ static int panned_line(const struct display *d, unsigned int *line)
 	    ioctl(fb->fd, FBIOGET_FSCREENINFO, &fix) < 0)
 		return -errno;
 	if (!same_picture(&now, &fb->var) || fix.line_length != d->mode.stride ||
-	    now.xoffset != fb->var.xoffset || (uint64_t)now.yoffset + now.yres > now.yres_virtual ||
+	    fix.smem_start != fb->smem_start || fix.smem_len != fb->smem_len)
+		return -ESTALE;
+	if (now.xoffset != fb->var.xoffset || (uint64_t)now.yoffset + now.yres > now.yres_virtual ||
 	    (size_t)(fb->pixels - fb->map) + ((size_t)now.yoffset + now.yres) * d->mode.stride >
 		    fb->map_len)
-		return -ESTALE;
+		return -ERANGE;
 	*line = now.yoffset;
 	return 0;
 }
@@ -345,12 +357,14 @@ static int fbdev_read(const struct display *d, struct image *img)
 	const uint8_t *shown = fb->page_pixels[d->mode.pages == 2 ? fb->page ^ 1 : 0];
 	unsigned int line;
 
-	if (follows_pan(d)) {
+	/* one page of a mode found as it is: where it is panned now, an application's page */
+	if (d->mode.pages < 2 && !fb->mode_changed) {
 		int ret = panned_line(d, &line);
 
-		if (ret < 0)
+		if (ret == 0)
+			shown = fb->pixels + (size_t)line * d->mode.stride;
+		else if (follows_pan(d))
 			return ret;
-		shown = fb->pixels + (size_t)line * d->mode.stride;
 	}
 	return pixfmt_read_image(&d->mode.fmt, shown, d->mode.stride, d->mode.width,
 				 d->mode.height, img);
@@ -443,11 +457,11 @@ static int fbdev_frame_file(const struct display *d, const struct image *img)
 /*
  * Our VT back in front. On the way the console set the mode it keeps for the VT
  * (fbcon_switch), which it never updates while the VT is in graphics mode: a second page
- * grown, a depth switched and the page on screen are undone. Ours again, where the driver
- * keeps it as it was (else -EIO: the water would land off screen or in the wrong format).
- * Found on legacy drivers that pan (a DRM card's fbdev emulation cannot grow a page). One page
- * of a mode found as it is follows the panning instead; -ESTALE where another mode is on
- * screen (an application set one since open).
+ * grown, a depth switched, a mode set by a program in graphics mode and the page on screen
+ * are undone. Ours again, where the driver keeps it as it was (else -EIO: the water would
+ * land off screen or in the wrong format). Found on legacy drivers that pan (a DRM card's
+ * fbdev emulation cannot change its mode). Beside an application, what is in front is the
+ * truth: its panning is followed instead (panned_line's errors where it cannot be).
  */
 static int fbdev_acquire(struct display *d)
 {
@@ -455,8 +469,7 @@ static int fbdev_acquire(struct display *d)
 	struct fb_var_screeninfo now, want = fb->var;
 	struct fb_fix_screeninfo fix;
 
-	/* what is in front is the truth (an application's): drawn where it is panned, and left
-	 * panned so on close */
+	/* drawn where the application pans, and left panned so on close */
 	if (follows_pan(d)) {
 		unsigned int line;
 		int ret = panned_line(d, &line);

@@ -21,7 +21,7 @@ static void usage(void)
 		"  -d DEV  framebuffer (default /dev/fb0)\n"
 		"  -M B,N  set B bpp with a virtual height of N screens first, as an application does\n"
 		"  -P Y    pan to line Y first (after -M), as an application that double-buffers does\n"
-		"  -m      print the middle pixel as 'middle RRGGBB' (32 bpp)\n"
+		"  -m      print the middle pixel as 'middle RRGGBB' (16 or 32 bpp)\n"
 		"  -i      print geometry and format as one 'fb ...' line\n"
 		"  -g      switch /dev/tty1 to KD_GRAPHICS first (no fbcon cursor)\n"
 		"  -t      print 'mono USEC' (CLOCK_MONOTONIC, as systemd's timestamps) and exit\n"
@@ -99,16 +99,24 @@ static int near(uint32_t a, uint32_t b)
 	return 1;
 }
 
-/* The middle pixel of a 32 bpp mapping as 0xRRGGBB. */
+/* A field of px as 8 bits, its low bits 0. */
+static uint32_t field8(uint32_t px, const struct fb_bitfield *f)
+{
+	return (px >> f->offset & ((1u << f->length) - 1)) << (8 - f->length);
+}
+
+/* The middle pixel of a 16 or 32 bpp mapping as 0xRRGGBB. */
 static uint32_t middle(const volatile uint8_t *map, const struct fb_var_screeninfo *v,
 		       const struct fb_fix_screeninfo *f)
 {
-	size_t at = (size_t)(v->yoffset + v->yres / 2) * f->line_length + (size_t)(v->xres / 2) * 4;
-	uint32_t px = (uint32_t)map[at] | (uint32_t)map[at + 1] << 8 |
-		      (uint32_t)map[at + 2] << 16 | (uint32_t)map[at + 3] << 24;
+	int bytes = v->bits_per_pixel / 8;
+	size_t at = (size_t)(v->yoffset + v->yres / 2) * f->line_length +
+		    (size_t)(v->xres / 2) * bytes;
+	uint32_t px = 0;
 
-	return ((px >> v->red.offset & 0xff) << 16) | ((px >> v->green.offset & 0xff) << 8) |
-	       (px >> v->blue.offset & 0xff);
+	for (int b = bytes - 1; b >= 0; b--)
+		px = px << 8 | map[at + b];
+	return field8(px, &v->red) << 16 | field8(px, &v->green) << 8 | field8(px, &v->blue);
 }
 
 /* -w: until the middle is want; -b: for ms, counting the samples where it is black. Reads the
@@ -170,7 +178,7 @@ static int print_middle(int fd, const struct fb_var_screeninfo *v,
 	size_t len = (size_t)f->line_length * (v->yoffset + v->yres);
 	uint8_t *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 
-	if (map == MAP_FAILED || v->bits_per_pixel != 32)
+	if (map == MAP_FAILED || (v->bits_per_pixel != 32 && v->bits_per_pixel != 16))
 		return -EINVAL;
 	printf("middle %06x\n", middle(map, v, f));
 	munmap(map, len);
