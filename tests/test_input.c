@@ -547,6 +547,27 @@ static void test_release(void **state)
 
 /* Held while any contact is down or a button pressed, to the last lift: input_grab lets a
  * device go only then. */
+/* A finger held still sends only timestamps (the kernel drops repeated positions): someone's
+ * input all the same. Timestamps alone, with nothing down, are no one's. */
+static void test_held_still_is_activity(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_B, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec, "E: 0.0 0003 0039 0001\nE: 0.0 0003 0035 0010\nE: 0.0 0003 0036 0020\n"
+		     "E: 0.0 0001 014a 0001\nE: 0.0 0004 0005 0000\nE: 0.0 0000 0000 0000\n");
+	f.dec.frames = 0;
+	feed(&f.dec, "E: 0.1 0004 0005 100000	# MSC_TIMESTAMP\nE: 0.1 0000 0000 0000\n"
+		     "E: 0.2 0004 0005 200000\nE: 0.2 0000 0000 0000\n");
+	assert_int_equal(f.dec.frames, 2);
+	feed(&f.dec, "E: 0.3 0003 0039 -001\nE: 0.3 0001 014a 0000\nE: 0.3 0000 0000 0000\n");
+	f.dec.frames = 0;
+	feed(&f.dec, "E: 0.4 0004 0005 400000\nE: 0.4 0000 0000 0000\n");
+	assert_int_equal(f.dec.frames, 0);
+	assert_string_equal(f.rec.text, "down 0 10,20; up 0 10,20");
+}
+
 static void test_held(void **state)
 {
 	static const char *const mt_b[] = {
@@ -895,8 +916,13 @@ static void test_pen_tablet_upright(void **state)
 	int x, y;
 
 	(void)state;
+	struct libevdev *digitizer = make_pen("embedded EMR digitizer", INPUT_PROP_DIRECT);
+
+	libevdev_disable_property(digitizer, INPUT_PROP_DIRECT);
 	assert_true(input_beside_screen(tablet));
 	assert_false(input_beside_screen(display));
+	assert_false(input_beside_screen(digitizer));	/* neither: taken for the panel's */
+	libevdev_free(digitizer);
 	input_map_device(&m, tablet, 640, 480, 90, NULL);
 	assert_true(m.width == 480 && m.height == 640 && m.rotate == 0);
 	input_map_point(&m, 0.5, 0.25, &x, &y);
@@ -969,6 +995,23 @@ static void test_pen(void **state)
 	     "E: 0.61 0003 0000 0000\nE: 0.61 0003 0001 0000\nE: 0.61 0003 0018 0000\n"
 	     "E: 0.61 0001 014a 0000\nE: 0.61 0001 0140 0000\nE: 0.61 0004 0000 0802	# MSC_SERIAL\n"
 	     "E: 0.61 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 800,600; up 0 800,600");
+	/* out of range with the tip still down (no BTN_TOUCH 0 at all): lifted where it was */
+	clear(&f.rec);
+	feed(&f.dec,
+	     "E: 0.65 0003 0000 2000\nE: 0.65 0003 0001 1000\nE: 0.65 0001 0140 0001\n"
+	     "E: 0.65 0001 014a 0001\nE: 0.65 0000 0000 0000\n"
+	     "E: 0.66 0003 0000 0000\nE: 0.66 0003 0001 0000\nE: 0.66 0001 0140 0000\n"
+	     "E: 0.66 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 200,100; up 0 200,100");
+	assert_false(input_decoder_held(&f.dec));
+	feed(&f.dec, "E: 0.67 0001 014a 0000\nE: 0.67 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 200,100; up 0 200,100");
+	clear(&f.rec);
+	feed(&f.dec,
+	     "E: 0.68 0003 0000 8000\nE: 0.68 0003 0001 6000\nE: 0.68 0001 0140 0001\n"
+	     "E: 0.68 0001 014a 0001\nE: 0.68 0000 0000 0000\n"
+	     "E: 0.69 0001 014a 0000\nE: 0.69 0001 0140 0000\nE: 0.69 0000 0000 0000\n");
 	assert_string_equal(f.rec.text, "down 0 800,600; up 0 800,600");
 	/* lying in range on the tablet: serial numbers, tilt, distance and pressure drift,
 	 * which are no one's input; a move of the pen is */
@@ -1088,6 +1131,7 @@ int main(void)
 		cmocka_unit_test(test_min_move),
 		cmocka_unit_test(test_release),
 		cmocka_unit_test(test_held),
+		cmocka_unit_test(test_held_still_is_activity),
 		cmocka_unit_test(test_rotation),
 		cmocka_unit_test(test_calibration),
 		cmocka_unit_test(test_seed_tablet_position),

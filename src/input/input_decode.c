@@ -385,7 +385,7 @@ static void feed_single(struct input_decoder *d, const struct input_event *ev)
 	if (ev->type == EV_KEY && d->cls == INPUT_TOUCH && ev->code == BTN_TOUCH && ev->value != 2)
 		set_id(&d->s[0], ev->value ? 0 : -1);
 	else if (ev->type == EV_KEY && d->cls == INPUT_TOUCH && pen_tool(ev->code) && !ev->value)
-		d->tool_left = true;
+		set_id(&d->s[0], -1), d->tool_left = true;	/* out of range: lifted too */
 	else if (ev->type == EV_KEY && d->cls == INPUT_TABLET)
 		feed_button(d, ev->code, ev->value);
 	else if (ev->type == EV_ABS)
@@ -451,13 +451,14 @@ static void frame(struct input_decoder *d)
 		for (int i = 0; i < INPUT_SLOTS; i++)
 			if (d->s[i].id >= 0 || d->s[i].down)
 				commit_slot(d, i);
-	d->frames += d->frame;
+	/* a contact held still sends only timestamps, and is someone's all the same */
+	d->frames += d->frame || input_decoder_held(d);
 	d->frame = d->tool_left = false;
 }
 
 /* An event a person made: not a timestamp or a serial number (EV_MSC: a pen in range sends
  * one with every report, lying still), nor a pen's distance, tilt or pressure alone, which
- * drift while it rests on a tablet. */
+ * drift while it rests on a tablet (a contact held is counted apart). */
 static bool by_hand(const struct input_event *ev)
 {
 	if (ev->type == EV_MSC)
@@ -480,6 +481,7 @@ void input_decoder_feed(struct input_decoder *d, const struct input_event *ev)
 		d->nmt = 0;
 		d->mt[0].fresh = false;
 		d->dx = d->dy = 0;
+		d->tool_left = false;
 		d->dropped = true;
 		d->sync_due = true;
 		return;
@@ -679,6 +681,7 @@ static enum input_class classify_other(const struct libevdev *dev, char *why, si
 bool input_beside_screen(const struct libevdev *dev)
 {
 	return is_pen(dev, abs_pair(dev, ABS_MT_POSITION_X, ABS_MT_POSITION_Y)) &&
+	       libevdev_has_property(dev, INPUT_PROP_POINTER) &&
 	       !libevdev_has_property(dev, INPUT_PROP_DIRECT);
 }
 

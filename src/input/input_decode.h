@@ -157,8 +157,9 @@ void input_decoder_activity(struct input_decoder *d);
 enum input_class input_classify(const struct libevdev *dev, char *why, size_t len,
 				struct input_axis *ax, struct input_axis *ay);
 
-/* A pen tablet beside the screen (no INPUT_PROP_DIRECT): its area is the picture as it stands,
- * not a panel turned with it, so display.rotate does not turn it (libinput maps one so). */
+/* A pen tablet beside the screen (INPUT_PROP_POINTER, not INPUT_PROP_DIRECT): its area is the
+ * picture as it stands, not a panel turned with it, so display.rotate does not turn it
+ * (libinput maps one so). A digitizer with neither is taken for a panel's. */
 bool input_beside_screen(const struct libevdev *dev);
 
 /* The map of a device: input_map_init's, upright for one beside the screen. */
