@@ -261,24 +261,33 @@ static void test_multitouch_offset_ranges(void **state)
 	expect_exit(s);
 }
 
+/* One device's case: the configuration at rotate, the case's script, its rings around (ex, ey)
+ * and the device's class in the log, as cls says it. */
+static void one_device(void **state, int rotate, const char *name, const char *script, int ex,
+		       int ey, const char *what, const char *cls)
+{
+	struct vm_suite *s = vm_case_begin(state);
+
+	write_conf(rotate, "");
+	start_case(s, name, script, NULL);
+	tap_and_measure(s, ex, ey, what, NULL);
+	vm_case_expect(s, cls, 5000);
+	vm_case_expect(s, "contact", 2000);
+	expect_exit(s);
+}
+
 /* A single-touch panel without INPUT_PROP_DIRECT, plugged in after fbripple started: the tap
  * 1 s later must ring at the mapped position. */
 static void test_single_touch_hotplug(void **state)
 {
-	struct vm_suite *s = vm_case_begin(state);
-
-	write_conf(0, "");
-	start_case(s, "single touch, hot-plugged", PRELUDE
-		"start\n"
-		"say ready; hear cmd\n"
-		"mkdev st 'fbvm resistive' 100 4195 300 3139\n"
-		"sleep 1; echo 'tap 2791 1249' >&4; sleep 0.1; say acted; hear cmd\n"
-		"finish\n", NULL);
-	tap_and_measure(s, 420, 160, "hot-plugged single-touch tap", NULL);
-	vm_case_expect(s, "\"fbvm resistive\": touchscreen (single touch) (ABS_X/Y with BTN_TOUCH, "
-		  "without INPUT_PROP_DIRECT)", 5000);
-	vm_case_expect(s, "contact", 2000);
-	expect_exit(s);
+	one_device(state, 0, "single touch, hot-plugged", PRELUDE
+		   "start\n"
+		   "say ready; hear cmd\n"
+		   "mkdev st 'fbvm resistive' 100 4195 300 3139\n"
+		   "sleep 1; echo 'tap 2791 1249' >&4; sleep 0.1; say acted; hear cmd\n"
+		   "finish\n", 420, 160, "hot-plugged single-touch tap",
+		   "\"fbvm resistive\": touchscreen (single touch) (ABS_X/Y with BTN_TOUCH, "
+		   "without INPUT_PROP_DIRECT)");
 }
 
 /* A pen tablet beside the screen (INPUT_PROP_POINTER, as a Wacom Intuos's pen), 10 units a
@@ -288,40 +297,29 @@ static void test_single_touch_hotplug(void **state)
  * the panel shows at (439, 288). */
 static void test_pen_tablet(void **state)
 {
-	struct vm_suite *s = vm_case_begin(state);
-
-	write_conf(90, "");
-	start_case(s, "pen tablet", PRELUDE
-		"mkdev pen 'fbvm pen' 0 6390 0 4790\n"
-		"start; waitlog 'fbvm pen' || say 'pen not opened'\n"
-		"say ready; hear cmd\n"
-		"echo 'pen 3840 1500' >&4; sleep 0.3; say acted; hear cmd\n"
-		"finish\n", NULL);
-	tap_and_measure(s, 439, 288, "pen tap", NULL);
-	vm_case_expect(s, "\"fbvm pen\": touchscreen (single touch) (a pen: BTN_TOOL_PEN with "
-		       "ABS_X/Y and BTN_TOUCH, without INPUT_PROP_DIRECT", 5000);
-	vm_case_expect(s, "contact", 2000);
-	expect_exit(s);
+	one_device(state, 90, "pen tablet", PRELUDE
+		   "mkdev pen 'fbvm pen' 0 6390 0 4790\n"
+		   "start; waitlog 'fbvm pen' || say 'pen not opened'\n"
+		   "say ready; hear cmd\n"
+		   "echo 'pen 3840 1500' >&4; sleep 0.3; say acted; hear cmd\n"
+		   "finish\n", 439, 288, "pen tap",
+		   "\"fbvm pen\": touchscreen (single touch) (a pen: BTN_TOOL_PEN with ABS_X/Y and "
+		   "BTN_TOUCH, without INPUT_PROP_DIRECT");
 }
 
 /* A relative mouse (that is also a keyboard): the pointer starts at the centre (320, 240), is
  * clamped at the right edge (639), comes back 139 and goes down 50: a click at (500, 290). */
 static void test_mouse(void **state)
 {
-	struct vm_suite *s = vm_case_begin(state);
-
-	write_conf(0, "");
-	start_case(s, "relative mouse", PRELUDE
-		"mkdev mouse 'fbvm mouse'\n"
-		"start; waitlog 'fbvm mouse' || say 'mouse not opened'\n"
-		"say ready; hear cmd\n"
-		"printf 'rel 10000 0\\nrel -139 50\\nbtn 1\\nbtn 2\\nbtn 0\\nbtn 0\\n' >&4; sleep 0.1\n"
-		"say acted; hear cmd\n"
-		"finish\n", NULL);
-	tap_and_measure(s, 500, 290, "mouse click", NULL);
-	vm_case_expect(s, "\"fbvm mouse\": mouse (REL_X/Y with BTN_LEFT (also a keyboard))", 5000);
-	vm_case_expect(s, "contact", 2000);
-	expect_exit(s);
+	one_device(state, 0, "relative mouse", PRELUDE
+		   "mkdev mouse 'fbvm mouse'\n"
+		   "start; waitlog 'fbvm mouse' || say 'mouse not opened'\n"
+		   "say ready; hear cmd\n"
+		   "printf 'rel 10000 0\\nrel -139 50\\nbtn 1\\nbtn 2\\nbtn 0\\nbtn 0\\n' >&4;"
+		   " sleep 0.1\n"
+		   "say acted; hear cmd\n"
+		   "finish\n", 500, 290, "mouse click",
+		   "\"fbvm mouse\": mouse (REL_X/Y with BTN_LEFT (also a keyboard))");
 }
 
 /* QEMU's virtio tablet (ABS_X/Y 0..32767 + BTN_LEFT), driven from the host through QMP. */
