@@ -297,16 +297,22 @@ static int list_devices(struct app *app)
 
 	/* a look, while fbripple or an application may be drawing: no mode set, nothing panned */
 	req.hidden = true;
-	if (ret == 0 && (ret = display_open(&d, &req, err, sizeof(err))) < 0)
-		log_error("%s: %s", d.path, err);
 	if (ret < 0)
 		return 1;
-	if (d.note[0])		/* why this is not the device asked for */
-		printf("%s\n", d.note);
-	display_describe(&d, stdout);
+	ret = display_open(&d, &req, err, sizeof(err));
+	if (ret < 0) {
+		/* the input devices are worth a look all the same, mapped to no screen */
+		log_error("%s: %s", d.path, err);
+		d.mode = (struct display_mode){ 0 };
+	} else {
+		if (d.note[0])	/* why this is not the device asked for */
+			printf("%s\n", d.note);
+		display_describe(&d, stdout);
+	}
 	touch_options(&app->cfg, &app->opt, &d.mode, &o, devices);
-	display_close(&d, false);
-	return input_list_devices(stdout, &o) < 0 ? 1 : 0;
+	if (ret == 0)
+		display_close(&d, false);
+	return input_list_devices(stdout, &o) < 0 || ret < 0 ? 1 : 0;
 }
 
 /* The display and the scene on it, the first stones dropped. */

@@ -398,6 +398,12 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 		" $(cat /sys/class/graphics/fb0/virtual_size) at $(cat /sys/class/graphics/fb0/pan)\"; }\n"
 		"echo >/dev/tty2\n"	/* allocated now, tty2 keeps the console's mode */
 		"say \"found $(cat /sys/class/graphics/fb0/name) $(geometry)\"\n"
+		/* a look, and idle mode beside whatever shows 8 bpp: no depth switched */
+		"fbripple --list-devices -c /dev/null >/tmp/list 2>&1; say \"list exit $?\"\n"
+		"say \"list said $(head -n 1 /tmp/list)\"; say \"after list $(geometry)\"\n"
+		"echo 'screensaver = { mode = \"idle\"; };' >/tmp/idle8.conf\n"
+		"fbripple -c /tmp/idle8.conf 2>/tmp/idle8.log; say \"idle at 8 bpp exit $?\"\n"
+		"say \"after idle $(geometry)\"\n"
 		"fbripple -v -c /dev/null 2>/tmp/fbr.log & pid=$!\n"
 		"n=0; until grep -q 'double buffered' /tmp/fbr.log || [ $n -ge 200 ]; do sleep 0.05;"
 		" n=$((n+1)); done; sleep 0.3\n"
@@ -441,6 +447,13 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 
 	vm_case_start(s, &o);
 	vm_case_expect(s, "found Virtual FB 8 bpp 640,480 at 0,0", 30000);
+	vm_case_expect(s, "list exit 1", 5000);
+	vm_case_expect(s, "list said fbripple: error: /dev/fb0: 8 bpp (type 0, visual 3), which "
+		       "fbripple draws only after switching to 32 or 16 bpp, and not while another "
+		       "program's picture is on it", 2000);
+	vm_case_expect(s, "after list 8 bpp 640,480 at 0,0", 2000);
+	vm_case_expect(s, "idle at 8 bpp exit 1", 5000);
+	vm_case_expect(s, "after idle 8 bpp 640,480 at 0,0", 2000);
 	vm_case_expect(s, "running 32 bpp 640,960 at 0,", 10000);
 	/* vfb's 32 bpp has alpha (its fourth byte): every pixel drawn opaque, as hardware that
 	 * blends by it needs them */

@@ -84,11 +84,15 @@ static int switch_depth(struct fbdev *fb, struct fb_fix_screeninfo *fix, struct 
 	return format_from_var(fmt, fix, &fb->var);
 }
 
-/* A depth below 16 bpp or a palette mode is switched to 32, else 16 bpp. */
-static int choose_format(struct fbdev *fb, struct fb_fix_screeninfo *fix, struct pixfmt *fmt)
+/* A depth below 16 bpp or a palette mode is switched to 32, else 16 bpp, where it may be:
+ * -EPERM where it may not, -ENOTSUP where the driver refuses both. */
+static int choose_format(struct fbdev *fb, struct fb_fix_screeninfo *fix, struct pixfmt *fmt,
+			 bool may_switch)
 {
 	if (format_from_var(fmt, fix, &fb->var) == 0)
 		return 0;
+	if (!may_switch)
+		return -EPERM;
 	if (switch_depth(fb, fix, fmt, 32) == 0 || switch_depth(fb, fix, fmt, 16) == 0)
 		return 0;
 	return -ENOTSUP;
@@ -211,7 +215,14 @@ static int fbdev_open(struct display *d, const struct display_request *req, char
 	fb->saved = fb->var;
 	memcpy(fb->id, fix.id, sizeof(fix.id));
 	fb->id[sizeof(fix.id)] = '\0';
-	if (choose_format(fb, &fix, &m->fmt) < 0)
+	/* opened hidden, the screen is an application's (or only looked at): its depth stays */
+	ret = choose_format(fb, &fix, &m->fmt, !req->hidden);
+	if (ret == -EPERM)
+		return display_errorf(-ENOTSUP, err, errlen,
+			    "%u bpp (type %u, visual %u), which fbripple draws only after switching "
+			    "to 32 or 16 bpp, and not while another program's picture is on it",
+			    fb->saved.bits_per_pixel, fix.type, fix.visual);
+	if (ret < 0)
 		return display_errorf(-ENOTSUP, err, errlen,
 			    "%u bpp (type %u, visual %u) and no 32 or 16 bpp true-colour mode "
 			    "could be set", fb->saved.bits_per_pixel, fix.type, fix.visual);
