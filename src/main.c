@@ -269,8 +269,8 @@ static int display_request(const struct app *app, struct display_request *req)
 					 .output = app->cfg.display.output,
 					 .mode = app->cfg.display.mode,
 					 .hidden = app->cfg.screensaver.mode == SAVER_IDLE,
-					 .shared_vt = app->cfg.screensaver.mode == SAVER_IDLE &&
-						      app->cfg.display.vt == 0 };
+					 .keep_depth = app->cfg.screensaver.mode == SAVER_IDLE &&
+						       app->cfg.display.vt == 0 };
 	if (!o->fbdev_file)
 		return 0;
 	if (pixfmt_by_name(&req->fmt, o->format) < 0) {
@@ -296,7 +296,7 @@ static int list_devices(struct app *app)
 	int ret = display_request(app, &req);
 
 	/* a look, while fbripple or an application may be drawing: no mode set, nothing panned */
-	req.hidden = true;
+	req.hidden = req.keep_depth = true;
 	if (ret < 0)
 		return 1;
 	ret = display_open(&d, &req, err, sizeof(err));

@@ -547,27 +547,6 @@ static void test_release(void **state)
 
 /* Held while any contact is down or a button pressed, to the last lift: input_grab lets a
  * device go only then. */
-/* A finger held still sends only timestamps (the kernel drops repeated positions): someone's
- * input all the same. Timestamps alone, with nothing down, are no one's. */
-static void test_held_still_is_activity(void **state)
-{
-	struct fixture f;
-
-	(void)state;
-	setup(&f, INPUT_MT_B, AXIS(0, 1000), AXIS(0, 800), 1);
-	feed(&f.dec, "E: 0.0 0003 0039 0001\nE: 0.0 0003 0035 0010\nE: 0.0 0003 0036 0020\n"
-		     "E: 0.0 0001 014a 0001\nE: 0.0 0004 0005 0000\nE: 0.0 0000 0000 0000\n");
-	f.dec.frames = 0;
-	feed(&f.dec, "E: 0.1 0004 0005 100000	# MSC_TIMESTAMP\nE: 0.1 0000 0000 0000\n"
-		     "E: 0.2 0004 0005 200000\nE: 0.2 0000 0000 0000\n");
-	assert_int_equal(f.dec.frames, 2);
-	feed(&f.dec, "E: 0.3 0003 0039 -001\nE: 0.3 0001 014a 0000\nE: 0.3 0000 0000 0000\n");
-	f.dec.frames = 0;
-	feed(&f.dec, "E: 0.4 0004 0005 400000\nE: 0.4 0000 0000 0000\n");
-	assert_int_equal(f.dec.frames, 0);
-	assert_string_equal(f.rec.text, "down 0 10,20; up 0 10,20");
-}
-
 static void test_held(void **state)
 {
 	static const char *const mt_b[] = {
@@ -611,6 +590,27 @@ static void test_held(void **state)
 	assert_true(input_decoder_held(&f.dec));
 	feed(&f.dec, "E: 0.2 0001 0111 0000\nE: 0.2 0000 0000 0000\n");
 	assert_false(input_decoder_held(&f.dec));
+}
+
+/* A finger held still sends only timestamps (the kernel drops repeated positions): someone's
+ * input all the same. Timestamps alone, with nothing down, are no one's. */
+static void test_held_still_is_activity(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_B, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec, "E: 0.0 0003 0039 0001\nE: 0.0 0003 0035 0010\nE: 0.0 0003 0036 0020\n"
+		     "E: 0.0 0001 014a 0001\nE: 0.0 0004 0005 0000\nE: 0.0 0000 0000 0000\n");
+	f.dec.frames = 0;
+	feed(&f.dec, "E: 0.1 0004 0005 100000	# MSC_TIMESTAMP\nE: 0.1 0000 0000 0000\n"
+		     "E: 0.2 0004 0005 200000\nE: 0.2 0000 0000 0000\n");
+	assert_int_equal(f.dec.frames, 2);
+	feed(&f.dec, "E: 0.3 0003 0039 -001\nE: 0.3 0001 014a 0000\nE: 0.3 0000 0000 0000\n");
+	f.dec.frames = 0;
+	feed(&f.dec, "E: 0.4 0004 0005 400000\nE: 0.4 0000 0000 0000\n");
+	assert_int_equal(f.dec.frames, 0);
+	assert_string_equal(f.rec.text, "down 0 10,20; up 0 10,20");
 }
 
 /* ---- mapping ---- */
@@ -1007,6 +1007,15 @@ static void test_pen(void **state)
 	assert_false(input_decoder_held(&f.dec));
 	feed(&f.dec, "E: 0.67 0001 014a 0000\nE: 0.67 0000 0000 0000\n");
 	assert_string_equal(f.rec.text, "down 0 200,100; up 0 200,100");
+	/* the same with the report cut short (SYN_DROPPED) and the rest synced after it */
+	clear(&f.rec);
+	feed(&f.dec,
+	     "E: 0.671 0003 0000 3000\nE: 0.671 0003 0001 2000\nE: 0.671 0001 0140 0001\n"
+	     "E: 0.671 0001 014a 0001\nE: 0.671 0000 0000 0000\n"
+	     "E: 0.672 0001 0140 0000\nE: 0.672 0000 0003 0000	# SYN_DROPPED\n"
+	     "E: 0.673 0003 0000 0000\nE: 0.673 0003 0001 0000\nE: 0.673 0001 014a 0000\n"
+	     "E: 0.673 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 300,200; up 0 300,200");
 	clear(&f.rec);
 	feed(&f.dec,
 	     "E: 0.68 0003 0000 8000\nE: 0.68 0003 0001 6000\nE: 0.68 0001 0140 0001\n"

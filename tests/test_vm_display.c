@@ -443,7 +443,17 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 		"chvt 2; sleep 0.3; say \"one page away $(geometry)\"\n"
 		"chvt 1; sleep 0.5; say \"one page back $(geometry)\"\n"
 		"kill $pid; wait $pid; say \"one page exit $?\"\n"
-		"say \"one page warnings $(grep -c warning /tmp/one.log)\"; cat /tmp/one.log\n" };
+		"say \"one page warnings $(grep -c warning /tmp/one.log)\"; cat /tmp/one.log\n"
+		/* idle mode on a VT of its own beside the panning application: there the
+		 * console's switch sets the mode it keeps, and fbripple its own */
+		"fbfill -g -M 32x2 -P 480 ff00ff && say \"app again at $(geometry)\"\n"
+		"printf 'display = { vt = 7; };\\nscreensaver = { mode = \"idle\"; after = 1; };\\n'"
+		" >/tmp/idle7.conf\n"
+		"fbripple -v -c /tmp/idle7.conf 2>/tmp/idle7.log & pid=$!; sleep 2.5\n"
+		"say \"vt7 shown on tty$(cat /sys/class/tty/tty0/active | tr -dc 0-9): $(geometry),"
+		" $(fbfill -m)\"\n"
+		"kill $pid; wait $pid; say \"vt7 exit $?\"; say \"vt7 back on tty$(cat"
+		" /sys/class/tty/tty0/active | tr -dc 0-9)\"; cat /tmp/idle7.log\n" };
 
 	vm_case_start(s, &o);
 	vm_case_expect(s, "found Virtual FB 8 bpp 640,480 at 0,0", 30000);
@@ -481,6 +491,10 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 	vm_case_expect(s, "one page back 32 bpp 640,480 at 0,0", 5000);
 	vm_case_expect(s, "one page exit 0", 5000);
 	vm_case_expect(s, "one page warnings 0", 5000);
+	vm_case_expect(s, "app again at 32 bpp 640,960 at 0,480", 5000);
+	vm_case_expect(s, "vt7 shown on tty7: 32 bpp 640,960 at 0,480, middle ", 8000);
+	vm_case_expect(s, "vt7 exit 0", 5000);
+	vm_case_expect(s, "vt7 back on tty1", 5000);
 	vm_case_expect_exit(s, 0);
 }
 

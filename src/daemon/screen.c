@@ -700,8 +700,8 @@ static const char *acquire_error(int ret)
 		return "an application set another mode since fbripple opened it (restart "
 		       "fbripple to draw in it)";
 	if (ret == -ERANGE)
-		return "the screen is panned where fbripple cannot draw a page (wrapped or "
-		       "sideways)";
+		return "the screen is panned where fbripple cannot draw a page (wrapped, sideways "
+		       "or past its memory)";
 	return strerror(-ret);
 }
 
@@ -780,7 +780,7 @@ void screen_stand_by(struct screen *s)
 static int read_fbdev_frame(struct image *img)
 {
 	struct display_request req = { .device = "/dev/fb0", .buffering = DISPLAY_BUFFER_OFF,
-				       .hidden = true };
+				       .hidden = true, .keep_depth = true };
 	struct display fb;
 	char err[256];
 	int ret = display_open(&fb, &req, err, sizeof(err));
@@ -858,8 +858,8 @@ static void guard_frame_alone(struct screen *s)
 /* display.vt names fbripple's own VT: taken in graphics mode while still behind (so that no
  * console is drawn on the app's picture), then brought to the front; the VT in front is
  * remembered. Else fbripple draws on the VT in front, whatever mode its owner set, and only
- * the app's frame is guarded. */
-static void take_vt(struct screen *s, int num)
+ * the app's frame is guarded. Whether a VT of fbripple's is in front now. */
+static bool take_vt(struct screen *s, int num)
 {
 	char err[256];
 	int front = 0, ret;
@@ -867,7 +867,7 @@ static void take_vt(struct screen *s, int num)
 	s->app_vt = 0;
 	if (!num) {
 		guard_frame_alone(s);
-		return;
+		return false;
 	}
 	ret = vt_open_behind(&s->vt, num, err, sizeof(err));
 	if (ret == 0)
@@ -880,13 +880,14 @@ static void take_vt(struct screen *s, int num)
 	if (ret == 0) {
 		s->app_vt = front != num ? front : 0;
 		vt_guard_crashes(&s->vt);
-		return;
+		return front != num;
 	}
 	if (s->vt.fd >= 0) {
 		snprintf(err, sizeof(err), "VT %d: %s", num, strerror(-ret));
 		vt_give_to(&s->vt, front);
 	}
 	log_warn("%s; drawing on the VT in front", err);
+	return false;
 }
 
 static void give_vt_back(struct screen *s)
@@ -926,7 +927,7 @@ int screen_show(struct screen *s, const struct config *cfg)
 	int ret;
 
 	ripple_app_frame(s, cfg, read_app_frame(s));
-	take_vt(s, cfg->display.vt);
+	display_share(&s->display, !take_vt(s, cfg->display.vt));
 	ret = display_acquire(&s->display);
 	if (ret < 0) {
 		log_warn("%s: cannot take the screen: %s; staying hidden until the next idle spell",

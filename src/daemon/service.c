@@ -49,8 +49,8 @@ static int reopen_screen(struct app *app, const struct config *cfg, struct scree
 				       /* beside an application, as at start: nothing panned
 					* or flipped but the frame fbripple shows */
 				       .hidden = app->pace.saver.mode == SAVER_IDLE,
-				       .shared_vt = app->pace.saver.mode == SAVER_IDLE &&
-						    cfg->display.vt == 0 };
+				       .keep_depth = app->pace.saver.mode == SAVER_IDLE &&
+						     cfg->display.vt == 0 };
 	bool open = new_display(app, cfg);
 
 	/* the card is not ours to set up while another VT or the application has it */

@@ -233,6 +233,12 @@ int display_acquire(struct display *d)
 	return d->ops->acquire ? d->ops->acquire(d) : 0;
 }
 
+void display_share(struct display *d, bool shared)
+{
+	if (d->ops->share)
+		d->ops->share(d, shared);
+}
+
 int display_read(const struct display *d, struct image *img)
 {
 	return d->ops->read(d, img);

@@ -43,9 +43,9 @@ struct display_request {
 	bool hidden;			/* show nothing yet (screensaver.mode idle, beside an
 					 * application): no mode set, no page flipped or panned;
 					 * the first frame presented takes the screen */
-	bool shared_vt;			/* hidden, and shown on the application's own VT
-					 * (display.vt = 0): its screen stays its own, drawn over
-					 * as it is (fbdev: where it pans, in no other mode) */
+	bool keep_depth;		/* hidden: a depth fbripple cannot draw fails the open
+					 * rather than being switched (fbdev), the picture on
+					 * screen being another program's */
 	bool file;
 	int width, height;		/* the file's */
 	struct pixfmt fmt;
@@ -92,6 +92,7 @@ struct display_ops {
 	int (*blank)(struct display *d, bool blank);
 	int (*release)(struct display *d);		/* another VT takes the screen */
 	int (*acquire)(struct display *d);		/* and gives it back */
+	void (*share)(struct display *d, bool shared);	/* for the next acquire */
 	int (*read)(const struct display *d, struct image *img);	/* the shown frame */
 	bool (*shows_another)(const struct display *d);	/* another process's buffer on screen */
 	void (*describe)(const struct display *d, FILE *out);
@@ -150,6 +151,10 @@ int display_blank(struct display *d, bool blank);
 int display_release(struct display *d);
 /* -EBUSY: another process holds the device; call again later (every 20 ms or so). */
 int display_acquire(struct display *d);
+/* Opened hidden: whether the next acquire takes the screen on the application's own VT, to
+ * draw over it as it is (fbdev: where it pans, in no other mode), or on a VT of fbripple's,
+ * whose mode it sets. Until said, the former. */
+void display_share(struct display *d, bool shared);
 /* The frame on screen, for screenshots only: display memory may be slow to read. */
 int display_read(const struct display *d, struct image *img);
 /* Whether another process's own buffer is on screen (a DRM application's), neither ours nor

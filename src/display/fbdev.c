@@ -23,11 +23,12 @@ struct fbdev {
 	int page;		/* the page drawn into next (the one not on screen) */
 	bool can_vsync;		/* FBIO_WAITFORVSYNC works */
 	bool pan_tried;		/* for a second page, and vsync */
-	bool beside;		/* drawn over an application's screen on its own VT */
+	bool hidden;		/* opened hidden: the picture on screen another program's */
+	bool shared;		/* taken on the application's own VT, drawn over as it is */
 	bool mode_changed;	/* saved is to be put back on close */
 	char id[17];		/* the driver's name */
-	/* the mode as set, and as found at open to put back on close; beside an application,
-	 * both follow its panning (acquire) */
+	/* the mode as set, and as found at open to put back on close; shared, both follow the
+	 * application's panning (acquire) */
 	struct fb_var_screeninfo var, saved;
 	unsigned long smem_start;	/* the memory mapped, as found at open */
 	__u32 smem_len;
@@ -215,8 +216,7 @@ static int fbdev_open(struct display *d, const struct display_request *req, char
 	fb->saved = fb->var;
 	memcpy(fb->id, fix.id, sizeof(fix.id));
 	fb->id[sizeof(fix.id)] = '\0';
-	/* opened hidden, the screen is an application's (or only looked at): its depth stays */
-	ret = choose_format(fb, &fix, &m->fmt, !req->hidden);
+	ret = choose_format(fb, &fix, &m->fmt, !req->keep_depth);
 	if (ret == -EPERM)
 		return display_errorf(-ENOTSUP, err, errlen,
 			    "%u bpp (type %u, visual %u), which fbripple draws only after switching "
@@ -240,7 +240,7 @@ static int fbdev_open(struct display *d, const struct display_request *req, char
 	if (ret < 0)
 		return display_errorf(ret, err, errlen, "mmap: %s", strerror(-ret));
 	/* probing for a second page pans the screen: not while an application shows its own */
-	fb->beside = req->hidden && req->shared_vt;
+	fb->hidden = fb->shared = req->hidden;
 	fb->smem_start = fix.smem_start;
 	fb->smem_len = fix.smem_len;
 	setup_pages(d, req->hidden ? DISPLAY_BUFFER_OFF : req->buffering);
@@ -336,7 +336,12 @@ static bool follows_pan(const struct display *d)
 {
 	const struct fbdev *fb = fbdev_of(d);
 
-	return fb->beside && !fb->mode_changed && d->mode.pages < 2;
+	return fb->shared && !fb->mode_changed && d->mode.pages < 2;
+}
+
+static void fbdev_share(struct display *d, bool shared)
+{
+	fbdev_of(d)->shared = fbdev_of(d)->hidden && shared;
 }
 
 /* The line the screen is panned to now, in *line. -ESTALE where it shows a picture other than
@@ -368,13 +373,15 @@ static int fbdev_read(const struct display *d, struct image *img)
 	const uint8_t *shown = fb->page_pixels[d->mode.pages == 2 ? fb->page ^ 1 : 0];
 	unsigned int line;
 
-	/* one page of a mode found as it is: where it is panned now, an application's page */
+	/* one page of a mode found as it is: where it is panned now, an application's page;
+	 * none beside another mode, nor beside a pan that cannot be read (fbripple's own page
+	 * is, for a screenshot) */
 	if (d->mode.pages < 2 && !fb->mode_changed) {
 		int ret = panned_line(d, &line);
 
 		if (ret == 0)
 			shown = fb->pixels + (size_t)line * d->mode.stride;
-		else if (follows_pan(d))
+		else if (ret != -ERANGE || fb->hidden)
 			return ret;
 	}
 	return pixfmt_read_image(&d->mode.fmt, shown, d->mode.stride, d->mode.width,
@@ -493,8 +500,8 @@ static int fbdev_acquire(struct display *d)
 	}
 	if (ioctl(fb->fd, FBIOGET_VSCREENINFO, &now) < 0)
 		return -errno;
-	if (same_mode(&now, &want) && now.yoffset == want.yoffset)
-		return 0;
+	if (same_mode(&now, &want))
+		return now.yoffset == want.yoffset ? 0 : pan_to(fb, want.yoffset);
 	want.activate = FB_ACTIVATE_NOW;
 	if (ioctl(fb->fd, FBIOPUT_VSCREENINFO, &want) < 0 || read_info(fb, &fix) < 0)
 		return -errno;
@@ -514,6 +521,7 @@ const struct display_ops display_fbdev = {
 	.flush = fbdev_flush,
 	.blank = fbdev_blank,
 	.acquire = fbdev_acquire,
+	.share = fbdev_share,
 	.read = fbdev_read,
 	.describe = fbdev_describe,
 	.crash_guard = fbdev_crash_guard,

@@ -481,7 +481,6 @@ void input_decoder_feed(struct input_decoder *d, const struct input_event *ev)
 		d->nmt = 0;
 		d->mt[0].fresh = false;
 		d->dx = d->dy = 0;
-		d->tool_left = false;
 		d->dropped = true;
 		d->sync_due = true;
 		return;
