@@ -453,7 +453,23 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 		"say \"vt7 shown on tty$(cat /sys/class/tty/tty0/active | tr -dc 0-9): $(geometry),"
 		" $(fbfill -m)\"\n"
 		"kill $pid; wait $pid; say \"vt7 exit $?\"; say \"vt7 back on tty$(cat"
-		" /sys/class/tty/tty0/active | tr -dc 0-9)\"; cat /tmp/idle7.log\n" };
+		" /sys/class/tty/tty0/active | tr -dc 0-9)\"; cat /tmp/idle7.log\n"
+		/* the same beside an application at 8 bpp: its depth stays while hidden */
+		"idle7() { fbripple -v -c /tmp/idle7.conf 2>$1 & pid=$!; n=0;"
+		" until grep -q 'fbdev 640x480' $1 || [ $n -ge 100 ]; do sleep 0.05;"
+		" n=$((n+1)); done; }\n"
+		"fbfill -g -M 8x1 && idle7 /tmp/idle78.log; sleep 0.3; say \"hidden at $(geometry)\"\n"
+		"sleep 2; say \"8 bpp app, shown on tty$(cat /sys/class/tty/tty0/active | tr -dc 0-9):"
+		" $(geometry)\"; kill $pid; wait $pid; say \"8 bpp app exit $?\"; cat /tmp/idle78.log\n"
+		/* its VT not to be had: drawn over the application's, following its pan */
+		"fbfill -g -M 32x2 -P 480 ff0000 && mv /dev/tty7 /dev/tty7.off && idle7 /tmp/idle7b.log\n"
+		"fbfill -P 0 00ff00; sleep 2\n"
+		"m=$(fbfill -m); [ \"$m\" = 'middle 00ff00' ] && m='the application'\"'\"'s picture'\n"
+		"say \"no VT 7, shown on tty$(cat /sys/class/tty/tty0/active | tr -dc 0-9): $(geometry),"
+		" $m\"\n"
+		"say \"no VT 7 said $(grep -c 'drawing on the VT in front' /tmp/idle7b.log)\"\n"
+		"kill $pid; wait $pid; say \"no VT 7 exit $?\"; mv /dev/tty7.off /dev/tty7\n"
+		"say \"no VT 7 back: $(fbfill -m), $(geometry)\"; cat /tmp/idle7b.log\n" };
 
 	vm_case_start(s, &o);
 	vm_case_expect(s, "found Virtual FB 8 bpp 640,480 at 0,0", 30000);
@@ -495,6 +511,13 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 	vm_case_expect(s, "vt7 shown on tty7: 32 bpp 640,960 at 0,480, middle ", 8000);
 	vm_case_expect(s, "vt7 exit 0", 5000);
 	vm_case_expect(s, "vt7 back on tty1", 5000);
+	vm_case_expect(s, "hidden at 8 bpp 640,480 at 0,0", 8000);
+	vm_case_expect(s, "8 bpp app, shown on tty7: 32 bpp 640,480 at 0,0", 5000);
+	vm_case_expect(s, "8 bpp app exit 0", 5000);
+	vm_case_expect(s, "no VT 7, shown on tty1: 32 bpp 640,960 at 0,0, middle ", 8000);	/* drawn */
+	vm_case_expect(s, "no VT 7 said 1", 2000);
+	vm_case_expect(s, "no VT 7 exit 0", 5000);
+	vm_case_expect(s, "no VT 7 back: middle 00ff00, 32 bpp 640,960 at 0,0", 5000);
 	vm_case_expect_exit(s, 0);
 }
 

@@ -69,6 +69,7 @@ struct screen {
 	bool standby;			/* screensaver.mode idle, hidden: the app's screen */
 	struct image app_frame;		/* the app's frame read when shown, put back on hiding */
 	int app_vt;			/* the app's VT, in front again on hiding; 0: none */
+	bool shared;			/* shown on the app's own VT, not one of ours */
 };
 
 /* What pace.c reads from the configuration. */

@@ -425,6 +425,7 @@ int screen_reopen(struct screen *s, const struct display_request *req,
 		unwatch_display(s);	/* before its descriptor closes: a dup of it lives on */
 		display_close(&s->display, false);
 		s->display = m.display;
+		display_share(&s->display, s->shared);	/* opened hidden: as it is shown now */
 		guard_crashes(s);
 		watch_display(s);
 		if (!s->standby)
@@ -858,7 +859,8 @@ static void guard_frame_alone(struct screen *s)
 /* display.vt names fbripple's own VT: taken in graphics mode while still behind (so that no
  * console is drawn on the app's picture), then brought to the front; the VT in front is
  * remembered. Else fbripple draws on the VT in front, whatever mode its owner set, and only
- * the app's frame is guarded. Whether a VT of fbripple's is in front now. */
+ * the app's frame is guarded. Whether a VT of fbripple's is in front now (display.vt already
+ * in front is the application's own). */
 static bool take_vt(struct screen *s, int num)
 {
 	char err[256];
@@ -927,7 +929,8 @@ int screen_show(struct screen *s, const struct config *cfg)
 	int ret;
 
 	ripple_app_frame(s, cfg, read_app_frame(s));
-	display_share(&s->display, !take_vt(s, cfg->display.vt));
+	s->shared = !take_vt(s, cfg->display.vt);
+	display_share(&s->display, s->shared);
 	ret = display_acquire(&s->display);
 	if (ret < 0) {
 		log_warn("%s: cannot take the screen: %s; staying hidden until the next idle spell",

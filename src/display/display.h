@@ -41,8 +41,9 @@ struct display_request {
 					 * descriptor, and with it master, instead of opening
 					 * the card a second time (which cannot be master) */
 	bool hidden;			/* show nothing yet (screensaver.mode idle, beside an
-					 * application): no mode set, no page flipped or panned;
-					 * the first frame presented takes the screen */
+					 * application): no mode left set (fbdev may switch a depth
+					 * to learn its layout, and puts it back), no page flipped
+					 * or panned; the first frame presented takes the screen */
 	bool keep_depth;		/* hidden: a depth fbripple cannot draw fails the open
 					 * rather than being switched (fbdev), the picture on
 					 * screen being another program's */

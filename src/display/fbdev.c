@@ -239,10 +239,14 @@ static int fbdev_open(struct display *d, const struct display_request *req, char
 	ret = map_device(d, &fix);
 	if (ret < 0)
 		return display_errorf(ret, err, errlen, "mmap: %s", strerror(-ret));
-	/* probing for a second page pans the screen: not while an application shows its own */
 	fb->hidden = fb->shared = req->hidden;
 	fb->smem_start = fix.smem_start;
 	fb->smem_len = fix.smem_len;
+	/* hidden, a depth switched only to learn its layout goes back at once: the screen is
+	 * another program's until fbripple shows on a VT of its own (acquire sets it again) */
+	if (req->hidden && fb->mode_changed)
+		ioctl(fb->fd, FBIOPUT_VSCREENINFO, &fb->saved);
+	/* probing for a second page pans the screen: not while an application shows its own */
 	setup_pages(d, req->hidden ? DISPLAY_BUFFER_OFF : req->buffering);
 	return 0;
 }
@@ -329,14 +333,13 @@ static bool same_mode(const struct fb_var_screeninfo *a, const struct fb_var_scr
 	       a->yres_virtual == b->yres_virtual;
 }
 
-/* Over an application's screen on its own VT, in the mode it had at open: the application
- * pans (between pages of its own), not fbripple. On a VT of fbripple's, the console's switch
- * set the mode it keeps for it, and fbripple's own goes back (acquire). */
+/* Over an application's screen on its own VT, in fbripple's mode: the application pans
+ * (between pages of its own), not fbripple, and another mode is not drawn in. On a VT of
+ * fbripple's, the console's switch set the mode it keeps for it, and fbripple's own goes
+ * back (acquire). */
 static bool follows_pan(const struct display *d)
 {
-	const struct fbdev *fb = fbdev_of(d);
-
-	return fb->shared && !fb->mode_changed && d->mode.pages < 2;
+	return fbdev_of(d)->shared;
 }
 
 static void fbdev_share(struct display *d, bool shared)
@@ -373,10 +376,10 @@ static int fbdev_read(const struct display *d, struct image *img)
 	const uint8_t *shown = fb->page_pixels[d->mode.pages == 2 ? fb->page ^ 1 : 0];
 	unsigned int line;
 
-	/* one page of a mode found as it is: where it is panned now, an application's page;
-	 * none beside another mode, nor beside a pan that cannot be read (fbripple's own page
-	 * is, for a screenshot) */
-	if (d->mode.pages < 2 && !fb->mode_changed) {
+	/* hidden, or one page of a mode found as it is: where it is panned now, an
+	 * application's page; none in another mode, nor where the pan cannot be read
+	 * (fbripple's own page is, for a screenshot) */
+	if (fb->hidden || (d->mode.pages < 2 && !fb->mode_changed)) {
 		int ret = panned_line(d, &line);
 
 		if (ret == 0)
@@ -500,7 +503,7 @@ static int fbdev_acquire(struct display *d)
 	}
 	if (ioctl(fb->fd, FBIOGET_VSCREENINFO, &now) < 0)
 		return -errno;
-	if (same_mode(&now, &want))
+	if (same_mode(&now, &want) && now.xoffset == fb->saved.xoffset)
 		return now.yoffset == want.yoffset ? 0 : pan_to(fb, want.yoffset);
 	want.activate = FB_ACTIVATE_NOW;
 	if (ioctl(fb->fd, FBIOPUT_VSCREENINFO, &want) < 0 || read_info(fb, &fix) < 0)
