@@ -469,7 +469,20 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 		" $m\"\n"
 		"say \"no VT 7 said $(grep -c 'drawing on the VT in front' /tmp/idle7b.log)\"\n"
 		"kill $pid; wait $pid; say \"no VT 7 exit $?\"; mv /dev/tty7.off /dev/tty7\n"
-		"say \"no VT 7 back: $(fbfill -m), $(geometry)\"; cat /tmp/idle7b.log\n" };
+		"say \"no VT 7 back: $(fbfill -m), $(geometry)\"; cat /tmp/idle7b.log\n"
+		/* beside an 8 bpp application, its VT not to be had: refused, said why */
+		"fbfill -g -M 8x1 && mv /dev/tty7 /dev/tty7.off && idle7 /tmp/idle7c.log; sleep 2\n"
+		"grep -q 'at a depth fbripple cannot draw' /tmp/idle7c.log && w='said why' || w=silent\n"
+		"say \"8 bpp, no VT 7: $(geometry), $w\"\n"
+		"kill $pid; wait $pid; mv /dev/tty7.off /dev/tty7; cat /tmp/idle7c.log\n"
+		/* stopped while hidden, after the application grew a page and panned to it: its
+		 * mode and pan stay */
+		"sed 's/after = 1/after = 60/' /tmp/idle7.conf >/tmp/idle7d.conf\n"
+		"fbripple -v -c /tmp/idle7d.conf 2>/tmp/idle7d.log & pid=$!; n=0;"
+		" until grep -q 'fbdev 640x480' /tmp/idle7d.log || [ $n -ge 100 ]; do sleep 0.05;"
+		" n=$((n+1)); done\n"
+		"fbfill -M 8x2 -P 480; kill $pid; wait $pid\n"
+		"say \"stopped hidden: exit $?, $(geometry)\"; cat /tmp/idle7d.log\n" };
 
 	vm_case_start(s, &o);
 	vm_case_expect(s, "found Virtual FB 8 bpp 640,480 at 0,0", 30000);
@@ -518,6 +531,8 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 	vm_case_expect(s, "no VT 7 said 1", 2000);
 	vm_case_expect(s, "no VT 7 exit 0", 5000);
 	vm_case_expect(s, "no VT 7 back: middle 00ff00, 32 bpp 640,960 at 0,0", 5000);
+	vm_case_expect(s, "8 bpp, no VT 7: 8 bpp 640,480 at 0,0, said why", 8000);
+	vm_case_expect(s, "stopped hidden: exit 0, 8 bpp 640,960 at 0,480", 8000);
 	vm_case_expect_exit(s, 0);
 }
 

@@ -700,6 +700,9 @@ static const char *acquire_error(int ret)
 	if (ret == -ESTALE)
 		return "an application set another mode since fbripple opened it (restart "
 		       "fbripple to draw in it)";
+	if (ret == -EMEDIUMTYPE)
+		return "the application's screen is at a depth fbripple cannot draw (it draws "
+		       "there only on a VT of its own, display.vt)";
 	if (ret == -ERANGE)
 		return "the screen is panned where fbripple cannot draw a page (wrapped, sideways "
 		       "or past its memory)";

@@ -244,15 +244,22 @@ static int fbdev_open(struct display *d, const struct display_request *req, char
 	fb->smem_len = fix.smem_len;
 	/* hidden, a depth switched only to learn its layout goes back at once: the screen is
 	 * another program's until fbripple shows on a VT of its own (acquire sets it again) */
-	if (req->hidden && fb->mode_changed)
-		ioctl(fb->fd, FBIOPUT_VSCREENINFO, &fb->saved);
+	if (req->hidden && fb->mode_changed) {
+		struct fb_var_screeninfo found = fb->saved;
+
+		found.activate = FB_ACTIVATE_NOW;
+		if (ioctl(fb->fd, FBIOPUT_VSCREENINFO, &found) < 0)
+			return display_errorf(-errno, err, errlen, "cannot put %u bpp back: %s",
+				    fb->saved.bits_per_pixel, strerror(errno));
+		fb->mode_changed = false;	/* nothing left to put back */
+	}
 	/* probing for a second page pans the screen: not while an application shows its own */
 	setup_pages(d, req->hidden ? DISPLAY_BUFFER_OFF : req->buffering);
 	return 0;
 }
 
 /* Clears the screen so the console redraws on a clean one, puts back the mode and panning
- * found (saved), unmaps and closes. */
+ * found (saved), unmaps and closes. Opened hidden, the panning is the application's. */
 static void fbdev_close(struct display *d, bool clear)
 {
 	struct fbdev *fb = fbdev_of(d);
@@ -266,7 +273,7 @@ static void fbdev_close(struct display *d, bool clear)
 	if (fb->fd >= 0 && fb->mode_changed) {
 		fb->saved.activate = FB_ACTIVATE_NOW;
 		ioctl(fb->fd, FBIOPUT_VSCREENINFO, &fb->saved);
-	} else if (fb->fd >= 0 && fb->var.yoffset != fb->saved.yoffset) {
+	} else if (fb->fd >= 0 && !fb->hidden && fb->var.yoffset != fb->saved.yoffset) {
 		pan_to(fb, fb->saved.yoffset);
 	}
 	if (fb->map)
@@ -347,9 +354,10 @@ static void fbdev_share(struct display *d, bool shared)
 	fbdev_of(d)->shared = fbdev_of(d)->hidden && shared;
 }
 
-/* The line the screen is panned to now, in *line. -ESTALE where it shows a picture other than
- * the one opened (another mode, line length or memory); -ERANGE where it is panned where one
- * page cannot be drawn (sideways, wrapped or off the mapping). */
+/* The line the screen is panned to now, in *line. -EMEDIUMTYPE where it shows the depth found
+ * at open, which fbripple cannot draw; -ESTALE where it shows another picture than the one
+ * opened (another mode, line length or memory); -ERANGE where it is panned where one page
+ * cannot be drawn (sideways, wrapped or off the mapping). */
 static int panned_line(const struct display *d, unsigned int *line)
 {
 	const struct fbdev *fb = fbdev_of(d);
@@ -359,6 +367,9 @@ static int panned_line(const struct display *d, unsigned int *line)
 	if (ioctl(fb->fd, FBIOGET_VSCREENINFO, &now) < 0 ||
 	    ioctl(fb->fd, FBIOGET_FSCREENINFO, &fix) < 0)
 		return -errno;
+	if (!same_picture(&now, &fb->var) && same_picture(&now, &fb->saved) &&
+	    fb->saved.bits_per_pixel != fb->var.bits_per_pixel)
+		return -EMEDIUMTYPE;	/* still the depth found, which fbripple switched from */
 	if (!same_picture(&now, &fb->var) || fix.line_length != d->mode.stride ||
 	    fix.smem_start != fb->smem_start || fix.smem_len != fb->smem_len)
 		return -ESTALE;
@@ -377,8 +388,8 @@ static int fbdev_read(const struct display *d, struct image *img)
 	unsigned int line;
 
 	/* hidden, or one page of a mode found as it is: where it is panned now, an
-	 * application's page; none in another mode, nor where the pan cannot be read
-	 * (fbripple's own page is, for a screenshot) */
+	 * application's page; none in another mode, and hidden none where the pan cannot be
+	 * read (shown on its own screen, fbripple's page is, for a screenshot) */
 	if (fb->hidden || (d->mode.pages < 2 && !fb->mode_changed)) {
 		int ret = panned_line(d, &line);
 
