@@ -1069,6 +1069,38 @@ static void test_second_instance_refused(void **state)
 	stop(d);
 }
 
+/* In idle mode the second instance's screen is an application's: refused, it draws nothing
+ * there (it painted its splash over it on the way out). */
+static void test_second_idle_instance_draws_nothing(void **state)
+{
+	struct daemon *d = *state;
+	char out[4096], fb2[300];
+	unsigned char *pixels;
+	size_t size = 64 * 48 * 4;
+	int fd, status, changed = 0;
+
+	write_conf(d, "screensaver = { mode = \"idle\"; after = 300; };");
+	start(d, NULL);
+	snprintf(fb2, sizeof(fb2), "%s/fb2.raw", d->dir);
+	pixels = malloc(size);
+	assert_non_null(pixels);
+	memset(pixels, 0xaa, size);
+	fd = open(fb2, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0 && write(fd, pixels, size) == (ssize_t)size);
+	close(fd);
+	status = run_second(d, out, sizeof(out));
+	printf("# second idle instance: exit %d: %s", status, out);
+	assert_int_equal(status, 1);
+	fd = open(fb2, O_RDONLY);
+	assert_true(fd >= 0 && read(fd, pixels, size) == (ssize_t)size);
+	close(fd);
+	for (size_t i = 0; i < size; i++)
+		changed += pixels[i] != 0xaa;
+	free(pixels);
+	assert_int_equal(changed, 0);
+	stop(d);
+}
+
 /* The bytes of a file, up to len - 1, terminated; -1 if it cannot be read. */
 static ssize_t slurp(const char *path, char *buf, size_t len)
 {
@@ -2190,6 +2222,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hooke_calm_no_wakeups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_calm_no_wakeups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_idle_instance_draws_nothing, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_second_instance_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_screenshot_never_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_screenshot_full_disk, setup, teardown),

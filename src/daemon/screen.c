@@ -161,6 +161,12 @@ int screen_open(struct screen *s, const struct display_request *req)
 {
 	int ret = open_display(&s->display, req);
 
+	/* hidden from the start: a start that fails before standing by leaves the app's
+	 * screen alone, as a crash does */
+	if (ret == 0 && req->hidden) {
+		s->standby = s->away = true;
+		vt_set_away(true);
+	}
 	if (ret == 0)
 		guard_crashes(s);
 	return ret;
@@ -807,6 +813,8 @@ static const char *read_app_frame(struct screen *s)
 	if (drm && display_shows_another(&s->display))
 		return "the application draws with DRM: its buffers cannot be read";
 	ret = drm ? read_fbdev_frame(&s->app_frame) : display_read(&s->display, &s->app_frame);
+	if (ret == -EMEDIUMTYPE)
+		return "the application's depth is not one fbripple can read";
 	if (ret < 0)
 		return acquire_error(ret);
 	if (s->app_frame.width != s->display.mode.width ||
