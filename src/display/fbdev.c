@@ -24,12 +24,11 @@ struct fbdev {
 	bool can_vsync;		/* FBIO_WAITFORVSYNC works */
 	bool pan_tried;		/* for a second page, and vsync */
 	bool hidden;		/* opened hidden: the picture on screen another program's */
-	bool shared;		/* taken on the application's own VT, drawn over as it is */
+	bool shared;		/* taken on the application's own VT: drawn where it pans,
+				 * in no other mode (acquire) */
 	bool mode_changed;	/* saved is to be put back on close */
 	char id[17];		/* the driver's name */
-	/* the mode as set, and as found at open to put back on close; shared, both follow the
-	 * application's panning (acquire) */
-	struct fb_var_screeninfo var, saved;
+	struct fb_var_screeninfo var, saved;	/* the mode as set; as found, for close */
 	unsigned long smem_start;	/* the memory mapped, as found at open */
 	__u32 smem_len;
 };
@@ -340,15 +339,6 @@ static bool same_mode(const struct fb_var_screeninfo *a, const struct fb_var_scr
 	       a->yres_virtual == b->yres_virtual;
 }
 
-/* Over an application's screen on its own VT, in fbripple's mode: the application pans
- * (between pages of its own), not fbripple, and another mode is not drawn in. On a VT of
- * fbripple's, the console's switch set the mode it keeps for it, and fbripple's own goes
- * back (acquire). */
-static bool follows_pan(const struct display *d)
-{
-	return fbdev_of(d)->shared;
-}
-
 static void fbdev_share(struct display *d, bool shared)
 {
 	fbdev_of(d)->shared = fbdev_of(d)->hidden && shared;
@@ -501,14 +491,15 @@ static int fbdev_acquire(struct display *d)
 	struct fb_var_screeninfo now, want = fb->var;
 	struct fb_fix_screeninfo fix;
 
-	/* drawn where the application pans, and left panned so on close */
-	if (follows_pan(d)) {
+	/* the application pans (between pages of its own), not fbripple; a hidden display
+	 * leaves its panning on close */
+	if (fb->shared) {
 		unsigned int line;
 		int ret = panned_line(d, &line);
 
 		if (ret < 0)
 			return ret;
-		fb->var.yoffset = fb->saved.yoffset = line;
+		fb->var.yoffset = line;
 		fb->page_pixels[0] = fb->page_pixels[1] = fb->pixels + (size_t)line * d->mode.stride;
 		return 0;
 	}

@@ -772,7 +772,6 @@ static void list_ranges(const struct lister *l, const struct libevdev *dev, int 
 			enum input_class cls, const struct input_axis *ax,
 			const struct input_axis *ay)
 {
-	int rotate = input_beside_screen(dev) ? 0 : l->opts->rotate;
 	struct input_map map;
 	double cal[6];
 	const char *from;
@@ -783,17 +782,16 @@ static void list_ranges(const struct lister *l, const struct libevdev *dev, int 
 		return;
 	}
 	from = device_matrix(l->in, fd, cal);
+	input_map_device(&map, dev, l->opts->fb_width, l->opts->fb_height, l->opts->rotate, cal);
 	fprintf(l->out, "    x %d..%d, y %d..%d", ax->min, ax->max, ay->min, ay->max);
 	if (l->opts->fb_width > 0) {
-		input_map_device(&map, dev, l->opts->fb_width, l->opts->fb_height, l->opts->rotate,
-				 cal);
 		input_map_point(&map, 0, 0, &x0, &y0);
 		input_map_point(&map, 0.999999, 0.999999, &x1, &y1);
 		fprintf(l->out, " -> screen (%d,%d)..(%d,%d) of %dx%d", x0, y0, x1, y1, map.width,
 			map.height);
 	}
 	fprintf(l->out, "; calibration %s [%g %g %g %g %g %g], rotate %d\n", from, cal[0], cal[1],
-		cal[2], cal[3], cal[4], cal[5], rotate);
+		cal[2], cal[3], cal[4], cal[5], map.rotate);
 }
 
 static void list_one(void *ctx, const char *path)

@@ -384,8 +384,10 @@ static void feed_single(struct input_decoder *d, const struct input_event *ev)
 {
 	if (ev->type == EV_KEY && d->cls == INPUT_TOUCH && ev->code == BTN_TOUCH && ev->value != 2)
 		set_id(&d->s[0], ev->value ? 0 : -1);
-	else if (ev->type == EV_KEY && d->cls == INPUT_TOUCH && pen_tool(ev->code) && !ev->value)
-		set_id(&d->s[0], -1), d->tool_left = true;	/* out of range: lifted too */
+	else if (ev->type == EV_KEY && d->cls == INPUT_TOUCH && pen_tool(ev->code) && !ev->value) {
+		set_id(&d->s[0], -1);	/* out of range: lifted too */
+		d->tool_left = true;
+	}
 	else if (ev->type == EV_KEY && d->cls == INPUT_TABLET)
 		feed_button(d, ev->code, ev->value);
 	else if (ev->type == EV_ABS)
