@@ -759,28 +759,33 @@ static void test_latency(void **state)
 
 /* ---- beside a kiosk application (screensaver.mode = "idle") ---- */
 
-/* The kiosk app's picture (tests/vm/kioskapp.c): R x*255/(W-1), G y*255/(H-1), B 0x80. */
-static uint32_t app_pixel(int x, int y)
+/* The kiosk app's picture (tests/vm/kioskapp.c): R x*255/(W-1), G y*255/(H-1), B 0x80; the
+ * DRM app's (tests/vm/drmapp.c) has B 0x40. */
+#define KIOSKAPP_BLUE 0x80
+#define DRMAPP_BLUE 0x40
+static uint32_t app_pixel(int x, int y, uint32_t blue)
 {
-	return (uint32_t)(x * 255 / (W - 1)) << 16 | (uint32_t)(y * 255 / (H - 1)) << 8 | 0x80;
+	return (uint32_t)(x * 255 / (W - 1)) << 16 | (uint32_t)(y * 255 / (H - 1)) << 8 | blue;
 }
 
-/* 0 when img is the app's picture to the last pixel; else how many pixels differ. */
+/* 0 when img is the app's picture to the last pixel; else how many pixels differ. ctx: the
+ * app's blue (a const uint32_t *), NULL for kioskapp's. */
 static int check_app_picture(const struct image *img, void *ctx, char *why, size_t len)
 {
+	uint32_t blue = ctx ? *(const uint32_t *)ctx : KIOSKAPP_BLUE;
 	int n = 0, fx = -1, fy = -1;
 
-	(void)ctx;
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++)
-			if ((img->pixels[y * W + x] & 0xffffff) != app_pixel(x, y) && n++ == 0) {
+			if ((img->pixels[y * W + x] & 0xffffff) != app_pixel(x, y, blue) &&
+			    n++ == 0) {
 				fx = x;
 				fy = y;
 			}
 	if (n)
 		snprintf(why, len, "%d pixels are not the app's picture, the first (%d, %d) is "
 			 "%06x, not %06x", n, fx, fy, img->pixels[fy * W + fx] & 0xffffff,
-			 app_pixel(fx, fy));
+			 app_pixel(fx, fy, blue));
 	return n;
 }
 
@@ -795,25 +800,36 @@ static int check_rippled(const struct image *img, void *ctx, char *why, size_t l
 	return n < 100;
 }
 
-static void expect_app_picture(struct vm_suite *s, const char *when)
+static void expect_picture(struct vm_suite *s, const char *when, const uint32_t *blue)
 {
 	long t0 = vm_now_ms();
 
-	vm_case_wait_screen(s, 5000, check_app_picture, NULL);
+	vm_case_wait_screen(s, 5000, check_app_picture, (void *)blue);
 	printf("# vm: %s: the screendump is the app's picture exactly (%dx%d, after %ld ms)\n",
 	       when, W, H, vm_now_ms() - t0);
 }
 
+static void expect_app_picture(struct vm_suite *s, const char *when)
+{
+	expect_picture(s, when, NULL);
+}
+
 /* The case says line; then the screen is the app's picture exactly (picture names the moment)
- * or, with picture NULL, rippled; then the case goes on. */
-static void expect_step(struct vm_suite *s, const char *line, const char *picture)
+ * or, with picture NULL, rippled; then the case goes on. blue: as check_app_picture's ctx. */
+static void expect_app_step(struct vm_suite *s, const char *line, const char *picture,
+			    const uint32_t *blue)
 {
 	vm_case_expect(s, line, 20000);
 	if (picture)
-		expect_app_picture(s, picture);
+		expect_picture(s, picture, blue);
 	else
-		vm_case_wait_screen(s, 5000, check_rippled, NULL);
+		vm_case_wait_screen(s, 5000, check_rippled, (void *)blue);
 	assert_int_equal(vm_send(&s->vm, "go"), 0);
+}
+
+static void expect_step(struct vm_suite *s, const char *line, const char *picture)
+{
+	expect_app_step(s, line, picture, NULL);
 }
 
 /* Item 7 of the kiosk issue, in one boot: an fbdev app on tty1 (kioskapp: a known picture,
@@ -824,6 +840,7 @@ static void expect_step(struct vm_suite *s, const char *line, const char *pictur
  * app's picture exactly with tty1 in front; show/hide from a client; the watcher's events. */
 static void test_beside_a_kiosk_app(void **state)
 {
+	static const uint32_t drmapp_blue = DRMAPP_BLUE;
 	struct vm_suite *s = vm_case_begin(state);
 	unsigned long u0, s0, u1, s1;
 	char line[512];
@@ -1033,9 +1050,11 @@ static void test_beside_a_kiosk_app(void **state)
 		"ctl7 show >/dev/null; n=0; until grep -q 'screensaver: shown' /tmp/log7 ||"
 		" [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done; applast 'release'; sleep 0.3\n"
 		"say \"drm app shown: $(vt 7) $(tail -1 /tmp/drmapp)\"; hear cmd\n"
+		"ctl7 'drop 320 240' >/dev/null; say 'drm app dropped'; hear cmd\n"
 		"ctl7 hide >/dev/null; n=0; until grep -q 'screensaver: hidden' /tmp/log7 ||"
 		" [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done; applast 'acquire'; sleep 0.3\n"
 		"say \"drm app hidden: $(vt 1) $(tail -1 /tmp/drmapp)\"; hear cmd\n"
+		"say \"log7 warnings: $(grep -cE 'warn|error' /tmp/log7)\"\n"
 		"grep -E 'warn|error' /tmp/log7 | while read -r l; do say \"log7 $l\"; done\n"
 		"kill $pid; wait $pid; say \"fbripple7 exit $?\"; kill $dapp; wait $dapp\n"
 		"exec 4>&-; wait\n", NULL);
@@ -1126,13 +1145,17 @@ static void test_beside_a_kiosk_app(void **state)
 	/* DRM beside a DRM application: its picture while hidden; shown, it has let master go
 	 * for fbripple's water on tty7; hidden, it has master back first try and shows its own
 	 * buffer again on tty1 (a compositor that found the card still held could not) */
-	expect_step(s, "drm app: drawn 640x480 active=1", "a DRM app on tty1, fbripple hidden");
-	expect_step(s, "drm app shown: active=7 released", NULL);
-	expect_step(s, "drm app hidden: active=1 acquired", "hidden beside a DRM app, tty1 in front");
-	/* "@screen": what /dev/fb0 holds is not the app's frame (kioskapp's stale one here) */
-	vm_case_expect(s, "log7 fbripple: warning: splash @screen: cannot ripple the application's "
-		       "frame from /dev/fb0 (the application draws with DRM: its buffers cannot be "
-		       "read); rippling the picture there was before", 5000);
+	/* "@screen": the app's own buffer read from the card, not /dev/fb0 (which holds
+	 * kioskapp's stale picture here, of another blue) */
+	expect_app_step(s, "drm app: drawn 640x480 active=1", "a DRM app on tty1, fbripple hidden",
+			&drmapp_blue);
+	expect_app_step(s, "drm app shown: active=7 released",
+			"shown beside a DRM app, tty7 in front: calm water over its buffer",
+			&drmapp_blue);
+	expect_app_step(s, "drm app dropped", NULL, &drmapp_blue);
+	expect_app_step(s, "drm app hidden: active=1 acquired",
+			"hidden beside a DRM app, tty1 in front", &drmapp_blue);
+	vm_case_expect(s, "log7 warnings: 0", 5000);
 	vm_case_expect(s, "fbripple7 exit 0", 15000);
 	vm_case_expect_exit(s, 0);
 }

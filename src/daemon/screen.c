@@ -785,8 +785,7 @@ void screen_stand_by(struct screen *s)
 }
 
 /* On a DRM card, what an fbdev application (or the console) shows is the kernel's fbdev
- * emulation: /dev/fb0. A DRM application's buffers cannot be read, but while one is master
- * fbripple cannot show itself either. */
+ * emulation: /dev/fb0. */
 static int read_fbdev_frame(struct image *img)
 {
 	struct display_request req = { .device = "/dev/fb0", .buffering = DISPLAY_BUFFER_OFF,
@@ -802,27 +801,61 @@ static int read_fbdev_frame(struct image *img)
 	return ret;
 }
 
+/* A DRM application's buffer, the CRTC scans out: its handle is given only to the card's
+ * master or to CAP_SYS_ADMIN, so a user's fbripple reads it once it is master, the VT taken. */
+static const char not_master[] = "the application draws with DRM: its buffer can be read only "
+				 "by the card's master or with CAP_SYS_ADMIN";
+
+/* Whether the app's frame read is the screen's size: else freed, and why. */
+static const char *frame_fits(struct screen *s)
+{
+	if (s->app_frame.width == s->display.mode.width &&
+	    s->app_frame.height == s->display.mode.height)
+		return NULL;
+	image_free(&s->app_frame);
+	return "another size than the screen's";
+}
+
+static const char *read_drm_app_frame(struct screen *s)
+{
+	int ret;
+
+	s->app_source = s->display.path;
+	if (!display_shows_another(&s->display))
+		return "the application's buffer left the screen when its VT was switched";
+	ret = display_read(&s->display, &s->app_frame);
+	if (ret == -EACCES)
+		return not_master;
+	if (ret == -EMEDIUMTYPE)
+		return "the application's buffer is tiled or of a layout fbripple cannot read";
+	if (ret == -ERANGE)
+		return "the application's buffer does not hold the whole screen";
+	return ret < 0 ? strerror(-ret) : frame_fits(s);
+}
+
 /* The frame the app shows, as the display holds it, read before anything of ours is drawn:
  * hiding puts it back. */
 static const char *read_app_frame(struct screen *s)
 {
 	bool drm = s->display.ops == &display_drm;
+	const char *why = NULL;
 	int ret;
 
 	image_free(&s->app_frame);
-	if (drm && display_shows_another(&s->display))
-		return "the application draws with DRM: its buffers cannot be read";
-	ret = drm ? read_fbdev_frame(&s->app_frame) : display_read(&s->display, &s->app_frame);
-	if (ret == -EMEDIUMTYPE)
-		return "the application's depth is not one fbripple can read";
-	if (ret < 0)
-		return acquire_error(ret);
-	if (s->app_frame.width != s->display.mode.width ||
-	    s->app_frame.height != s->display.mode.height) {
-		image_free(&s->app_frame);
-		return "another size than the screen's";
+	s->app_source = drm ? "/dev/fb0" : s->display.path;
+	if (drm && display_shows_another(&s->display)) {
+		why = read_drm_app_frame(s);
+	} else {
+		ret = drm ? read_fbdev_frame(&s->app_frame)
+			  : display_read(&s->display, &s->app_frame);
+		if (ret == -EMEDIUMTYPE)
+			why = "the application's depth is not one fbripple can read";
+		else if (ret < 0)
+			why = acquire_error(ret);
+		else
+			why = frame_fits(s);
 	}
-	return NULL;
+	return why;
 }
 
 /* With splash.image "@screen" the app's frame becomes the picture under the water; a frame
@@ -830,7 +863,6 @@ static const char *read_app_frame(struct screen *s)
  * before, with one line saying why. */
 static void ripple_app_frame(struct screen *s, const struct config *cfg, const char *why)
 {
-	const char *from = s->display.ops == &display_drm ? "/dev/fb0" : s->display.path;
 	int ret;
 
 	if (strcmp(cfg->splash.image, SCREEN_SPLASH_APP) != 0)
@@ -841,7 +873,7 @@ static void ripple_app_frame(struct screen *s, const struct config *cfg, const c
 		why = strerror(-ret);
 	if (why)
 		log_warn("splash %s: cannot ripple the application's frame from %s (%s); rippling "
-			 "the picture there was before", SCREEN_SPLASH_APP, from, why);
+			 "the picture there was before", SCREEN_SPLASH_APP, s->app_source, why);
 }
 
 /* A reload made a new picture: with splash.image "@screen" while shown, the app's frame read
@@ -937,9 +969,9 @@ static void guard_app_frame(struct screen *s)
  * holds the display (a DRM master); then everything stays as it was, said once in the log. */
 int screen_show(struct screen *s, const struct config *cfg)
 {
+	const char *why = read_app_frame(s);
 	int ret;
 
-	ripple_app_frame(s, cfg, read_app_frame(s));
 	s->shared = !take_vt(s, cfg->display.vt);
 	display_share(&s->display, s->shared);
 	ret = display_acquire(&s->display);
@@ -950,6 +982,9 @@ int screen_show(struct screen *s, const struct config *cfg)
 		image_free(&s->app_frame);
 		return ret;
 	}
+	if (why == not_master)
+		why = read_drm_app_frame(s);
+	ripple_app_frame(s, cfg, why);
 	guard_app_frame(s);
 	s->standby = s->away = false;
 	vt_set_away(false);

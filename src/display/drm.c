@@ -700,13 +700,87 @@ static int drm_acquire(struct display *d)
 	return 0;
 }
 
-/* A screenshot reads the buffer on screen once, not per frame: dumb buffers may be slow to read
- * (DRM_CAP_DUMB_PREFER_SHADOW), but a copy of every frame kept in memory for the rare
- * screenshot would cost a whole frame's writes every frame. */
+/* The pixel layouts of a buffer another process may show, read by their RGB alone. */
+static const char *format_name(uint32_t fourcc)
+{
+	switch (fourcc) {
+	case DRM_FORMAT_XRGB8888: case DRM_FORMAT_ARGB8888: return "XRGB8888";
+	case DRM_FORMAT_XBGR8888: case DRM_FORMAT_ABGR8888: return "XBGR8888";
+	case DRM_FORMAT_RGBX8888: case DRM_FORMAT_RGBA8888: return "RGBX8888";
+	case DRM_FORMAT_BGRX8888: case DRM_FORMAT_BGRA8888: return "BGRX8888";
+	case DRM_FORMAT_RGB888: return "RGB888";
+	case DRM_FORMAT_BGR888: return "BGR888";
+	case DRM_FORMAT_RGB565: return "RGB565";
+	case DRM_FORMAT_BGR565: return "BGR565";
+	default: return NULL;
+	}
+}
+
+/* The part of buffer fb the CRTC scans out, mapped: it must be linear, of a layout we read,
+ * and hold the whole mode. -EACCES: no handle (neither master nor CAP_SYS_ADMIN);
+ * -EMEDIUMTYPE: another layout; -ERANGE: the mode reaches past it. */
+static int read_buffer(int fd, const drmModeFB2 *fb, const drmModeCrtc *c, struct image *img)
+{
+	struct drm_mode_map_dumb map = { .handle = fb->handles[0] };
+	const char *name = format_name(fb->pixel_format);
+	struct pixfmt fmt;
+	size_t size;
+	uint8_t *px;
+	int ret;
+
+	if (!fb->handles[0])
+		return -EACCES;
+	if (!name || fb->handles[1] || ((fb->flags & DRM_MODE_FB_MODIFIERS) &&
+					fb->modifier != DRM_FORMAT_MOD_LINEAR))
+		return -EMEDIUMTYPE;
+	pixfmt_by_name(&fmt, name);
+	if (!c->mode_valid || c->x + c->mode.hdisplay > fb->width ||
+	    c->y + c->mode.vdisplay > fb->height || fb->pitches[0] < fb->width * fmt.bytes)
+		return -ERANGE;
+	size = fb->offsets[0] + (size_t)fb->pitches[0] * fb->height;
+	if (drmIoctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &map) < 0)
+		return -errno;
+	px = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, (off_t)map.offset);
+	if (px == MAP_FAILED)
+		return -errno;
+	ret = pixfmt_read_image(&fmt, px + fb->offsets[0] + (size_t)c->y * fb->pitches[0] +
+				      (size_t)c->x * fmt.bytes,
+				fb->pitches[0], c->mode.hdisplay, c->mode.vdisplay, img);
+	munmap(px, size);
+	return ret;
+}
+
+/* Another process's buffer on our CRTC, as it scans it out. */
+static int read_crtc(const struct drm *st, struct image *img)
+{
+	drmModeCrtc *c = drmModeGetCrtc(st->fd, st->crtc_id);
+	drmModeFB2 *fb = NULL;
+	int ret = -ENOENT;	/* the buffer gone since crtc_buffer saw it */
+
+	if (c && c->buffer_id && !(fb = drmModeGetFB2(st->fd, c->buffer_id)))
+		ret = errno == EINVAL || errno == ENOTTY ? -ENOTSUP : -errno;
+	if (fb)
+		ret = read_buffer(st->fd, fb, c, img);
+
+	for (int i = 0; fb && i < 4; i++)	/* a handle the planes share is one */
+		if (fb->handles[i] && (i == 0 || fb->handles[i] != fb->handles[i - 1]))
+			drmCloseBufferHandle(st->fd, fb->handles[i]);
+	drmModeFreeFB2(fb);
+	drmModeFreeCrtc(c);
+	return ret;
+}
+
+/* What the screen shows: a frame of ours, or another process's buffer. A screenshot reads
+ * ours once, not per frame: dumb buffers may be slow to read (DRM_CAP_DUMB_PREFER_SHADOW),
+ * but a copy of every frame kept in memory for the rare screenshot would cost a whole frame's
+ * writes every frame. */
 static int drm_read(const struct display *d, struct image *img)
 {
 	const struct drm *st = drm_of(d);
+	uint32_t id = crtc_buffer(st);
 
+	if (id && !is_ours(st, id))
+		return read_crtc(st, img);
 	return pixfmt_read_image(&d->mode.fmt, st->buf[st->front].map, d->mode.stride,
 				 d->mode.width, d->mode.height, img);
 }
@@ -721,6 +795,8 @@ static bool drm_shows_another(const struct display *d)
 			   drmModeGetFB(st->fd, st->saved->buffer_id) : NULL;
 	uint32_t id = found ? crtc_buffer(st) : 0;
 
+	if (found && found->handle)	/* given to a master or CAP_SYS_ADMIN: not kept */
+		drmCloseBufferHandle(st->fd, found->handle);
 	drmModeFreeFB(found);
 	return id && id != st->saved->buffer_id && !is_ours(st, id);
 }

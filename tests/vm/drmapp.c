@@ -4,8 +4,9 @@
  *   Takes TTY (/dev/ttyN) to the front in graphics mode with its switching under its own
  *   control (VT_PROCESS), as logind does for a compositor; becomes master of /dev/dri/card0 and
  *   shows a buffer of its own on the first connected connector, in the mode its CRTC has (the
- *   console's), painted with kioskapp's picture: pixel (x, y) = R x*255/(W-1), G y*255/(H-1),
- *   B 0x80. Prints "drawn WxH". Asked to release its VT it drops master, then lets the switch
+ *   console's), painted with kioskapp's picture but for its blue: pixel (x, y) = R x*255/(W-1),
+ *   G y*255/(H-1), B 0x40 (kioskapp's 0x80 may be left in /dev/fb0: a frame read from there is
+ *   not this one). Prints "drawn WxH". Asked to release its VT it drops master, then lets the switch
  *   go ("released"); given it back, it takes master again and shows its buffer anew
  *   ("acquired", or "acquire: set master: ERROR" when another process still holds the card,
  *   which is what a compositor finds then: it cannot draw again). SIGTERM gives TTY back to
@@ -96,7 +97,7 @@ static int make_buffer(void)
 		uint32_t *row = (uint32_t *)(px + (size_t)y * dumb.pitch);
 
 		for (unsigned x = 0; x < w; x++)
-			row[x] = (x * 255 / (w - 1)) << 16 | (y * 255 / (h - 1)) << 8 | 0x80;
+			row[x] = (x * 255 / (w - 1)) << 16 | (y * 255 / (h - 1)) << 8 | 0x40;
 	}
 	app.fb = fb.fb_id;
 	return 0;
