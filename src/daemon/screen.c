@@ -823,25 +823,32 @@ static const char *read_drm_app_frame(struct screen *s)
 	s->app_source = s->display.path;
 	if (!display_shows_another(&s->display))
 		return "the application's buffer left the screen when its VT was switched";
-	ret = display_read(&s->display, &s->app_frame);
+	ret = display_read_another(&s->display, &s->app_frame);
 	if (ret == -EACCES)
 		return not_master;
 	if (ret == -EMEDIUMTYPE)
 		return "the application's buffer is tiled or of a layout fbripple cannot read";
 	if (ret == -ERANGE)
 		return "the application's buffer does not hold the whole screen";
+	if (ret == -EXDEV)
+		return "the application's buffer cannot be mapped (not in the card's memory)";
+	if (ret == -ENOTSUP)
+		return "the kernel cannot hand the application's buffer over (it takes Linux 5.7)";
 	return ret < 0 ? strerror(-ret) : frame_fits(s);
 }
 
 /* The frame the app shows, as the display holds it, read before anything of ours is drawn:
- * hiding puts it back. */
-static const char *read_app_frame(struct screen *s)
+ * hiding puts it back. On a DRM card only for "@screen": hiding puts the CRTC back, and the
+ * card's memory is slow to read. */
+static const char *read_app_frame(struct screen *s, const struct config *cfg)
 {
 	bool drm = s->display.ops == &display_drm;
 	const char *why = NULL;
 	int ret;
 
 	image_free(&s->app_frame);
+	if (drm && strcmp(cfg->splash.image, SCREEN_SPLASH_APP) != 0)
+		return NULL;
 	s->app_source = drm ? "/dev/fb0" : s->display.path;
 	if (drm && display_shows_another(&s->display)) {
 		why = read_drm_app_frame(s);
@@ -969,7 +976,7 @@ static void guard_app_frame(struct screen *s)
  * holds the display (a DRM master); then everything stays as it was, said once in the log. */
 int screen_show(struct screen *s, const struct config *cfg)
 {
-	const char *why = read_app_frame(s);
+	const char *why = read_app_frame(s, cfg);
 	int ret;
 
 	s->shared = !take_vt(s, cfg->display.vt);

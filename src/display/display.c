@@ -249,6 +249,11 @@ bool display_shows_another(const struct display *d)
 	return d->ops->shows_another && d->ops->shows_another(d);
 }
 
+int display_read_another(const struct display *d, struct image *img)
+{
+	return d->ops->read_another ? d->ops->read_another(d, img) : -ENOTSUP;
+}
+
 void display_describe(const struct display *d, FILE *out)
 {
 	d->ops->describe(d, out);

@@ -96,6 +96,7 @@ struct display_ops {
 	void (*share)(struct display *d, bool shared);	/* for the next acquire */
 	int (*read)(const struct display *d, struct image *img);	/* the shown frame */
 	bool (*shows_another)(const struct display *d);	/* another process's buffer on screen */
+	int (*read_another)(const struct display *d, struct image *img);	/* and read */
 	void (*describe)(const struct display *d, FILE *out);
 	void (*crash_guard)(const struct display *d);
 	void (*crash_restore)(bool clear);
@@ -156,11 +157,17 @@ int display_acquire(struct display *d);
  * draw over it as it is (fbdev: where it pans, in no other mode), or on a VT of fbripple's,
  * whose mode it sets. Until said, the former. */
 void display_share(struct display *d, bool shared);
-/* The frame on screen, for screenshots only: display memory may be slow to read. */
+/* The frame on screen, ours (fbdev: whoever drew it), for screenshots and the application's
+ * frame: display memory may be slow to read. */
 int display_read(const struct display *d, struct image *img);
 /* Whether another process's own buffer is on screen (a DRM application's), neither ours nor
  * the one found at open (the console's, through which an fbdev application draws). */
 bool display_shows_another(const struct display *d);
+/* That buffer, read. -EACCES: the kernel gives it only to the card's master or to
+ * CAP_SYS_ADMIN; -EMEDIUMTYPE: tiled, or a layout we do not read; -ERANGE: it does not hold
+ * the whole mode; -EXDEV: it cannot be mapped; -ENOTSUP: the kernel cannot hand it over or
+ * the backend has none. */
+int display_read_another(const struct display *d, struct image *img);
 /* --list-devices: what the device offers and what fbripple makes of it. */
 void display_describe(const struct display *d, FILE *out);
 

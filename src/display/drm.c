@@ -717,8 +717,7 @@ static const char *format_name(uint32_t fourcc)
 }
 
 /* The part of buffer fb the CRTC scans out, mapped: it must be linear, of a layout we read,
- * and hold the whole mode. -EACCES: no handle (neither master nor CAP_SYS_ADMIN);
- * -EMEDIUMTYPE: another layout; -ERANGE: the mode reaches past it. */
+ * and hold the whole mode (display_read_another's errors). */
 static int read_buffer(int fd, const drmModeFB2 *fb, const drmModeCrtc *c, struct image *img)
 {
 	struct drm_mode_map_dumb map = { .handle = fb->handles[0] };
@@ -734,15 +733,17 @@ static int read_buffer(int fd, const drmModeFB2 *fb, const drmModeCrtc *c, struc
 					fb->modifier != DRM_FORMAT_MOD_LINEAR))
 		return -EMEDIUMTYPE;
 	pixfmt_by_name(&fmt, name);
-	if (!c->mode_valid || c->x + c->mode.hdisplay > fb->width ||
+	if (!c->mode_valid || !fb->height || c->x + c->mode.hdisplay > fb->width ||
 	    c->y + c->mode.vdisplay > fb->height || fb->pitches[0] < fb->width * fmt.bytes)
 		return -ERANGE;
-	size = fb->offsets[0] + (size_t)fb->pitches[0] * fb->height;
+	/* as far as its last pixel: the kernel holds a buffer to no more */
+	size = fb->offsets[0] + (size_t)fb->pitches[0] * (fb->height - 1) +
+	       (size_t)fb->width * fmt.bytes;
 	if (drmIoctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &map) < 0)
-		return -errno;
+		return -EXDEV;	/* not a buffer of the card's memory (an imported one) */
 	px = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, (off_t)map.offset);
 	if (px == MAP_FAILED)
-		return -errno;
+		return -EXDEV;
 	ret = pixfmt_read_image(&fmt, px + fb->offsets[0] + (size_t)c->y * fb->pitches[0] +
 				      (size_t)c->x * fmt.bytes,
 				fb->pitches[0], c->mode.hdisplay, c->mode.vdisplay, img);
@@ -750,37 +751,46 @@ static int read_buffer(int fd, const drmModeFB2 *fb, const drmModeCrtc *c, struc
 	return ret;
 }
 
-/* Another process's buffer on our CRTC, as it scans it out. */
-static int read_crtc(const struct drm *st, struct image *img)
+/* Each handle GETFB2 gave, once: planes may share one. */
+static void close_handles(int fd, const drmModeFB2 *fb)
 {
+	for (int i = 0; i < 4; i++) {
+		bool seen = false;
+
+		for (int j = 0; j < i; j++)
+			seen |= fb->handles[j] == fb->handles[i];
+		if (fb->handles[i] && !seen)
+			drmCloseBufferHandle(fd, fb->handles[i]);
+	}
+}
+
+/* Another process's buffer on our CRTC, as it scans it out. */
+static int drm_read_another(const struct display *d, struct image *img)
+{
+	const struct drm *st = drm_of(d);
 	drmModeCrtc *c = drmModeGetCrtc(st->fd, st->crtc_id);
 	drmModeFB2 *fb = NULL;
-	int ret = -ENOENT;	/* the buffer gone since crtc_buffer saw it */
+	int ret = -ENOENT;	/* no buffer there any more */
 
-	if (c && c->buffer_id && !(fb = drmModeGetFB2(st->fd, c->buffer_id)))
+	if (c && c->buffer_id && !is_ours(st, c->buffer_id) &&
+	    !(fb = drmModeGetFB2(st->fd, c->buffer_id)))
 		ret = errno == EINVAL || errno == ENOTTY ? -ENOTSUP : -errno;
-	if (fb)
+	if (fb) {
 		ret = read_buffer(st->fd, fb, c, img);
-
-	for (int i = 0; fb && i < 4; i++)	/* a handle the planes share is one */
-		if (fb->handles[i] && (i == 0 || fb->handles[i] != fb->handles[i - 1]))
-			drmCloseBufferHandle(st->fd, fb->handles[i]);
+		close_handles(st->fd, fb);
+	}
 	drmModeFreeFB2(fb);
 	drmModeFreeCrtc(c);
 	return ret;
 }
 
-/* What the screen shows: a frame of ours, or another process's buffer. A screenshot reads
- * ours once, not per frame: dumb buffers may be slow to read (DRM_CAP_DUMB_PREFER_SHADOW),
- * but a copy of every frame kept in memory for the rare screenshot would cost a whole frame's
- * writes every frame. */
+/* A screenshot reads the buffer on screen once, not per frame: dumb buffers may be slow to read
+ * (DRM_CAP_DUMB_PREFER_SHADOW), but a copy of every frame kept in memory for the rare
+ * screenshot would cost a whole frame's writes every frame. */
 static int drm_read(const struct display *d, struct image *img)
 {
 	const struct drm *st = drm_of(d);
-	uint32_t id = crtc_buffer(st);
 
-	if (id && !is_ours(st, id))
-		return read_crtc(st, img);
 	return pixfmt_read_image(&d->mode.fmt, st->buf[st->front].map, d->mode.stride,
 				 d->mode.width, d->mode.height, img);
 }
@@ -883,6 +893,7 @@ const struct display_ops display_drm = {
 	.acquire = drm_acquire,
 	.read = drm_read,
 	.shows_another = drm_shows_another,
+	.read_another = drm_read_another,
 	.describe = drm_describe,
 	.crash_guard = drm_crash_guard,
 	.crash_restore = drm_crash_restore,
