@@ -7,7 +7,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include <drm_fourcc.h>
 #include <xf86drm.h>
@@ -36,6 +39,7 @@ struct drm {
 	int fd;
 	bool atomic;		/* flips are atomic commits; else legacy page flips */
 	bool master;
+	bool found_another;	/* another process was master at open: the CRTC showed its buffer */
 	bool crtc_set;		/* our buffer is on the CRTC: close and release put back saved;
 				 * until then present sets the CRTC to the frame drawn */
 	bool flip_pending;	/* a flip was asked for and its event has not come yet */
@@ -377,11 +381,28 @@ static int set_crtc(struct drm *st, int buffer)
 	return 0;
 }
 
-/* Master: ours since the open when nobody had it; else another process is showing frames. */
-static int take_master(struct drm *st, char *err, size_t errlen)
+/* CAP_SYS_ADMIN: master on any descriptor once nobody holds it, not only on one that had it. */
+static bool may_become_master(void)
+{
+	struct __user_cap_header_struct head = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3];
+
+	return syscall(SYS_capget, &head, caps) == 0 &&
+	       (caps[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN));
+}
+
+/* Master: ours since the open when nobody had it; else another process is showing frames.
+ * Hidden (idle mode) a privileged fbripple waits for the show, when that process has let it
+ * go on its VT switch: the buffer on the CRTC is then that process's. */
+static int take_master(struct drm *st, const struct display_request *req, char *err,
+		       size_t errlen)
 {
 	if (drmIsMaster(st->fd) || drmSetMaster(st->fd) == 0) {
 		st->master = true;
+		return 0;
+	}
+	if (req->hidden && may_become_master()) {
+		st->found_another = true;
 		return 0;
 	}
 	snprintf(err, errlen, "another process is its DRM master (a display server or Plymouth)");
@@ -494,7 +515,7 @@ static int drm_open(struct display *d, const struct display_request *req, char *
 	ret = open_card(st, req);
 	if (ret < 0)
 		return display_errorf(ret, err, errlen, "%s", strerror(-ret));
-	ret = take_master(st, err, errlen);
+	ret = take_master(st, req, err, errlen);
 	if (ret < 0)
 		return ret;
 	read_driver(st);
@@ -795,16 +816,21 @@ static int drm_read(const struct display *d, struct image *img)
 				 d->mode.width, d->mode.height, img);
 }
 
-/* Only where the buffer found at open is known and still there (the console's, which the
- * fbdev emulation shows): a CRTC that was off, or a client's buffer gone since (Plymouth's),
- * leaves it unknown, taken as not another. */
+/* Another process was master at open: any buffer not ours is its. Else only where the buffer
+ * found at open is known and still there (the console's, which the fbdev emulation shows): a
+ * CRTC that was off, or a client's buffer gone since (Plymouth's), leaves it unknown, taken as
+ * not another. */
 static bool drm_shows_another(const struct display *d)
 {
 	const struct drm *st = drm_of(d);
-	drmModeFB *found = st->saved && st->saved->buffer_id ?
-			   drmModeGetFB(st->fd, st->saved->buffer_id) : NULL;
-	uint32_t id = found ? crtc_buffer(st) : 0;
+	drmModeFB *found;
+	uint32_t id;
 
+	if (st->found_another)
+		return (id = crtc_buffer(st)) && !is_ours(st, id);
+	found = st->saved && st->saved->buffer_id ? drmModeGetFB(st->fd, st->saved->buffer_id)
+						  : NULL;
+	id = found ? crtc_buffer(st) : 0;
 	if (found && found->handle)	/* given to a master or CAP_SYS_ADMIN: not kept */
 		drmCloseBufferHandle(st->fd, found->handle);
 	drmModeFreeFB(found);
