@@ -1158,7 +1158,8 @@ static void test_beside_a_kiosk_app(void **state)
 	vm_case_expect(s, "fbripple2 exit 0", 15000);
 	/* DRM beside a DRM application: its picture while hidden; shown, it has let master go
 	 * for fbripple's water on tty7; hidden, it has master back first try and shows its own
-	 * buffer again on tty1 (a compositor that found the card still held could not) */
+	 * buffer again on tty1 (a compositor that found the card still held could not), which
+	 * fbripple had put back on the CRTC (the console's there would flash up meanwhile) */
 	/* "@screen": the app's own buffer read from the card, not /dev/fb0 (which holds
 	 * kioskapp's stale picture here, of another blue) */
 	expect_app_step(s, "drm app: drawn 640x480 active=1", "a DRM app on tty1, fbripple hidden",
@@ -1167,7 +1168,7 @@ static void test_beside_a_kiosk_app(void **state)
 			"shown beside a DRM app, tty7 in front: calm water over its buffer",
 			&drmapp_blue);
 	expect_app_step(s, "drm app dropped", NULL, &drmapp_blue);
-	expect_app_step(s, "drm app hidden: active=1 acquired",
+	expect_app_step(s, "drm app hidden: active=1 acquired, its own buffer on screen",
 			"hidden beside a DRM app, tty1 in front", &drmapp_blue);
 	vm_case_expect(s, "log7 warnings: 0", 5000);
 	vm_case_expect(s, "fbripple7 exit 0", 15000);
@@ -1178,7 +1179,7 @@ static void test_beside_a_kiosk_app(void **state)
 	expect_app_step(s, "drm app first shown: active=7 released",
 			"shown, started after a DRM app: calm water over its buffer", &drmapp_blue);
 	expect_app_step(s, "drm app first dropped", NULL, &drmapp_blue);
-	expect_app_step(s, "drm app first hidden: active=1 acquired",
+	expect_app_step(s, "drm app first hidden: active=1 acquired, its own buffer on screen",
 			"hidden, started after a DRM app, tty1 in front", &drmapp_blue);
 	vm_case_expect(s, "log9 warnings: 0", 5000);
 	vm_case_expect(s, "fbripple9 exit 0", 15000);

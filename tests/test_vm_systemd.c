@@ -671,7 +671,7 @@ static void check_kiosk(struct vm_suite *s, struct failures *f)
 	check(f, !picture_within(s, 0, "beside a DRM app, shown, a stone dropped", DRMAPP_BLUE),
 	      "beside a DRM app, shown, the screen is still the app's picture: no water");
 	app_step(s, f, "kioskdrmhide", "kiosk drm hidden ",
-		 "kiosk drm hidden screensaver=hidden active=1 acquired",
+		 "kiosk drm hidden screensaver=hidden active=1 acquired, its own buffer on screen",
 		 "beside a DRM app, hidden, tty1 in front with the app's master back", buf,
 		 sizeof(buf), DRMAPP_BLUE);
 	send(s, "kiosknodropin");

@@ -47,6 +47,8 @@ struct drm {
 	uint32_t dpms_prop;	/* 0: the connector has none */
 	drmModeModeInfo mode;
 	drmModeCrtc *saved;	/* as found at open */
+	drmModeCrtc *over;	/* as another process had it when we took it back (a DRM
+				 * application's buffer): put back before saved */
 	struct drm_buffer buf[2];
 	int nbufs;
 	int front;		/* the buffer on screen, or on its way there */
@@ -543,6 +545,7 @@ static int drm_open(struct display *d, const struct display_request *req, char *
 }
 
 static int drm_events(struct display *d, bool wait);
+static bool drm_shows_another(const struct display *d);
 
 /* The framebuffer on our CRTC now; 0: none, or it cannot be told. */
 static uint32_t crtc_buffer(const struct drm *st)
@@ -573,14 +576,22 @@ static bool shows_ours(const struct drm *st)
 
 /* The CRTC as found (the console's framebuffer, or an fbdev application's), while it shows
  * our frames: not once another display of ours (a reload's) shows its own there. */
+static int set_found(struct drm *st, const drmModeCrtc *s)
+{
+	return drmModeSetCrtc(st->fd, s->crtc_id, s->buffer_id, s->x, s->y,
+			      s->mode_valid ? &st->conn_id : NULL, s->mode_valid ? 1 : 0,
+			      s->mode_valid ? (drmModeModeInfo *)&s->mode : NULL);
+}
+
+/* The application's buffer, if it is still there, goes back rather than the console's: on its
+ * VT it shows its own again, and meanwhile the console's would flash up. */
 static void put_back_crtc(struct drm *st)
 {
-	const drmModeCrtc *s = st->saved;
-
-	if (st->crtc_set && s && shows_ours(st))
-		drmModeSetCrtc(st->fd, s->crtc_id, s->buffer_id, s->x, s->y,
-			       s->mode_valid ? &st->conn_id : NULL, s->mode_valid ? 1 : 0,
-			       s->mode_valid ? (drmModeModeInfo *)&s->mode : NULL);
+	if (st->crtc_set && shows_ours(st) && !(st->over && set_found(st, st->over) == 0) &&
+	    st->saved)
+		set_found(st, st->saved);
+	drmModeFreeCrtc(st->over);
+	st->over = NULL;
 	st->crtc_set = false;
 }
 
@@ -602,6 +613,7 @@ static void drm_close(struct display *d, bool clear)
 	for (int i = 0; i < 2; i++)
 		destroy_buffer(st, &st->buf[i]);
 	drmModeFreeCrtc(st->saved);
+	drmModeFreeCrtc(st->over);
 	if (st->fd >= 0)
 		close(st->fd);
 	free(st);
@@ -718,6 +730,11 @@ static int drm_acquire(struct display *d)
 		st->master = true;
 	}
 	st->crtc_set = false;
+	/* a VT's acquire after our first frame of the show finds that frame: over stays */
+	if (drm_shows_another(d)) {
+		drmModeFreeCrtc(st->over);
+		st->over = drmModeGetCrtc(st->fd, st->crtc_id);
+	}
 	return 0;
 }
 

@@ -9,7 +9,9 @@
  *   not this one). Prints "drawn WxH". Asked to release its VT it drops master, then lets the switch
  *   go ("released"); given it back, it takes master again and shows its buffer anew
  *   ("acquired", or "acquire: set master: ERROR" when another process still holds the card,
- *   which is what a compositor finds then: it cannot draw again). SIGTERM gives TTY back to
+ *   which is what a compositor finds then: it cannot draw again), saying which buffer the
+ *   CRTC showed till then: "its own" (put back by whoever had the card) or "another" (the
+ *   console's, say, flashed up between). SIGTERM gives TTY back to
  *   the console. Only the kernel's headers (libdrm's copies of them): no libdrm. */
 #include <errno.h>
 #include <fcntl.h>
@@ -157,13 +159,16 @@ int main(int argc, char **argv)
 			ioctl(tty, VT_RELDISP, 1);
 			say(err ? "release: drop master" : "released", err);
 		} else if (sig == SIGUSR2) {
+			struct drm_mode_crtc now = { .crtc_id = app.crtc };
+
 			ioctl(tty, VT_RELDISP, VT_ACKACQ);
 			if (ioctl(app.card, DRM_IOCTL_SET_MASTER, 0) < 0)
 				say("acquire: set master", errno);
-			else if (show() < 0)
+			else if (ioctl(app.card, DRM_IOCTL_MODE_GETCRTC, &now) < 0 || show() < 0)
 				say("acquire: set crtc", errno);
 			else
-				say("acquired", 0);
+				say(now.fb_id == app.fb ? "acquired, its own buffer on screen" :
+				    "acquired, another buffer on screen", 0);
 		} else {
 			ioctl(tty, VT_SETMODE, &console);
 			ioctl(tty, KDSETMODE, KD_TEXT);
