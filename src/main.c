@@ -269,6 +269,7 @@ static int display_request(const struct app *app, struct display_request *req)
 					 .output = app->cfg.display.output,
 					 .mode = app->cfg.display.mode,
 					 .hidden = app->cfg.screensaver.mode == SAVER_IDLE,
+					 .await_master = app->cfg.screensaver.mode == SAVER_IDLE,
 					 .keep_depth = app->cfg.screensaver.mode == SAVER_IDLE &&
 						       app->cfg.display.vt == 0 };
 	if (!o->fbdev_file)

@@ -1051,6 +1051,9 @@ static void test_beside_a_kiosk_app(void **state)
 		" [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done; applast 'release'; sleep 0.3\n"
 		"say \"drm app shown: $(vt 7) $(tail -1 /tmp/drmapp)\"; hear cmd\n"
 		"ctl7 'drop 320 240' >/dev/null; say 'drm app dropped'; hear cmd\n"
+		/* a reload that sets the display up anew while shown keeps what the show found */
+		"sed -i 's/vt = 7;/vt = 7; double_buffer = \"off\";/' /tmp/drm7.conf\n"
+		"say \"drm app reloaded: $(ctl7 reload)\"; hear cmd\n"
 		"ctl7 hide >/dev/null; n=0; until grep -q 'screensaver: hidden' /tmp/log7 ||"
 		" [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done; applast 'acquire'; sleep 0.3\n"
 		"say \"drm app hidden: $(vt 1) $(tail -1 /tmp/drmapp)\"; hear cmd\n"
@@ -1065,9 +1068,16 @@ static void test_beside_a_kiosk_app(void **state)
 		" [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done; applast 'release'; sleep 0.3\n"
 		"say \"drm app first shown: $(vt 7) $(tail -1 /tmp/drmapp)\"; hear cmd\n"
 		"ctl7 'drop 320 240' >/dev/null; say 'drm app first dropped'; hear cmd\n"
-		"ctl7 hide >/dev/null; n=0; until grep -q 'screensaver: hidden' /tmp/log9 ||"
-		" [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done; applast 'acquire'; sleep 0.3\n"
-		"say \"drm app first hidden: $(vt 1) $(tail -1 /tmp/drmapp)\"; hear cmd\n"
+		"sed -i 's/ double_buffer = \"off\";//' /tmp/drm7.conf\n"
+		"say \"drm app first reloaded: $(ctl7 reload)\"; hear cmd\n"
+		"hide9() { ctl7 hide >/dev/null; n=0; until [ $(grep -c 'screensaver: hidden' /tmp/log9)"
+		" -ge $1 ] || [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done; applast 'acquire';"
+		" sleep 0.3; }\n"
+		"hide9 1; say \"drm app first hidden: $(vt 1) $(tail -1 /tmp/drmapp)\"; hear cmd\n"
+		"ctl7 show >/dev/null; n=0; until [ $(grep -c 'screensaver: shown' /tmp/log9) -ge 2 ] ||"
+		" [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done; applast 'release'; sleep 0.3\n"
+		"say \"drm app first shown again: $(vt 7) $(tail -1 /tmp/drmapp)\"; hear cmd\n"
+		"hide9 2; say \"drm app first hidden again: $(vt 1) $(tail -1 /tmp/drmapp)\"; hear cmd\n"
 		"say \"log9 warnings: $(grep -cE 'warn|error' /tmp/log9)\"\n"
 		"grep -E 'warn|error' /tmp/log9 | while read -r l; do say \"log9 $l\"; done\n"
 		"kill $pid; wait $pid; say \"fbripple9 exit $?\"; kill $dapp; wait $dapp\n"
@@ -1168,6 +1178,8 @@ static void test_beside_a_kiosk_app(void **state)
 			"shown beside a DRM app, tty7 in front: calm water over its buffer",
 			&drmapp_blue);
 	expect_app_step(s, "drm app dropped", NULL, &drmapp_blue);
+	vm_case_expect(s, "drm app reloaded: ok changed display", 20000);
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
 	expect_app_step(s, "drm app hidden: active=1 acquired, its own buffer on screen",
 			"hidden beside a DRM app, tty1 in front", &drmapp_blue);
 	vm_case_expect(s, "log7 warnings: 0", 5000);
@@ -1179,8 +1191,16 @@ static void test_beside_a_kiosk_app(void **state)
 	expect_app_step(s, "drm app first shown: active=7 released",
 			"shown, started after a DRM app: calm water over its buffer", &drmapp_blue);
 	expect_app_step(s, "drm app first dropped", NULL, &drmapp_blue);
+	vm_case_expect(s, "drm app first reloaded: ok changed display", 20000);
+	assert_int_equal(vm_send(&s->vm, "go"), 0);
 	expect_app_step(s, "drm app first hidden: active=1 acquired, its own buffer on screen",
 			"hidden, started after a DRM app, tty1 in front", &drmapp_blue);
+	/* that reload's display knows the buffer on the CRTC is the app's, not the console's */
+	expect_app_step(s, "drm app first shown again: active=7 released",
+			"shown again after a reload: calm water over the app's buffer",
+			&drmapp_blue);
+	expect_app_step(s, "drm app first hidden again: active=1 acquired, its own buffer on "
+			"screen", "hidden again, tty1 in front", &drmapp_blue);
 	vm_case_expect(s, "log9 warnings: 0", 5000);
 	vm_case_expect(s, "fbripple9 exit 0", 15000);
 	vm_case_expect_exit(s, 0);

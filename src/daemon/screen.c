@@ -831,7 +831,7 @@ static const char *read_drm_app_frame(struct screen *s)
 	if (ret == -ERANGE)
 		return "the application's buffer does not hold the whole screen";
 	if (ret == -EXDEV)
-		return "the application's buffer cannot be mapped (not in the card's memory)";
+		return "the driver does not map the application's buffer for reading";
 	if (ret == -ENOTSUP)
 		return "the kernel cannot hand the application's buffer over (it takes Linux 5.7)";
 	return ret < 0 ? strerror(-ret) : frame_fits(s);

@@ -44,6 +44,9 @@ struct display_request {
 					 * application): no mode left set (fbdev may switch a depth
 					 * to learn its layout, and puts it back), no page flipped
 					 * or panned; the first frame presented takes the screen */
+	bool await_master;		/* hidden until a show (idle mode's start): a DRM card
+					 * another process is master of is kept where fbripple
+					 * may take master at the show (CAP_SYS_ADMIN) */
 	bool keep_depth;		/* hidden: a depth fbripple cannot draw fails the open
 					 * rather than being switched (fbdev), the picture on
 					 * screen being another program's */

@@ -47,8 +47,9 @@ struct drm {
 	uint32_t dpms_prop;	/* 0: the connector has none */
 	drmModeModeInfo mode;
 	drmModeCrtc *saved;	/* as found at open */
-	drmModeCrtc *over;	/* as another process had it when we took it back (a DRM
+	drmModeCrtc *over;	/* as another process had it when a show took it (a DRM
 				 * application's buffer): put back before saved */
+	bool take_over;		/* the next acquire is a show's: it keeps over */
 	struct drm_buffer buf[2];
 	int nbufs;
 	int front;		/* the buffer on screen, or on its way there */
@@ -379,6 +380,7 @@ static int set_crtc(struct drm *st, int buffer)
 			   &st->mode) < 0)
 		return -errno;
 	st->crtc_set = true;
+	st->take_over = false;
 	st->flip_pending = false;
 	return 0;
 }
@@ -403,7 +405,7 @@ static int take_master(struct drm *st, const struct display_request *req, char *
 		st->master = true;
 		return 0;
 	}
-	if (req->hidden && may_become_master()) {
+	if (req->await_master && may_become_master()) {
 		st->found_another = true;
 		return 0;
 	}
@@ -493,12 +495,15 @@ static void keep_found_crtc(struct drm *st, const struct display_request *req)
 
 	if (!held || !held->saved || held->crtc_id != st->crtc_id)
 		return;
+	st->found_another = held->found_another;
 	found = malloc(sizeof(*found));
 	if (!found)
 		return;
 	*found = *held->saved;
 	drmModeFreeCrtc(st->saved);
 	st->saved = found;
+	if (held->over && (st->over = malloc(sizeof(*st->over))))
+		*st->over = *held->over;
 }
 
 static int drm_open(struct display *d, const struct display_request *req, char *err,
@@ -590,8 +595,6 @@ static void put_back_crtc(struct drm *st)
 	if (st->crtc_set && shows_ours(st) && !(st->over && set_found(st, st->over) == 0) &&
 	    st->saved)
 		set_found(st, st->saved);
-	drmModeFreeCrtc(st->over);
-	st->over = NULL;
 	st->crtc_set = false;
 }
 
@@ -730,12 +733,23 @@ static int drm_acquire(struct display *d)
 		st->master = true;
 	}
 	st->crtc_set = false;
-	/* a VT's acquire after our first frame of the show finds that frame: over stays */
-	if (drm_shows_another(d)) {
+	/* a show's: what the application showed, for the hide (a VT switched away and back
+	 * meanwhile leaves it as the show found it) */
+	if (st->take_over) {
 		drmModeFreeCrtc(st->over);
-		st->over = drmModeGetCrtc(st->fd, st->crtc_id);
+		st->over = drm_shows_another(d) ? drmModeGetCrtc(st->fd, st->crtc_id) : NULL;
+		st->take_over = false;
 	}
 	return 0;
+}
+
+/* A show beside an application comes, or a reload's display opened hidden for one under way:
+ * the show's acquire keeps what the application shows; a frame presented first (the reload's)
+ * leaves what the show kept (keep_found_crtc). */
+static void drm_share(struct display *d, bool shared)
+{
+	(void)shared;
+	drm_of(d)->take_over = true;
 }
 
 /* The pixel layouts of a buffer another process may show, read by their RGB alone. */
@@ -778,7 +792,7 @@ static int read_buffer(int fd, const drmModeFB2 *fb, const drmModeCrtc *c, struc
 	size = fb->offsets[0] + (size_t)fb->pitches[0] * (fb->height - 1) +
 	       (size_t)fb->width * fmt.bytes;
 	if (drmIoctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &map) < 0)
-		return -EXDEV;	/* not a buffer of the card's memory (an imported one) */
+		return -EXDEV;	/* an imported buffer, or one the CPU may not touch */
 	px = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, (off_t)map.offset);
 	if (px == MAP_FAILED)
 		return -EXDEV;
@@ -934,6 +948,7 @@ const struct display_ops display_drm = {
 	.blank = drm_blank,
 	.release = drm_release,
 	.acquire = drm_acquire,
+	.share = drm_share,
 	.read = drm_read,
 	.shows_another = drm_shows_another,
 	.read_another = drm_read_another,
