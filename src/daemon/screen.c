@@ -417,9 +417,14 @@ int screen_reopen(struct screen *s, const struct display_request *req,
 		bool opened = m.new_display;
 
 		remake_free(&m);
-		/* a display opened on the same card took the screen: ours goes back on it */
-		if (opened && !s->away)
+		/* a display opened on the same card took the screen, and its close put the
+		 * console's framebuffer there: ours goes back on it, with the frame drawn, as calm
+		 * or paused water presents none (hidden, the new one took nothing) */
+		if (opened && !s->away && !req->hidden) {
 			display_acquire(&s->display);
+			if (!s->blanked)
+				screen_redraw(s);
+		}
 		if (why[0])
 			snprintf(err, len, "%s", why);
 		else

@@ -743,13 +743,16 @@ static int drm_acquire(struct display *d)
 	return 0;
 }
 
-/* A show beside an application comes, or a reload's display opened hidden for one under way:
- * the show's acquire keeps what the application shows; a frame presented first (the reload's)
- * leaves what the show kept (keep_found_crtc). */
+/* Opened hidden: a show beside an application comes, or a reload's display for one under way.
+ * The show's acquire keeps what the application shows; a frame presented first (the reload's)
+ * leaves what the show kept (keep_found_crtc). Not on a display whose frames are on the CRTC
+ * already (the always mode's reload). */
 static void drm_share(struct display *d, bool shared)
 {
+	struct drm *st = drm_of(d);
+
 	(void)shared;
-	drm_of(d)->take_over = true;
+	st->take_over = !st->crtc_set;
 }
 
 /* The pixel layouts of a buffer another process may show, read by their RGB alone. */
