@@ -1063,7 +1063,10 @@ static void test_beside_a_kiosk_app(void **state)
 		/* started after the DRM app, as root: the card without master until the show */
 		"/usr/bin/fbripple -v -c /tmp/drm7.conf >/tmp/log9 2>&1 4>&- & pid=$!\n"
 		"n=0; until ctl7 status >/dev/null 2>&1 || [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done\n"
-		"say \"drm app first: $(ctl7 status | grep -o 'display=[a-z]*') $(vt 1)\"; hear cmd\n"
+		/* the app flips: the buffer fbripple found at its start is off the screen */
+		"kill -HUP $dapp; applast 'flip'\n"
+		"say \"drm app first: $(ctl7 status | grep -o 'display=[a-z]*') $(vt 1)"
+		" $(tail -1 /tmp/drmapp)\"; hear cmd\n"
 		"ctl7 show >/dev/null; n=0; until grep -q 'screensaver: shown' /tmp/log9 ||"
 		" [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done; applast 'release'; sleep 0.3\n"
 		"say \"drm app first shown: $(vt 7) $(tail -1 /tmp/drmapp)\"; hear cmd\n"
@@ -1186,7 +1189,7 @@ static void test_beside_a_kiosk_app(void **state)
 	vm_case_expect(s, "fbripple7 exit 0", 15000);
 	/* root's fbripple started after the app: DRM too (it fell back to /dev/fb0, which the
 	 * app does not show: its water was invisible), master taken at the show */
-	expect_app_step(s, "drm app first: display=drm active=1",
+	expect_app_step(s, "drm app first: display=drm active=1 flipped",
 			"started after a DRM app, hidden", &drmapp_blue);
 	expect_app_step(s, "drm app first shown: active=7 released",
 			"shown, started after a DRM app: calm water over its buffer", &drmapp_blue);

@@ -11,7 +11,9 @@
  *   ("acquired", or "acquire: set master: ERROR" when another process still holds the card,
  *   which is what a compositor finds then: it cannot draw again), saying which buffer the
  *   CRTC showed till then: "its own" (put back by whoever had the card) or "another" (the
- *   console's, say, flashed up between). SIGTERM gives TTY back to
+ *   console's, say, flashed up between). SIGHUP shows a second buffer of the same picture
+ *   ("flipped"), as a compositor flips: the one a process that opened the card before no
+ *   longer on screen. SIGTERM gives TTY back to
  *   the console. Only the kernel's headers (libdrm's copies of them): no libdrm. */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +33,7 @@
 
 static struct {
 	int card;
-	uint32_t crtc, conn, fb;
+	uint32_t crtc, conn, fb, fbs[2];
 	struct drm_mode_modeinfo mode;
 } app;
 
@@ -76,8 +78,8 @@ static int find_output(void)
 	return -1;
 }
 
-/* A dumb buffer of the mode's size, painted, as a framebuffer. */
-static int make_buffer(void)
+/* A dumb buffer of the mode's size, painted, as framebuffer *id. */
+static int make_buffer(uint32_t *id)
 {
 	unsigned w = app.mode.hdisplay, h = app.mode.vdisplay;
 	struct drm_mode_create_dumb dumb = { .width = w, .height = h, .bpp = 32 };
@@ -101,7 +103,7 @@ static int make_buffer(void)
 		for (unsigned x = 0; x < w; x++)
 			row[x] = (x * 255 / (w - 1)) << 16 | (y * 255 / (h - 1)) << 8 | 0x40;
 	}
-	app.fb = fb.fb_id;
+	*id = app.fb = fb.fb_id;	/* the last one made is shown */
 	return 0;
 }
 
@@ -139,6 +141,7 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGUSR1);
 	sigaddset(&sigs, SIGUSR2);
 	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	if ((tty = take_tty(argv[1])) < 0) {
 		say(argv[1], errno);
@@ -146,14 +149,20 @@ int main(int argc, char **argv)
 	}
 	app.card = open("/dev/dri/card0", O_RDWR | O_CLOEXEC);
 	if (app.card < 0 || ioctl(app.card, DRM_IOCTL_SET_MASTER, 0) < 0 || find_output() < 0 ||
-	    make_buffer() < 0 || show() < 0) {
+	    make_buffer(&app.fbs[1]) < 0 || make_buffer(&app.fbs[0]) < 0 || show() < 0) {
 		say("/dev/dri/card0", errno);
 		return 1;
 	}
 	printf("drawn %ux%u\n", app.mode.hdisplay, app.mode.vdisplay);
 	fflush(stdout);
 	while (sigwait(&sigs, &sig) == 0) {
-		if (sig == SIGUSR1) {
+		if (sig == SIGHUP) {
+			app.fb = app.fb == app.fbs[0] ? app.fbs[1] : app.fbs[0];
+			if (show() < 0)
+				say("flip: set crtc", errno);
+			else
+				say("flipped", 0);
+		} else if (sig == SIGUSR1) {
 			int err = ioctl(app.card, DRM_IOCTL_DROP_MASTER, 0) < 0 ? errno : 0;
 
 			ioctl(tty, VT_RELDISP, 1);
