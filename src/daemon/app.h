@@ -192,6 +192,7 @@ bool screen_wants_frame(const struct screen *s);
 void screen_draw(struct screen *s, bool full);
 void screen_redraw(struct screen *s);
 void screen_blank(struct screen *s, bool blank);
+void screen_keep_blank(struct screen *s);
 void screen_leave(struct screen *s);
 int screen_return(struct screen *s);
 int screen_retake(struct screen *s);

@@ -422,7 +422,9 @@ int screen_reopen(struct screen *s, const struct display_request *req,
 		 * or paused water presents none (hidden, the new one took nothing) */
 		if (opened && !s->away && !req->hidden) {
 			display_acquire(&s->display);
-			if (!s->blanked)
+			if (s->blanked)
+				screen_keep_blank(s);
+			else
 				screen_redraw(s);
 		}
 		if (why[0])
@@ -699,6 +701,20 @@ void screen_blank(struct screen *s, bool blank)
 	if (s->away)
 		return;
 	ret = display_blank(&s->display, blank);
+	if (ret < 0 && ret != -ENOTTY)
+		log_warn("%s: blank: %s", s->display.path, strerror(-ret));
+}
+
+/* A display set up anew (a reload's) lit the screen: blanked, it goes dark again. Off, then
+ * on again, as the connector may still hold the blank it was told. */
+void screen_keep_blank(struct screen *s)
+{
+	int ret;
+
+	if (!s->blanked || s->away)
+		return;
+	display_blank(&s->display, false);
+	ret = display_blank(&s->display, true);
 	if (ret < 0 && ret != -ENOTTY)
 		log_warn("%s: blank: %s", s->display.path, strerror(-ret));
 }

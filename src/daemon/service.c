@@ -94,6 +94,8 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 		screen_keep_app_frame(screen, cfg);
 	if (*changes & (RELOAD_DISPLAY | RELOAD_GRID))
 		screen_redraw(screen);
+	if (*changes & RELOAD_DISPLAY)
+		screen_keep_blank(screen);
 	if ((*changes & RELOAD_CONTROL) &&
 	    (ret = control_listen(&sv->control, cfg->control.socket)) < 0) {
 		log_warn("control socket %s: %s; keeping %s", cfg->control.socket,

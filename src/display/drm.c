@@ -40,8 +40,9 @@ struct drm {
 	bool atomic;		/* flips are atomic commits; else legacy page flips */
 	bool master;
 	bool found_another;	/* another process was master at open: the CRTC showed its buffer */
-	bool crtc_set;		/* our buffer is on the CRTC: close and release put back saved;
-				 * until then present sets the CRTC to the frame drawn */
+	bool crtc_set;		/* our buffer is on the CRTC: close and release put back over,
+				 * else saved; until then present sets the CRTC to the frame
+				 * drawn */
 	bool flip_pending;	/* a flip was asked for and its event has not come yet */
 	uint32_t conn_id, crtc_id, plane_id;
 	uint32_t dpms_prop;	/* 0: the connector has none */
@@ -493,9 +494,10 @@ static void keep_found_crtc(struct drm *st, const struct display_request *req)
 	const struct drm *held = held_card(req);
 	drmModeCrtc *found;
 
+	if (held)	/* of the card: whichever CRTC a reload's output is on */
+		st->found_another = held->found_another;
 	if (!held || !held->saved || held->crtc_id != st->crtc_id)
 		return;
-	st->found_another = held->found_another;
 	found = malloc(sizeof(*found));
 	if (!found)
 		return;
@@ -581,6 +583,7 @@ static bool shows_ours(const struct drm *st)
 
 /* The CRTC as found (the console's framebuffer, or an fbdev application's), while it shows
  * our frames: not once another display of ours (a reload's) shows its own there. */
+/* The CRTC as s had it. */
 static int set_found(struct drm *st, const drmModeCrtc *s)
 {
 	return drmModeSetCrtc(st->fd, s->crtc_id, s->buffer_id, s->x, s->y,
