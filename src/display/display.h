@@ -164,7 +164,8 @@ void display_share(struct display *d, bool shared);
  * frame: display memory may be slow to read. */
 int display_read(const struct display *d, struct image *img);
 /* Whether another process's own buffer is on screen (a DRM application's), neither ours nor
- * the one found at open (the console's, through which an fbdev application draws). */
+ * the one found at open (the console's, through which an fbdev application draws); opened
+ * while another process was master (await_master), any buffer not ours. */
 bool display_shows_another(const struct display *d);
 /* That buffer, read. -EACCES: the kernel gives it only to the card's master or to
  * CAP_SYS_ADMIN; -EMEDIUMTYPE: tiled, or a layout we do not read; -ERANGE: it does not hold

@@ -581,8 +581,6 @@ static bool shows_ours(const struct drm *st)
 	return id && is_ours(st, id);
 }
 
-/* The CRTC as found (the console's framebuffer, or an fbdev application's), while it shows
- * our frames: not once another display of ours (a reload's) shows its own there. */
 /* The CRTC as s had it. */
 static int set_found(struct drm *st, const drmModeCrtc *s)
 {
@@ -591,8 +589,10 @@ static int set_found(struct drm *st, const drmModeCrtc *s)
 			      s->mode_valid ? (drmModeModeInfo *)&s->mode : NULL);
 }
 
-/* The application's buffer, if it is still there, goes back rather than the console's: on its
- * VT it shows its own again, and meanwhile the console's would flash up. */
+/* The CRTC as found, while it shows our frames (not once another display of ours, a reload's,
+ * shows its own there): the application's buffer a show found, if it is still there, rather
+ * than the console's found at open (on its VT the application shows its own again, and
+ * meanwhile the console's would flash up). */
 static void put_back_crtc(struct drm *st)
 {
 	if (st->crtc_set && shows_ours(st) && !(st->over && set_found(st, st->over) == 0) &&
@@ -809,6 +809,14 @@ static int read_buffer(int fd, const drmModeFB2 *fb, const drmModeCrtc *c, struc
 	return ret;
 }
 
+/* A handle GETFB or GETFB2 gave (GEM_CLOSE: drmCloseBufferHandle is libdrm 2.4.109's). */
+static void close_handle(int fd, uint32_t handle)
+{
+	struct drm_gem_close close = { .handle = handle };
+
+	drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &close);
+}
+
 /* Each handle GETFB2 gave, once: planes may share one. */
 static void close_handles(int fd, const drmModeFB2 *fb)
 {
@@ -818,7 +826,7 @@ static void close_handles(int fd, const drmModeFB2 *fb)
 		for (int j = 0; j < i; j++)
 			seen |= fb->handles[j] == fb->handles[i];
 		if (fb->handles[i] && !seen)
-			drmCloseBufferHandle(fd, fb->handles[i]);
+			close_handle(fd, fb->handles[i]);
 	}
 }
 
@@ -863,13 +871,15 @@ static bool drm_shows_another(const struct display *d)
 	drmModeFB *found;
 	uint32_t id;
 
-	if (st->found_another)
-		return (id = crtc_buffer(st)) && !is_ours(st, id);
+	if (st->found_another) {
+		id = crtc_buffer(st);
+		return id && !is_ours(st, id);
+	}
 	found = st->saved && st->saved->buffer_id ? drmModeGetFB(st->fd, st->saved->buffer_id)
 						  : NULL;
 	id = found ? crtc_buffer(st) : 0;
 	if (found && found->handle)	/* given to a master or CAP_SYS_ADMIN: not kept */
-		drmCloseBufferHandle(st->fd, found->handle);
+		close_handle(st->fd, found->handle);
 	drmModeFreeFB(found);
 	return id && id != st->saved->buffer_id && !is_ours(st, id);
 }
