@@ -842,8 +842,6 @@ static const char *read_drm_app_frame(struct screen *s)
 	int ret;
 
 	s->app_source = s->display.path;
-	if (!display_shows_another(&s->display))
-		return "the application's buffer left the screen when its VT was switched";
 	ret = display_read_another(&s->display, &s->app_frame);
 	if (ret == -EACCES)
 		return not_master;
@@ -1010,8 +1008,9 @@ int screen_show(struct screen *s, const struct config *cfg)
 		image_free(&s->app_frame);
 		return ret;
 	}
-	if (why == not_master)
-		why = read_drm_app_frame(s);
+	if (why == not_master)	/* master now, on the VT taken in graphics mode */
+		why = display_shows_another(&s->display) ? read_drm_app_frame(s) :
+			"the application's buffer left the screen when its VT was switched";
 	ripple_app_frame(s, cfg, why);
 	guard_app_frame(s);
 	s->standby = s->away = false;
