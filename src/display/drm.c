@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -601,6 +602,46 @@ static void put_back_crtc(struct drm *st)
 	st->crtc_set = false;
 }
 
+/* What a fatal signal handler puts back, the first that the kernel takes: the application's
+ * CRTC a show found, then the one found at open. Read only there; written only by arm_crash,
+ * with fd -1 meanwhile. */
+static struct {
+	int fd;
+	int count;
+	uint32_t conn;
+	struct drm_mode_crtc crtc[2];
+} crash = { .fd = -1 };
+
+static struct drm_mode_crtc crtc_request(const drmModeCrtc *s)
+{
+	struct drm_mode_crtc r = { .crtc_id = s->crtc_id, .fb_id = s->buffer_id, .x = s->x,
+				   .y = s->y, .mode_valid = s->mode_valid };
+
+	if (s->mode_valid) {
+		r.set_connectors_ptr = (uintptr_t)&crash.conn;
+		r.count_connectors = 1;
+		_Static_assert(sizeof(r.mode) == sizeof(s->mode), "the same mode info");
+		memcpy(&r.mode, &s->mode, sizeof(s->mode));
+	}
+	return r;
+}
+
+/* As put_back_crtc would: a crash while shown beside an application puts its buffer back, not
+ * the console's, which would show until it takes the card again. */
+static void arm_crash(const struct drm *st)
+{
+	crash.fd = -1;
+	atomic_signal_fence(memory_order_seq_cst);
+	crash.count = 0;
+	crash.conn = st->conn_id;
+	if (st->over)
+		crash.crtc[crash.count++] = crtc_request(st->over);
+	if (st->saved)
+		crash.crtc[crash.count++] = crtc_request(st->saved);
+	atomic_signal_fence(memory_order_seq_cst);
+	crash.fd = crash.count ? st->fd : -1;
+}
+
 /* Puts back the CRTC as found, unless another VT's process is master now; our buffers never
  * stay on screen, so clear has nothing to do. */
 static void drm_close(struct display *d, bool clear)
@@ -742,6 +783,8 @@ static int drm_acquire(struct display *d)
 		drmModeFreeCrtc(st->over);
 		st->over = drm_shows_another(d) ? drmModeGetCrtc(st->fd, st->crtc_id) : NULL;
 		st->take_over = false;
+		if (crash.fd == st->fd)
+			arm_crash(st);
 	}
 	return 0;
 }
@@ -919,39 +962,18 @@ static void drm_describe(const struct display *d, FILE *out)
 		m->pages == 2 ? "double buffered" : "single buffer");
 }
 
-/* What a fatal signal handler puts back: read only there, written only by drm_crash_guard. */
-static struct {
-	int fd;
-	uint32_t conn;
-	struct drm_mode_crtc crtc;
-} crash = { .fd = -1 };
-
 static void drm_crash_guard(const struct display *d)
 {
-	const struct drm *st = drm_of(d);
-	const drmModeCrtc *s = st->saved;
-
-	crash.fd = -1;
-	if (!s)
-		return;
-	crash.conn = st->conn_id;
-	crash.crtc = (struct drm_mode_crtc){ .crtc_id = s->crtc_id, .fb_id = s->buffer_id,
-					     .x = s->x, .y = s->y, .mode_valid = s->mode_valid };
-	if (s->mode_valid) {
-		crash.crtc.set_connectors_ptr = (uintptr_t)&crash.conn;
-		crash.crtc.count_connectors = 1;
-		_Static_assert(sizeof(crash.crtc.mode) == sizeof(s->mode), "the same mode info");
-		memcpy(&crash.crtc.mode, &s->mode, sizeof(s->mode));
-	}
-	crash.fd = st->fd;
+	arm_crash(drm_of(d));
 }
 
-/* One ioctl; refused by the kernel when another VT's process is master. */
+/* An ioctl or two; refused by the kernel when another VT's process is master. */
 static void drm_crash_restore(bool clear)
 {
 	(void)clear;
-	if (crash.fd >= 0)
-		ioctl(crash.fd, DRM_IOCTL_MODE_SETCRTC, &crash.crtc);
+	for (int i = 0; crash.fd >= 0 && i < crash.count; i++)
+		if (ioctl(crash.fd, DRM_IOCTL_MODE_SETCRTC, &crash.crtc[i]) == 0)
+			break;
 }
 
 const struct display_ops display_drm = {
