@@ -67,11 +67,19 @@ $(B)/fbripple: $(B)/src/main.o $(B)/src/libfbripple.a
 $(B)/src/libfbripple.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
-$(B)/src/%.o: src/%.c
+# The objects are built with DEFS: a stamp rewritten when they change (another VERSION or
+# SYSCONFDIR, libsystemd found or not) builds them again, as a package build must.
+DEFS_STAMP = $(B)/src/.defs
+ifneq ($(file <$(DEFS_STAMP)),$(DEFS))
+$(shell mkdir -p $(B)/src)
+$(file >$(DEFS_STAMP),$(DEFS))
+endif
+
+$(B)/src/%.o: src/%.c $(DEFS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(B)/tests/%.o: tests/%.c
+$(B)/tests/%.o: tests/%.c $(DEFS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -291,7 +299,8 @@ install: all man
 	install -D -m 0644 $(MANOUT)/fbripple.8 $(DESTDIR)$(MANDIR)/man8/fbripple.8
 	install -D -m 0644 $(MANOUT)/fbripple.conf.5 $(DESTDIR)$(MANDIR)/man5/fbripple.conf.5
 	install -D -m 0644 systemd/fbripple.service $(DESTDIR)$(UNITDIR)/fbripple.service
-	sed -i 's|@BINDIR@|$(BINDIR)|g' $(DESTDIR)$(UNITDIR)/fbripple.service
+	sed -i 's|@BINDIR@|$(BINDIR)|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		$(DESTDIR)$(UNITDIR)/fbripple.service
 	install -D -m 0644 systemd/fbripple-kiosk.conf $(DESTDIR)$(DOCDIR)/examples/fbripple-kiosk.conf
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/fbripple.conf ]; then \
 		echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/fbripple.conf"; \
@@ -303,6 +312,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/fbripple $(DESTDIR)$(UNITDIR)/fbripple.service \
 		$(DESTDIR)$(MANDIR)/man8/fbripple.8 $(DESTDIR)$(MANDIR)/man5/fbripple.conf.5 \
 		$(DESTDIR)$(DOCDIR)/examples/fbripple-kiosk.conf
+	-rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 # The Debian package, build/fbripple_$(VERSION)_$(ARCH).deb, for this machine or for
 # ARCH=arm64 (cross-built with check-arm64's toolchain): a `make install` staged with Debian's

@@ -155,6 +155,8 @@ static void test_conffile_and_unit(void **state)
 			       "--send reload\n"));
 	assert_non_null(strstr(out, "\nDocumentation=man:fbripple(8) man:fbripple.conf(5)"));
 	assert_null(strstr(out, "@BINDIR@"));
+	assert_null(strstr(out, "@SYSCONFDIR@"));
+	assert_non_null(strstr(out, "file:/etc/fbripple.conf\n"));
 	out = sh_ok("dpkg-deb -I '%s' postinst", FBRIPPLE_DEB);
 	assert_non_null(strstr(out, "deb-systemd-helper enable 'fbripple.service'"));
 	assert_non_null(strstr(out, "_dh_action=restart"));

@@ -1888,7 +1888,8 @@ static void test_unit_file(void **state)
 	*strrchr(bin, '/') = '\0';
 	/* --man=no: the unit's Documentation= pages are installed by the package, which
 	 * test_package checks; here they are not installed */
-	snprintf(cmd, sizeof(cmd), "sed 's|@BINDIR@|%s|g' systemd/fbripple.service > %s/fbripple.service"
+	snprintf(cmd, sizeof(cmd), "sed 's|@BINDIR@|%s|g; s|@SYSCONFDIR@|/etc|g' systemd/fbripple.service"
+		 " > %s/fbripple.service"
 		 " && cd %s && systemd-analyze verify --man=no ./fbripple.service 2>&1 && "
 		 "systemd-analyze security --offline=true ./fbripple.service 2>&1 | tail -1",
 		 bin, d->dir, d->dir);

@@ -55,10 +55,21 @@ static void write_solid(const char *path, uint32_t rgb)
 	image_free(&img);
 }
 
-/* ExecStart= of systemd/fbripple.service, with @BINDIR@ as installed in the guest. */
+/* s with its first word in at replaced by with (s holds room for it). */
+static void replace_word(char *s, size_t size, const char *word, const char *with)
+{
+	char *at = strstr(s, word), rest[512];
+
+	assert_non_null(at);
+	snprintf(rest, sizeof(rest), "%s", at + strlen(word));
+	snprintf(at, size - (size_t)(at - s), "%s%s", with, rest);
+}
+
+/* ExecStart= of systemd/fbripple.service, with @BINDIR@ and @SYSCONFDIR@ as installed in the
+ * guest. */
 static void write_execstart(const char *path)
 {
-	char line[512], out[600], *at;
+	char line[512], out[600];
 	FILE *f = fopen("systemd/fbripple.service", "r");
 	int found = 0;
 
@@ -67,10 +78,9 @@ static void write_execstart(const char *path)
 		found = strncmp(line, "ExecStart=", 10) == 0;
 	fclose(f);
 	assert_true(found);
-	at = strstr(line, "@BINDIR@");
-	assert_non_null(at);
-	*at = '\0';
-	snprintf(out, sizeof(out), "exec %s/usr/bin%s", line + 10, at + 8);
+	replace_word(line, sizeof(line), "@BINDIR@", "/usr/bin");
+	replace_word(line, sizeof(line), "@SYSCONFDIR@", "/etc");
+	snprintf(out, sizeof(out), "exec %s", line + 10);
 	printf("# the unit's ExecStart in the guest: %s", out + 5);
 	tu_write(path, out);
 }
