@@ -78,7 +78,8 @@ static const char script[] =
 	"cp $F/blue.conf /etc/fbripple.conf\n"
 	"$H/fbfill -b 4000 >/tmp/black & w=$!\n"
 	"out=$(systemctl reload fbripple 2>&1); rc=$?; now=$(st StatusText); wait $w\n"
-	"say \"reloaded rc=$rc $(cat /tmp/black) status=$now out=$out\"\n"
+	"say \"reloaded rc=$rc $(cat /tmp/black) status=$now out=$out"
+	" nice=$(ps -L -o nice= -p $pid | sort -n | uniq | tr -d ' ' | tr '\\n' ,)\"\n"
 	"hear switch\n"
 	"timeout 10 chvt 1; rc=$?\n"
 	"say \"on1 rc=$rc $($H/vtstate /dev/tty7)\"\n"
@@ -479,6 +480,8 @@ static void check_reload(struct vm_suite *s, struct failures *f)
 	line(s, "reloaded ", buf, sizeof(buf));
 	check(f, strstr(buf, "rc=0 ") != NULL, "systemctl reload failed: %s", buf);
 	check(f, strstr(buf, "black 0 of ") != NULL, "a black frame during the reload: %s", buf);
+	/* the reload's picture worker lowered its priority, which the unit's filter allows */
+	check(f, strstr(buf, " nice=0,10,") != NULL, "the threads' niceness: %s", buf);
 	check(f, strstr(buf, "status=running; last reload changed fps splash") != NULL,
 	      "the status after the reload does not say what changed: %s", buf);
 	check(f, screen_is(s, BLUE, false, 5000), "the new splash is not on the screen");
