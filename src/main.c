@@ -39,7 +39,8 @@ static const char usage[] =
 	"      --list-devices    describe the framebuffer and every input device, then exit\n"
 	"      --send CMD        send CMD to the running daemon's control socket (control.socket\n"
 	"                        in the config), print the reply, exit 0 for ok, 1 for an error;\n"
-	"                        waits up to 10 s for the reply, 90 s for reload\n"
+	"                        waits up to 10 s for the reply, 90 s for reload; a reload the\n"
+	"                        socket does not answer goes to $MAINPID as SIGHUP (systemd)\n"
 	"  -h, --help            this text\n"
 	"  -V, --version         the version\n"
 	"\n"
@@ -226,6 +227,22 @@ static int load_config(struct app *app)
 	return ret;
 }
 
+/* A reload whose file moves or removes the control socket cannot be asked over it; under
+ * systemd, ExecReload= knows the daemon's PID ($MAINPID), and SIGHUP applies the file the same
+ * way, unanswered. 0 when sent. */
+static int reload_by_signal(const char *socket_error)
+{
+	const char *env = getenv("MAINPID");
+	char *end = NULL;
+	long pid = env ? strtol(env, &end, 10) : 0;
+
+	if (pid <= 1 || pid > INT_MAX || *end || kill((pid_t)pid, SIGHUP) < 0)
+		return -1;
+	fprintf(stderr, "fbripple: control socket %s; sent SIGHUP to the daemon (PID %ld)\n",
+		socket_error, pid);
+	return 0;
+}
+
 /* --send: one command to the running daemon; 0 for an "ok" reply, 1 otherwise. */
 static int send_command(const struct app *app)
 {
@@ -238,8 +255,13 @@ static int send_command(const struct app *app)
 			  : -ENOENT;
 
 	if (ret < 0) {
-		fprintf(stderr, "fbripple: control socket %s: %s\n", path[0] ? path : "(none)",
-			strerror(-ret));
+		char why[PATH_MAX + 64];
+
+		snprintf(why, sizeof(why), "%s: %s", path[0] ? path : "(none)", strerror(-ret));
+		if ((ret == -ENOENT || ret == -ECONNREFUSED) && strcmp(app->opt.send, "reload") == 0 &&
+		    reload_by_signal(why) == 0)
+			return 0;
+		fprintf(stderr, "fbripple: control socket %s\n", why);
 		return 1;
 	}
 	puts(reply);

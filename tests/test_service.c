@@ -760,6 +760,49 @@ static void test_reload_reports_what_it_applied(void **state)
 	stop(d);
 }
 
+/* systemctl reload after an edit that moved the control socket, or removed it: the daemon
+ * listens where the old file said, so ExecReload='s --send reload reaches it by $MAINPID. */
+static void test_reload_by_pid_when_the_socket_moved(void **state)
+{
+	struct daemon *d = *state;
+	char out[1024], pid[16], moved[300], text[512];
+	int rc;
+
+	unsetenv("MAINPID");
+	write_conf(d, "");
+	start(d, NULL);
+	snprintf(moved, sizeof(moved), "%s", tu_path(d->dir, "moved"));
+	snprintf(text, sizeof(text), "control = { socket = \"%s\"; };\nstone = { size = 9; };\n",
+		 moved);
+	tu_write(d->conf, text);
+	/* by hand, without the PID: the file's socket is not there, which is all it can say */
+	assert_int_equal(tu_run(out, sizeof(out), "-c", d->conf, "--send", "reload", NULL), 1);
+	assert_non_null(strstr(out, "moved: No such file or directory"));
+	snprintf(pid, sizeof(pid), "%d", (int)d->pid);
+	setenv("MAINPID", pid, 1);
+	drain_notify(d);
+	rc = tu_run(out, sizeof(out), "-c", d->conf, "--send", "reload", NULL);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "moved: No such file or directory; sent SIGHUP to the daemon"));
+	expect_notify(d, "READY=1", 5000, NULL, 0);
+	assert_true(log_has(d, "changed stone control"));
+	/* another command is never turned into a signal */
+	rc = tu_run(out, sizeof(out), "-c", d->conf, "--send", "status", NULL);
+	assert_int_equal(rc, 0);				/* at the new socket */
+	/* no socket at all: the reload still goes, and status has nowhere to go */
+	tu_write(d->conf, "control = { socket = \"\"; };\n");
+	drain_notify(d);
+	rc = tu_run(out, sizeof(out), "-c", d->conf, "--send", "reload", NULL);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "control socket (none): No such file or directory; sent SIGHUP"));
+	expect_notify(d, "READY=1", 5000, NULL, 0);
+	assert_int_equal(tu_run(out, sizeof(out), "-c", d->conf, "--send", "status", NULL), 1);
+	assert_null(strstr(out, "SIGHUP"));
+	unsetenv("MAINPID");
+	assert_int_equal(access(moved, F_OK), -1);		/* the moved socket is gone */
+	stop(d);
+}
+
 /* The look reloads on the waves in flight; a new grid starts the water calm, never black. Over
  * a plain red splash refraction is invisible and only the light shows the waves. */
 static void test_reload_look_and_grid(void **state)
@@ -2217,6 +2260,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_one_frame_per_second, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_look_and_grid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_reports_what_it_applied, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_by_pid_when_the_socket_moved, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_control_fuzz, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_rain_and_blank, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_calm_no_wakeups, setup, teardown),
