@@ -98,6 +98,15 @@ static const char script[] =
 	"hear again\n"
 	"timeout 10 chvt 2; rc=$?; timeout 10 chvt 7; say \"again rc=$rc,$? $($H/vtstate /dev/tty7)\"\n"
 	"cp $F/blue.conf /etc/fbripple.conf\n"
+	"hear sockoff\n"
+	/* an edit that turns the control socket off, and one that brings it back: ExecReload=
+	 * has no socket to ask either time, and reaches the daemon by $MAINPID */
+	"{ cat $F/blue.conf; echo 'control = { socket = \"\"; };'; } >/etc/fbripple.conf\n"
+	"systemctl reload fbripple; rc=$?; waitfor '[ ! -S /run/fbripple/control ]' 5\n"
+	"cp $F/blue.conf /etc/fbripple.conf\n"
+	"systemctl reload fbripple; rc2=$?; waitfor '[ -S /run/fbripple/control ]' 5; ok=$?\n"
+	"say \"sockoff rc=$rc,$rc2 back=$ok pid=$(st MainPID) was=$pid"
+	" hup=$(journalctl -b -u fbripple -o cat | grep -c 'sent SIGHUP to the daemon')\"\n"
 	"hear watchdog\n"
 	/* a hung daemon: the watchdog restarts it */
 	"kill -STOP $pid\n"
@@ -520,6 +529,11 @@ static void check_refusal(struct vm_suite *s, struct failures *f)
 	check(f, strstr(buf, "rc=0,0 vt 7 kd=graphics switching=process active=7") != NULL,
 	      "after two reloads, switching to tty2 and back: %s", buf);
 	check(f, screen_is(s, BLUE, false, 5000), "the splash is not back after chvt 2, chvt 7");
+	send(s, "sockoff");
+	line(s, "sockoff ", buf, sizeof(buf));
+	check(f, strstr(buf, "sockoff rc=0,0 back=0 ") && strstr(buf, " hup=2") &&
+	      field(buf, "pid=") == field(buf, "was="),
+	      "systemctl reload with the socket turned off and on again: %s", buf);
 }
 
 static void check_restarts(struct vm_suite *s, struct failures *f)
