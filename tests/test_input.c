@@ -368,6 +368,55 @@ static void test_mt_a_syn_dropped(void **state)
 	assert_string_equal(f.rec.text, "down 0 100,100; move 0 100,100>200,100");
 }
 
+/* Protocol A without BTN_TOUCH: the sync replays nothing of it, so a lift lost in the drop
+ * never comes. Its contacts end at the drop: the taps after it drop stones of their own
+ * (review: the first drew a line from the finger lifted, which stayed down for good, and a tap
+ * in the frame after the drop was read in the stale frame's place). */
+static void test_mt_a_syn_dropped_without_button(void **state)
+{
+	static const char finger[] =
+		"E: 0.0 0003 0035 0100\nE: 0.0 0003 0036 0100\nE: 0.0 0000 0002 0000\n"
+		"E: 0.0 0000 0000 0000\n";
+	static const char tap[] =
+		"E: 1.0 0003 0035 0900\nE: 1.0 0003 0036 0700\nE: 1.0 0000 0002 0000\n"
+		"E: 1.0 0000 0000 0000\n"
+		"E: 1.1 0000 0002 0000\nE: 1.1 0000 0000 0000\n";
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_A, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec, finger);
+	feed(&f.dec, "E: 0.5 0000 0003 0000	# SYN_DROPPED over the lift\n");
+	assert_false(input_decoder_held(&f.dec));
+	feed(&f.dec, tap);
+	assert_string_equal(f.rec.text, "down 0 100,100; up 0 100,100; down 0 900,700; "
+			    "up 0 900,700");
+	clear(&f.rec);
+	feed(&f.dec, finger);
+	feed(&f.dec, "E: 0.5 0000 0003 0000\n");
+	feed(&f.dec, tap);
+	assert_string_equal(f.rec.text, "down 0 100,100; up 0 100,100; down 0 900,700; "
+			    "up 0 900,700");
+	assert_false(input_decoder_held(&f.dec));
+}
+
+/* A frame skipped after a drop leaves nothing of itself to the next: an empty one lifts
+ * (review: its first contact was read again as one of the next frame's). */
+static void test_mt_a_skipped_frame_forgotten(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_A, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec, "E: 0.0 0001 014a 0001\nE: 0.0 0003 0035 0100\nE: 0.0 0003 0036 0100\n"
+		     "E: 0.0 0000 0002 0000\nE: 0.0 0000 0000 0000\n"
+		     "E: 0.1 0000 0003 0000	# SYN_DROPPED, an empty sync\n"
+		     "E: 0.2 0003 0035 0120\nE: 0.2 0003 0036 0100\nE: 0.2 0000 0002 0000\n"
+		     "E: 0.2 0000 0000 0000	# skipped\n"
+		     "E: 0.3 0000 0002 0000\nE: 0.3 0000 0000 0000	# no contact left\n");
+	assert_string_equal(f.rec.text, "down 0 100,100; up 0 100,100");
+}
+
 /* ---- MT-only, single touch, tablet, mouse ---- */
 
 /* No BTN_TOUCH and no ABS_X/Y at all: the slots alone decide. */
@@ -1130,6 +1179,8 @@ int main(void)
 		cmocka_unit_test(test_mt_a_tracking_ids),
 		cmocka_unit_test(test_mt_a_matched_by_distance),
 		cmocka_unit_test(test_mt_a_syn_dropped),
+		cmocka_unit_test(test_mt_a_syn_dropped_without_button),
+		cmocka_unit_test(test_mt_a_skipped_frame_forgotten),
 		cmocka_unit_test(test_mt_only),
 		cmocka_unit_test(test_single_touch_offset_range),
 		cmocka_unit_test(test_mouse_autorepeat),

@@ -218,8 +218,10 @@ static void feed_mt_a(struct input_decoder *d, const struct input_event *ev)
 {
 	struct input_slot *c = &d->mt[d->nmt < INPUT_SLOTS ? d->nmt : INPUT_SLOTS - 1];
 
-	if (ev->type == EV_KEY && ev->code == BTN_TOUCH && ev->value != 2)
+	if (ev->type == EV_KEY && ev->code == BTN_TOUCH && ev->value != 2) {
 		d->button = ev->value;
+		d->has_button = true;
+	}
 	if (ev->type == EV_SYN && ev->code == SYN_MT_REPORT) {
 		if (c->fresh && d->nmt < INPUT_SLOTS)
 			d->nmt++;
@@ -329,8 +331,6 @@ static void frame_mt_a(struct input_decoder *d)
 						       .x = d->mt[k].x, .y = d->mt[k].y,
 						       .rx = -1, .ry = -1 };
 	}
-	d->nmt = 0;
-	d->mt[0].fresh = false;
 }
 
 /* The bit of a pointer button (every mouse button, the stylus buttons), or 0. */
@@ -440,6 +440,7 @@ static void frame(struct input_decoder *d)
 	if (d->cls == INPUT_MT_A && !(d->dropped && d->button))
 		frame_mt_a(d);
 	d->nmt = 0;
+	d->mt[0].fresh = false;		/* also of a frame skipped: the next one starts empty */
 	d->dropped = false;
 	if (d->cls == INPUT_MOUSE) {
 		d->s[0].x = move_clamped(d->s[0].x, d->dx, d->map->width);
@@ -456,6 +457,15 @@ static void frame(struct input_decoder *d)
 	/* a contact held still sends only timestamps, and is someone's all the same */
 	d->frames += d->frame || input_decoder_held(d);
 	d->frame = d->tool_left = false;
+}
+
+/* Protocol A without BTN_TOUCH: the sync has nothing of it to replay, so a lift lost in the
+ * drop would never come, and its contacts would stay down. They end where they were last
+ * seen; the next frame, which resends every contact, starts those still down anew. */
+static void end_unsynced(struct input_decoder *d)
+{
+	input_decoder_release(d);
+	d->dropped = false;	/* no contact left to keep: the next frame is read */
 }
 
 /* An event a person made: not a timestamp or a serial number (EV_MSC: a pen in range sends
@@ -479,12 +489,15 @@ void input_decoder_feed(struct input_decoder *d, const struct input_event *ev)
 	}
 	if (ev->type == EV_SYN && ev->code == SYN_DROPPED) {
 		/* libevdev resyncs slots, keys and axes but cannot restore a protocol A frame:
-		 * drop the partial one, and keep the contacts unless the sync lifts BTN_TOUCH. */
+		 * drop the partial one, and keep the contacts unless the sync lifts BTN_TOUCH (a
+		 * device without one cannot keep them: end_unsynced). */
 		d->nmt = 0;
 		d->mt[0].fresh = false;
 		d->dx = d->dy = 0;
 		d->dropped = true;
 		d->sync_due = true;
+		if (d->cls == INPUT_MT_A && !d->has_button)
+			end_unsynced(d);
 		return;
 	}
 	d->frame = d->frame || by_hand(ev);

@@ -94,6 +94,7 @@ struct input_decoder {
 	int slot;			/* MT-B: current slot, -1 if out of range */
 	struct input_slot s[INPUT_SLOTS];
 	bool button;			/* MT-A: BTN_TOUCH */
+	bool has_button;		/* MT-A: a BTN_TOUCH came: the device has one */
 	unsigned buttons;		/* mouse, tablet: the buttons held, one bit each */
 	bool frame;			/* events a person made since the last SYN_REPORT */
 	bool tool_left;			/* a pen's tool left range in this frame */
