@@ -254,6 +254,21 @@ static void expect_ok(struct daemon *d, const char *cmd)
 		fail_msg("\"%s\": %s", cmd, reply);
 }
 
+/* Polls status until it holds want; fails with the last status after timeout_ms. */
+static void expect_status(struct daemon *d, const char *want, int timeout_ms)
+{
+	char reply[CONTROL_REPLY_MAX];
+	long t0 = now_ms();
+
+	do {
+		send_cmd(d, "status", reply, sizeof(reply));
+		if (strstr(reply, want))
+			return;
+		sleep_ms(50);
+	} while (now_ms() - t0 < timeout_ms);
+	fail_msg("no \"%s\" within %d ms: %s", want, timeout_ms, reply);
+}
+
 static void screenshot(struct daemon *d, struct image *img)
 {
 	char cmd[400];
@@ -2177,6 +2192,30 @@ static void test_show_during_fade(void **state)
 	stop(d);
 }
 
+/* A hide starts a new idle spell: the next show rains and runs its frames, and blanks again
+ * after blank_after (review: the hide left the spell blanked, and the show after it was one
+ * still frame that said blanked=yes and never blanked again). */
+static void test_show_after_blanked_hide(void **state)
+{
+	struct daemon *d = *state;
+	char reply[CONTROL_REPLY_MAX];
+
+	write_conf(d, "rain = { enabled = true; rate = 5.0; };\n"
+		      "screensaver = { mode = \"idle\"; after = 2; blank_after = 3; fade = 0.2; };");
+	start(d, NULL);
+	expect_status(d, "blanked=yes", 6000);
+	send_cmd(d, "hide", reply, sizeof(reply));
+	assert_string_equal(reply, "ok fading");
+	expect_status(d, "screensaver=hidden", 3000);
+	send_cmd(d, "show", reply, sizeof(reply));
+	assert_string_equal(reply, "ok shown");
+	send_cmd(d, "status", reply, sizeof(reply));
+	assert_non_null(strstr(reply, "moving=yes"));
+	assert_non_null(strstr(reply, "rain=on blanked=no"));
+	expect_status(d, "blanked=yes", 6000);
+	stop(d);
+}
+
 /* A heavy stone, whose rings take the water's own damping 2 s (hooke) to 25 s (spring) to calm
  * at 320x240, and the fade's well under half a second. */
 #define FADE_STONE "drop 160 120 30 2000"
@@ -2283,6 +2322,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_while_shown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_always_refuses_show, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_during_fade, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_show_after_blanked_hide, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_during_fade, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fade_calms_every_engine, setup, teardown),
 	};

@@ -129,9 +129,26 @@ static void apply_idle(struct pace *p, unsigned events)
 	arm_idle(p);
 }
 
+/* A new idle spell from now: the display lit, no idle rain, both delays counted anew. */
+static void new_idle_spell(struct pace *p)
+{
+	apply_idle(p, idle_activity(&p->idle, pace_now_ms()));
+}
+
+/* A hide starts a new idle spell, as the saver counts anew from it: a blank falling due while
+ * hidden would leave the next show blanked, drawing nothing and never blanking again. So does
+ * a show over such a blank (both due at once, after a suspend); any other show keeps counting
+ * from the last input, as blank_after is documented to. */
+static bool ends_idle_spell(const struct pace *p, unsigned saver_events)
+{
+	return (saver_events & SAVER_HIDE) || ((saver_events & SAVER_SHOW) && p->idle.blanked);
+}
+
 /* The saver's events to whoever shows and hides, then the timer for what comes next. */
 static void tell_saver(struct pace *p, unsigned events)
 {
+	if (ends_idle_spell(p, events))
+		new_idle_spell(p);	/* before the hide: lit when the app's frame goes back */
 	if (events && p->on_saver)
 		p->on_saver(p->saver_ctx, events);
 	arm_idle(p);
@@ -166,7 +183,7 @@ void pace_saver_command(struct pace *p, bool show)
 void pace_saver_failed(struct pace *p)
 {
 	saver_failed(&p->saver, pace_now_ms());
-	arm_idle(p);
+	new_idle_spell(p);
 }
 
 /* Input happened (a touch, a press, a control-socket drop): stops idle rain, wakes a blank

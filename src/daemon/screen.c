@@ -692,10 +692,10 @@ void screen_blank(struct screen *s, bool blank)
 	s->blanked = blank;
 	if (s->standby)		/* hidden: the display is the app's */
 		log_info(blank ? "no input for screensaver.blank_after: hidden, the display left to "
-				 "the application" : "input: unblanked");
+				 "the application" : "unblanked while hidden");
 	else
 		log_info(blank ? "no input for screensaver.blank_after: display blanked"
-			       : "input: display unblanked");
+			       : "display unblanked");
 	if (!blank)
 		s->full_pages = s->display.mode.pages;
 	if (s->away)
