@@ -174,6 +174,19 @@ static void test_idle(void **state)
 	idle_configure(&i, 0, 0);
 	assert_int_equal(idle_next(&i), -1);
 	assert_int_equal(idle_check(&i, 1000000000), 0);
+	/* a reload that turns a delay off ends what it brought; another delay keeps it */
+	idle_init(&i, 10, 30, 0);
+	assert_int_equal(idle_check(&i, 10000), IDLE_RAIN_START);
+	assert_int_equal(idle_configure(&i, 20, 30), 0);
+	assert_true(i.raining);
+	assert_int_equal(idle_configure(&i, 0, 30), IDLE_RAIN_STOP);
+	assert_false(i.raining);
+	assert_int_equal(idle_check(&i, 30000), IDLE_BLANK);
+	assert_int_equal(idle_configure(&i, 0, 40), 0);
+	assert_true(i.blanked);
+	assert_int_equal(idle_configure(&i, 0, 0), IDLE_UNBLANK);
+	assert_false(i.blanked);
+	assert_int_equal(idle_next(&i), -1);
 
 	/* months of uptime: past 2^31 ms (24.8 days), where a 32-bit long wraps */
 	const int64_t day = 24LL * 3600 * 1000, t = 100 * day;

@@ -1930,6 +1930,29 @@ static void test_idle_rain_and_blank(void **state)
 	stop(d);
 }
 
+/* A reload that turns rain.idle_after or blank_after off ends the idle rain or the blank at
+ * once (review: the rain, and its frames, went on until a touch). */
+static void test_reload_ends_idle_rain_and_blank(void **state)
+{
+	struct daemon *d = *state;
+
+	write_conf(d, "rain = { idle_after = 1; };");
+	start(d, NULL);
+	expect_status(d, "moving=yes", 3000);
+	expect_status(d, "rain=on", 100);
+	write_conf(d, "rain = { idle_after = 0; };");
+	expect_ok(d, "reload");
+	expect_status(d, "rain=off", 100);
+	write_conf(d, "screensaver = { blank_after = 1; };");
+	expect_ok(d, "reload");
+	expect_status(d, "blanked=yes", 3000);
+	write_conf(d, "screensaver = { blank_after = 0; };");
+	expect_ok(d, "reload");
+	expect_status(d, "blanked=no", 100);
+	assert_true(log_has(d, "display unblanked"));
+	stop(d);
+}
+
 static void test_unit_file(void **state)
 {
 	struct daemon *d = *state;
@@ -2303,6 +2326,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_control_fuzz, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_rain_and_blank, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_ends_idle_rain_and_blank, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_calm_no_wakeups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hooke_calm_no_wakeups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_calm_no_wakeups, setup, teardown),

@@ -7,10 +7,21 @@ void idle_init(struct idle *i, int rain_after_s, int blank_after_s, int64_t now_
 	idle_configure(i, rain_after_s, blank_after_s);
 }
 
-void idle_configure(struct idle *i, int rain_after_s, int blank_after_s)
+unsigned idle_configure(struct idle *i, int rain_after_s, int blank_after_s)
 {
+	unsigned ev = 0;
+
 	i->rain_after_ms = rain_after_s * 1000L;
 	i->blank_after_ms = blank_after_s * 1000L;
+	if (!i->rain_after_ms && i->raining) {
+		i->raining = false;
+		ev |= IDLE_RAIN_STOP;
+	}
+	if (!i->blank_after_ms && i->blanked) {
+		i->blanked = false;
+		ev |= IDLE_UNBLANK;
+	}
+	return ev;
 }
 
 unsigned idle_activity(struct idle *i, int64_t now_ms)

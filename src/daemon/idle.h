@@ -21,8 +21,9 @@ struct idle {
 /* Starts counting from now_ms, neither raining nor blank. */
 void idle_init(struct idle *i, int rain_after_s, int blank_after_s, int64_t now_ms);
 
-/* New delays (a reload); the state and the last input stay. */
-void idle_configure(struct idle *i, int rain_after_s, int blank_after_s);
+/* New delays (a reload); the state and the last input stay, but what a delay turned off (0)
+ * brought ends: the idle_event bits that causes (IDLE_RAIN_STOP, IDLE_UNBLANK). */
+unsigned idle_configure(struct idle *i, int rain_after_s, int blank_after_s);
 
 /* An input at now_ms: the idle_event bits it causes (IDLE_RAIN_STOP, IDLE_UNBLANK). */
 unsigned idle_activity(struct idle *i, int64_t now_ms);

@@ -226,16 +226,17 @@ void pace_pause(struct pace *p, bool paused)
 void pace_configure(struct pace *p, const struct pace_settings *set)
 {
 	bool new_period = set->fps != p->set.fps;
+	unsigned events;
 
 	if (set->rain != p->set.rain || set->rain_rate != p->set.rain_rate ||
 	    set->rain_size != p->set.rain_size || set->rain_weight != p->set.rain_weight)
 		p->rain_on = set->rain;
 	p->set = *set;
-	idle_configure(&p->idle, set->rain_idle_after, set->blank_after);
+	events = idle_configure(&p->idle, set->rain_idle_after, set->blank_after);
 	saver_configure(&p->saver, set->saver_wake, set->saver_after, set->saver_fade);
 	if (new_period)
 		pace_arm_frames(p, false);
-	arm_idle(p);
+	apply_idle(p, events);
 }
 
 static int open_timer(struct loop *loop, struct loop_source *src, loop_fn *fn, void *ctx)
