@@ -150,7 +150,7 @@ RENDER_PATHS_RUN ?= $(if $(filter aarch64%,$(shell $(CC) -dumpmachine)),scalar n
 # The tests whose subject never reaches a kernel (the config, the control socket and the service
 # around the daemon, input, pictures, the pool) say the same on every path: they run once.
 PATH_FREE_TESTS = $(addprefix $(B)/tests/,test_config test_control test_service test_input \
-		  test_input_reader test_image test_pixfmt test_pool)
+		  test_input_reader test_touch test_image test_pixfmt test_pool)
 PATH_TESTS = $(filter-out $(PATH_FREE_TESTS),$(UNIT_TESTS))
 check-paths: all $(PATH_TESTS)
 	@for p in $(RENDER_PATHS_RUN); do echo "FBRIPPLE_SIMD=$$p:"; \

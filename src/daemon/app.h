@@ -114,6 +114,8 @@ struct touch {
 	const struct config *cfg;
 	struct input *input;		/* NULL: no input (--frames, or none available) */
 	int contacts;
+	bool only_woke[INPUT_CONTACTS_MAX];	/* by contact id: its touch woke the screen, or
+						 * came while hidden, and dropped no stone */
 	int64_t drop_event_us;		/* event time of a touch's stone not drawn yet; 0: none */
 };
 
@@ -233,6 +235,8 @@ void touch_init(struct touch *t, struct pace *pace, struct screen *screen,
 void touch_options(const struct config *cfg, const struct options *opt,
 		   const struct display_mode *mode, struct input_opts *o, const char **devices);
 void touch_open(struct touch *t, const struct options *opt, struct loop *loop);
+/* What a contact does: the input devices' callback (ctx: the touch). */
+void touch_contact(void *ctx, const struct input_contact *c);
 void touch_grab(struct touch *t, bool grab);
 void touch_shown(struct touch *t);
 void touch_close(struct touch *t);

@@ -11,8 +11,20 @@ void touch_init(struct touch *t, struct pace *pace, struct screen *screen,
 	*t = (struct touch){ .pace = pace, .screen = screen, .cfg = cfg };
 }
 
-/* A touch drops a stone, and each contact dragged draws its own trail of lighter drops. */
-static void on_contact(void *ctx, const struct input_contact *c)
+static void set_only_woke(struct touch *t, int id, bool woke)
+{
+	if (id >= 0 && id < INPUT_CONTACTS_MAX)
+		t->only_woke[id] = woke;
+}
+
+static bool only_woke(const struct touch *t, int id)
+{
+	return id >= 0 && id < INPUT_CONTACTS_MAX && t->only_woke[id];
+}
+
+/* A touch drops a stone, and each contact dragged draws its own trail of lighter drops. A
+ * touch that drops none, as it only wakes the screen, draws none either until it lifts. */
+void touch_contact(void *ctx, const struct input_contact *c)
 {
 	struct touch *t = ctx;
 	const struct config *cfg = t->cfg;
@@ -27,15 +39,19 @@ static void on_contact(void *ctx, const struct input_contact *c)
 			  c->action == INPUT_DOWN ? "down" : "up", c->x, c->y);
 	if (c->action == INPUT_DOWN) {
 		t->contacts++;
-		if (!pace_touched(t->pace)) {
+		set_only_woke(t, c->id, pace_touched(t->pace));
+		if (!only_woke(t, c->id)) {
 			screen_drop(t->screen, c->x, c->y, cfg->stone.size, cfg->stone.weight);
 			if (!t->drop_event_us)
 				t->drop_event_us = c->time_us;
 		}
 	} else if (c->action == INPUT_UP) {
 		t->contacts -= t->contacts > 0;
+		set_only_woke(t, c->id, false);
 	} else if (!saver_ripples(&t->pace->saver)) {
 		return;		/* hidden or fading: the water stays as it is */
+	} else if (c->action == INPUT_MOVE && only_woke(t, c->id)) {
+		return;
 	} else if (c->action == INPUT_MOVE || cfg->input.hover_ripples) {
 		if (c->action == INPUT_HOVER)
 			weight = weight > 1 ? weight / 2 : 1;
@@ -82,7 +98,7 @@ void touch_open(struct touch *t, const struct options *opt, struct loop *loop)
 	if (t->input)
 		ret = input_reconfigure(t->input, &o);
 	else
-		ret = input_open(&t->input, &o, loop, on_contact, note_input, t);
+		ret = input_open(&t->input, &o, loop, touch_contact, note_input, t);
 	if (ret < 0)
 		log_warn("input: %s; running without touch or mouse", strerror(-ret));
 }

@@ -16,6 +16,7 @@
 #include "util/loop.h"
 
 #define INPUT_DEVICES_MAX 32
+#define INPUT_CONTACTS_MAX (INPUT_DEVICES_MAX * INPUT_SLOTS)	/* contact ids run below it */
 #define INPUT_PATH_MAX 64
 
 struct input_opts {
