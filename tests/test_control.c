@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "config/config.h"
 #include "daemon/control.h"
 #include "daemon/idle.h"
@@ -682,6 +683,122 @@ static void test_a_process_of_watchers_still_gets_in(void **state)
 	listening_close(&l);
 }
 
+/* A connection made by a child process running as user uid (it must be allowed to connect). */
+static int connect_as_user(const struct sockaddr_un *addr, uid_t uid)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), status;
+	pid_t pid = fork();
+
+	assert_true(fd >= 0 && pid >= 0);
+	if (pid == 0)
+		_exit(setuid(uid) == 0 &&
+		      connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0 ? 0 : 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return fd;
+}
+
+/* The review's slow client sends "status" a chunk every DRIP_MS, the newline with the next
+ * line's first byte: always midway through a line, a line finished every 1.5 s, well within
+ * CONTROL_IDLE_MS. */
+enum { DRIP_MS = 300, DRIP_ROUNDS = 20 };
+
+/* Each of the n clients sends its chunk of round, the loop runs for DRIP_MS, their replies are
+ * taken. A client that was closed fails to send, and is left at that. */
+static void drip_round(struct listening *l, const int *fds, int n, int round)
+{
+	static const char *const chunks[] = { "t", "a", "t", "u", "s\ns" };
+	const char *chunk = round == 0 ? "s" : chunks[(round - 1) % 5];
+	long end = now_ms() + DRIP_MS;
+	char sink[64];
+
+	for (int i = 0; i < n; i++)
+		send(fds[i], chunk, strlen(chunk), MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (now_ms() < end)
+		loop_dispatch(&l->loop, 10);
+	for (int i = 0; i < n; i++)
+		while (recv(fds[i], sink, sizeof(sink), MSG_DONTWAIT) > 0)
+			;
+}
+
+/* What fd has received so far, or "". */
+static void line_now(int fd, char *line, size_t len)
+{
+	ssize_t n = recv(fd, line, len - 1, MSG_DONTWAIT);
+
+	line[n > 0 ? n : 0] = '\0';
+}
+
+/* Sixteen processes, each with one connection that drips its lines and finishes each within
+ * CONTROL_IDLE_MS, hold every slot: another process's one-shot command is still answered (its
+ * grace over, one of them gives its slot up), as the README promises. */
+static void test_dripping_clients_let_a_one_shot_in(void **state)
+{
+	struct listening l;
+	int fds[CONTROL_CLIENTS], shot;
+	char line[96] = "";
+
+	(void)state;
+	listening_open(&l);
+	for (int i = 0; i < CONTROL_CLIENTS; i++)
+		fds[i] = connect_as_child(&l.addr);
+	drip_round(&l, fds, CONTROL_CLIENTS, 0);
+	assert_int_equal(clients_open(&l.c), CONTROL_CLIENTS);
+	shot = connect_as_child(&l.addr);	/* waits in the backlog */
+	assert_int_equal(send(shot, "status\n", 7, 0), 7);
+	for (int round = 1; round < DRIP_ROUNDS && !line[0]; round++) {
+		drip_round(&l, fds, CONTROL_CLIENTS, round);
+		line_now(shot, line, sizeof(line));
+	}
+	assert_string_equal(line, "ok\n");
+	for (int i = 0; i < CONTROL_CLIENTS; i++)
+		close(fds[i]);
+	close(shot);
+	listening_close(&l);
+}
+
+/* With every slot held, fifteen by dripping processes of one user and one by a kiosk app of
+ * another that asks something every DRIP_MS and is idle in between, a newcomer evicts one of
+ * the crowd's connections, not the kiosk app's. */
+static void test_the_most_crowded_user_gives_up_a_slot(void **state)
+{
+	enum { CROWD = CONTROL_CLIENTS - 1 };
+	struct listening l;
+	int fds[CROWD], kiosk, shot;
+	char line[96];
+
+	(void)state;
+	if (geteuid() != 0) {
+		printf("# not root: no other user to connect as\n");
+		skip();
+	}
+	listening_open(&l);
+	assert_int_equal(chmod(l.dir, 0755), 0);
+	assert_int_equal(chmod(l.addr.sun_path, 0666), 0);
+	kiosk = connect_here(&l);
+	for (int i = 0; i < CROWD; i++)
+		fds[i] = connect_as_user(&l.addr, 1000);
+	for (int round = 0; round < 5; round++) {	/* every grace over */
+		assert_int_equal(send(kiosk, "status\n", 7, 0), 7);
+		drip_round(&l, fds, CROWD, round);
+		line_now(kiosk, line, sizeof(line));
+		assert_string_equal(line, "ok\n");
+	}
+	assert_int_equal(clients_open(&l.c), CONTROL_CLIENTS);
+	shot = connect_as_child(&l.addr);
+	assert_int_equal(send(shot, "status\n", 7, 0), 7);
+	client_line_of(&l.loop, shot, line, sizeof(line));
+	assert_string_equal(line, "ok");
+	assert_int_equal(send(kiosk, "status\n", 7, MSG_NOSIGNAL), 7);
+	client_line_of(&l.loop, kiosk, line, sizeof(line));
+	assert_string_equal(line, "ok");
+	for (int i = 0; i < CROWD; i++)
+		close(fds[i]);
+	close(kiosk);
+	close(shot);
+	listening_close(&l);
+}
+
 static void solid(struct image *img, uint32_t rgb)
 {
 	img->width = 16;
@@ -761,6 +878,8 @@ int main(void)
 		cmocka_unit_test(test_watchers_are_few),
 		cmocka_unit_test(test_a_watcher_is_never_evicted),
 		cmocka_unit_test(test_a_process_of_watchers_still_gets_in),
+		cmocka_unit_test(test_dripping_clients_let_a_one_shot_in),
+		cmocka_unit_test(test_the_most_crowded_user_gives_up_a_slot),
 		cmocka_unit_test(test_shot_write),
 	};
 

@@ -384,7 +384,6 @@ static enum read_result client_read(struct control_client *cl)
 		return READ_GONE;
 	cl->len += (size_t)n;
 	cl->spoke = true;
-	cl->heard_ms = now_ms();
 	if (nl)
 		return READ_LINE;
 	if (cl->len < sizeof(cl->buf))
@@ -455,6 +454,12 @@ void control_answer(struct control *c, struct control_ticket ticket, const char 
 	listen_resume(c);
 }
 
+/* Who connected: SO_PEERCRED's process (0: unknown) and user (-1: unknown). */
+struct peer {
+	pid_t pid;
+	uid_t uid;
+};
+
 /* How many of the clients the process pid connected. */
 static int peer_count(const struct control *c, pid_t pid)
 {
@@ -465,10 +470,21 @@ static int peer_count(const struct control *c, pid_t pid)
 	return n;
 }
 
+/* How many of the clients the user uid connected. */
+static int user_count(const struct control *c, uid_t uid)
+{
+	int n = 0;
+
+	for (int i = 0; i < CONTROL_CLIENTS; i++)
+		n += c->clients[i].src.fd >= 0 && c->clients[i].uid == uid;
+	return n;
+}
+
 /* How readily a client gives up its slot to a new one: -1 never (a reply is being made for it,
  * or it watches: watchers are few, CONTROL_WATCHERS), 0 idle, 1 stuck in a line or not taking
  * its reply, 2 with a request not read yet, 3 in its grace: in the middle of its line or yet
- * to send one, and connected or sent a byte less than CONTROL_GRACE_MS ago. */
+ * to send one, and connected less than CONTROL_GRACE_MS ago. Counted from the connect, not
+ * from its last byte: a client that drips its lines would keep its grace for good. */
 static int client_rank(const struct control_client *cl, int64_t now)
 {
 	bool midway = cl->len || cl->overflow || !cl->spoke;
@@ -476,7 +492,7 @@ static int client_rank(const struct control_client *cl, int64_t now)
 
 	if (cl->waiting || cl->watching)
 		return -1;
-	if (midway && now - cl->heard_ms < CONTROL_GRACE_MS)
+	if (midway && now - cl->connected_ms < CONTROL_GRACE_MS)
 		return 3;
 	if (cl->len || cl->overflow || cl->out_len)
 		return 1;
@@ -487,17 +503,24 @@ static int client_rank(const struct control_client *cl, int64_t now)
 
 struct candidate {
 	struct control_client *cl;
+	int crowd;		/* its user's connections, the newcomer's counted with its own */
 	int load;		/* its process's connections, the newcomer's counted with its own */
 	bool own;		/* the newcomer's process's */
 	int rank;
 };
 
-/* Whether a is the better one to evict: the most crowded process's (the newcomer's own first),
- * then the most readily given up, then the one quiet longest. */
+/* Whether a is the better one to evict: the most crowded user's, then process's (the
+ * newcomer's own first), then the most readily given up, then the one quiet longest. The user
+ * comes first so that many processes of one user give up their slots before another user's
+ * only one, a kiosk app's, idle between its commands. */
 static bool better_victim(const struct candidate *a, const struct candidate *b)
 {
-	if (!b->cl || a->load != b->load)
-		return !b->cl || a->load > b->load;
+	if (!b->cl)
+		return true;
+	if (a->crowd != b->crowd)
+		return a->crowd > b->crowd;
+	if (a->load != b->load)
+		return a->load > b->load;
 	if (a->own != b->own)
 		return a->own;
 	if (a->rank != b->rank)
@@ -506,23 +529,24 @@ static bool better_victim(const struct candidate *a, const struct candidate *b)
 }
 
 /*
- * The client to evict for a newcomer from process pid (pid -1: a process not seen yet), only of
- * its own with own_only. A process with more than one connection gives one up even in its grace,
- * so no process can fill the slots with fresh connections; the only connection of a process
- * goes only after its grace. NULL when no client may go.
+ * The client to evict for a newcomer from peer (pid -1: a process not seen yet), only of its
+ * own process with own_only. A process with more than one connection gives one up even in its
+ * grace, so no process can fill the slots with fresh connections; the only connection of a
+ * process goes only after its grace. NULL when no client may go.
  */
-static struct control_client *pick_victim(struct control *c, pid_t pid, bool own_only,
+static struct control_client *pick_victim(struct control *c, struct peer peer, bool own_only,
 					  int64_t now)
 {
 	struct candidate best = { 0 };
 
 	for (int i = 0; i < CONTROL_CLIENTS; i++) {
 		struct control_client *cl = &c->clients[i];
-		struct candidate cand = { cl, 0, cl->pid == pid, 0 };
+		struct candidate cand = { .cl = cl, .own = cl->pid == peer.pid };
 
 		if (cl->src.fd < 0 || (own_only && !cand.own))
 			continue;
 		cand.rank = client_rank(cl, now);
+		cand.crowd = user_count(c, cl->uid) + (cl->uid == peer.uid);
 		cand.load = peer_count(c, cl->pid) + cand.own;
 		if (cand.rank < 0 || (cand.load < 2 && cand.rank == 3))
 			continue;
@@ -555,20 +579,20 @@ static struct control_client *oldest_watcher(struct control *c, pid_t pid)
 	return oldest;
 }
 
-/* The slot for a newcomer from pid: its own oldest when it holds CONTROL_PER_PEER already (a
+/* The slot for a newcomer from peer: its own oldest when it holds CONTROL_PER_PEER already (a
  * watcher only when all it holds watch or wait, so that its watchers cannot shut it out),
  * else a free one, else a victim's. NULL: the newcomer is refused. */
-static struct control_client *slot_for(struct control *c, pid_t pid, int64_t now)
+static struct control_client *slot_for(struct control *c, struct peer peer, int64_t now)
 {
 	struct control_client *cl;
 
-	if (peer_count(c, pid) >= CONTROL_PER_PEER) {
-		cl = pick_victim(c, pid, true, now);
+	if (peer_count(c, peer.pid) >= CONTROL_PER_PEER) {
+		cl = pick_victim(c, peer, true, now);
 		/* pid 0: no credentials, or not in our namespace: not one process, maybe many */
-		return cl || pid <= 0 ? cl : oldest_watcher(c, pid);
+		return cl || peer.pid <= 0 ? cl : oldest_watcher(c, peer.pid);
 	}
 	cl = free_slot(c);
-	return cl ? cl : pick_victim(c, pid, false, now);
+	return cl ? cl : pick_victim(c, peer, false, now);
 }
 
 /* The earliest end of a client's grace, or -1 when none has one. */
@@ -578,7 +602,7 @@ static int64_t grace_end(const struct control *c, int64_t now)
 
 	for (int i = 0; i < CONTROL_CLIENTS; i++) {
 		const struct control_client *cl = &c->clients[i];
-		int64_t e = cl->heard_ms + CONTROL_GRACE_MS;
+		int64_t e = cl->connected_ms + CONTROL_GRACE_MS;
 
 		if (cl->src.fd >= 0 && !cl->waiting && e > now && (end < 0 || e < end))
 			end = e;
@@ -637,15 +661,17 @@ static void listen_pause(struct control *c, int64_t now)
 /* Whether a newcomer from a process not seen yet could have a slot now. */
 static bool admits(struct control *c, int64_t now)
 {
-	return free_slot(c) || pick_victim(c, -1, false, now);
+	return free_slot(c) || pick_victim(c, (struct peer){ -1, (uid_t)-1 }, false, now);
 }
 
-static pid_t peer_pid(int fd)
+static struct peer peer_of(int fd)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 
-	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ? cred.pid : 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return (struct peer){ 0, (uid_t)-1 };
+	return (struct peer){ cred.pid, cred.uid };
 }
 
 static void on_listen(struct loop_source *src, uint32_t events)
@@ -656,7 +682,7 @@ static void on_listen(struct loop_source *src, uint32_t events)
 	(void)events;
 	for (int i = 0; i < CONTROL_BATCH; i++) {
 		struct control_client *cl;
-		pid_t pid;
+		struct peer peer;
 		int fd;
 
 		if (!admits(c, now)) {
@@ -666,8 +692,8 @@ static void on_listen(struct loop_source *src, uint32_t events)
 		fd = accept4(c->listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
-		pid = peer_pid(fd);
-		cl = slot_for(c, pid, now);
+		peer = peer_of(fd);
+		cl = slot_for(c, peer, now);
 		if (!cl) {	/* every connection of its process has a reply being made */
 			close(fd);
 			continue;
@@ -675,8 +701,8 @@ static void on_listen(struct loop_source *src, uint32_t events)
 		client_close(cl);
 		*cl = (struct control_client){ .src = { fd, on_client, cl }, .owner = c,
 					       .events = EPOLLIN, .serial = ++c->accepted,
-					       .active = ++c->clock, .heard_ms = now,
-					       .quiet_ms = now, .pid = pid };
+					       .active = ++c->clock, .connected_ms = now,
+					       .quiet_ms = now, .pid = peer.pid, .uid = peer.uid };
 		if (loop_add(c->loop, &cl->src) < 0) {
 			close(fd);
 			cl->src.fd = -1;

@@ -11,11 +11,11 @@
 
 #define CONTROL_LINE_MAX 512	/* longer commands are refused */
 #define CONTROL_REPLY_MAX 512
-#define CONTROL_CLIENTS 16	/* more connections evict one of the most crowded process's */
+#define CONTROL_CLIENTS 16	/* more evict one of the most crowded user's, then process's */
 #define CONTROL_PER_PEER 4	/* connections one process may hold: its next closes its oldest */
 #define CONTROL_WATCHERS 4	/* clients that may "watch" at once: watchers are never evicted */
 #define CONTROL_BATCH 4		/* reads per client and wake-up, so nobody starves the rest */
-#define CONTROL_GRACE_MS 1000	/* a client's time to send the next byte of its line */
+#define CONTROL_GRACE_MS 1000	/* a new client's time to send its line before it may be evicted */
 #define CONTROL_IDLE_MS 3000	/* a connection that sends no complete line for this long goes */
 #define CONTROL_COORD_MAX 65535	/* coordinates beyond the screen are clipped by the water */
 
@@ -72,9 +72,10 @@ struct control_client {
 	bool waiting;			/* for a reply that comes later */
 	bool spoke;			/* has sent something */
 	bool watching;			/* gets event lines; exempt from the idle close */
-	int64_t heard_ms;		/* its last byte (or its connect), CLOCK_MONOTONIC */
+	int64_t connected_ms;		/* its grace runs from it, CLOCK_MONOTONIC */
 	int64_t quiet_ms;		/* its last line, its last reply made later, or its connect */
 	pid_t pid;			/* the process that connected (SO_PEERCRED); 0 if unknown */
+	uid_t uid;			/* its user; -1 if unknown */
 	char out[CONTROL_REPLY_MAX + 1];	/* the rest of a reply the client has not taken */
 	size_t out_len, out_off;
 	uint32_t events;		/* what the loop watches it for */
