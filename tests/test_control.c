@@ -394,6 +394,48 @@ static void test_listen_refuses_a_live_socket(void **state)
 	tu_rmtree(dir);
 }
 
+/* Something that is not a socket at the path (a file, a directory, a link, to a live socket
+ * or to nothing) is somebody's: refused as such, not taken for a running fbripple, and left as
+ * it was, neither removed nor followed. */
+static void test_listen_leaves_what_is_not_a_socket(void **state)
+{
+	char *dir = tu_tmpdir();
+	const char *live = tu_path(dir, "live");
+	char path[300], target[300];
+	struct control running, c;
+	struct loop loop;
+	struct stat before, after;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s", tu_path(dir, "control"));
+	assert_int_equal(loop_init(&loop), 0);
+	control_init(&running, &loop, no_exec, NULL);
+	assert_int_equal(control_listen(&running, live), 0);
+	for (int kind = 0; kind < 4; kind++) {
+		if (kind == 0)
+			tu_write(path, "a file");
+		else if (kind == 1)
+			assert_int_equal(mkdir(path, 0755), 0);
+		else
+			assert_int_equal(symlink(kind == 2 ? live : "nowhere", path), 0);
+		assert_int_equal(lstat(path, &before), 0);
+		control_init(&c, &loop, no_exec, NULL);
+		assert_int_equal(control_listen(&c, path), -ENOTSOCK);
+		assert_int_equal(lstat(path, &after), 0);
+		assert_true(before.st_ino == after.st_ino && before.st_mode == after.st_mode);
+		control_close(&c);
+		if (kind >= 2)
+			assert_int_equal(readlink(path, target, sizeof(target)),
+					 (ssize_t)strlen(kind == 2 ? live : "nowhere"));
+		assert_int_equal(kind == 1 ? rmdir(path) : unlink(path), 0);
+	}
+	assert_int_equal(lstat(live, &after), 0);
+	assert_true(S_ISSOCK(after.st_mode));
+	control_close(&running);
+	loop_free(&loop);
+	tu_rmtree(dir);
+}
+
 /* The socket goes only where nobody else can replace it: a directory that group or others may
  * write (without the sticky bit), or another user's, is refused, and nothing is made there;
  * so is one under such a directory. */
@@ -873,6 +915,7 @@ int main(void)
 		cmocka_unit_test(test_saver_always),
 		cmocka_unit_test(test_reload_changes),
 		cmocka_unit_test(test_listen_refuses_a_live_socket),
+		cmocka_unit_test(test_listen_leaves_what_is_not_a_socket),
 		cmocka_unit_test(test_listen_refuses_a_directory_others_may_write),
 		cmocka_unit_test(test_watch_drops_a_client_that_does_not_read),
 		cmocka_unit_test(test_watchers_are_few),

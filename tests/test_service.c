@@ -1127,6 +1127,42 @@ static void test_second_instance_refused(void **state)
 	stop(d);
 }
 
+/* A file or a directory where the socket should be is somebody's: the daemon says so, at start
+ * and at a reload, and runs without that socket (or keeps the one it has) instead of taking it
+ * for another fbripple's; the file stays. */
+static void test_not_a_socket_at_the_path(void **state)
+{
+	struct daemon *d = *state;
+	char reply[CONTROL_REPLY_MAX], text[512], want[700], file[300];
+	const char *dir = tu_path(d->dir, "a-directory");
+	struct stat st;
+
+	write_conf(d, "");
+	start(d, NULL);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(text, sizeof(text), "control = { socket = \"%s\"; };\n", dir);
+	tu_write(d->conf, text);
+	send_cmd(d, "reload", reply, sizeof(reply));
+	printf("# reload onto a directory: %s\n", reply);
+	snprintf(want, sizeof(want), "control socket: %s exists and is not a socket; keeping %s",
+		 dir, d->sock);
+	assert_true(log_has(d, want));
+	expect_ok(d, "status");		/* still on the old socket */
+	stop(d);
+
+	snprintf(file, sizeof(file), "%s", d->sock);
+	tu_write(file, "not a socket");
+	write_conf(d, "");
+	start(d, NULL);
+	snprintf(want, sizeof(want), "control socket: %s exists and is not a socket; running "
+		 "without it", file);
+	assert_true(log_has(d, want));
+	assert_false(log_has(d, "another fbripple is running"));
+	assert_int_equal(lstat(file, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	stop(d);
+}
+
 /* In idle mode the second instance's screen is an application's: refused, it draws nothing
  * there (it painted its splash over it on the way out). */
 static void test_second_idle_instance_draws_nothing(void **state)
@@ -2335,6 +2371,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_second_idle_instance_draws_nothing, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_second_instance_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_a_socket_at_the_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_screenshot_never_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_screenshot_full_disk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_screenshot_flood, setup, teardown),

@@ -844,7 +844,9 @@ static int bind_socket(const char *path)
 	ret = check_parent(path);
 	if (ret < 0)
 		return ret;
-	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return -ENOTSOCK;	/* somebody's file, directory or link */
 		if (socket_alive(&addr))
 			return -EADDRINUSE;
 		unlink(path);	/* left behind by a daemon that died */

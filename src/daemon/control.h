@@ -102,7 +102,8 @@ void control_init(struct control *c, struct loop *loop, control_exec_fn *exec, v
 
 /* (Re)creates the listening socket at path with mode 0660, replacing a stale socket there;
  * connected clients stay. "" closes it. 0 or -errno (the old socket then stays); -EADDRINUSE
- * when a socket there still accepts connections: another fbripple is running on it; -EPERM
+ * when a socket there still accepts connections: another fbripple is running on it;
+ * -ENOTSOCK when something else is there (a file, a directory, a link: left alone); -EPERM
  * when another user could swap the socket for a link there (control_error says so). */
 int control_listen(struct control *c, const char *path);
 

@@ -21,6 +21,17 @@ static void on_watchdog(struct loop_source *src, uint32_t events)
 		notify_send("WATCHDOG=1");
 }
 
+/* Why control_listen could not make the socket at path, for the log. */
+static void control_why(int ret, const char *path, char *why, size_t len)
+{
+	if (ret == -EADDRINUSE)
+		snprintf(why, len, "another fbripple is running on %s", path);
+	else if (ret == -ENOTSOCK)
+		snprintf(why, len, "control socket: %s exists and is not a socket", path);
+	else
+		snprintf(why, len, "control socket %s: %s", path, control_error(ret));
+}
+
 /* Whether cfg's display keys ask for another display than the one open: another device (not
  * "auto" found to be the one open), output, mode or buffering. */
 static bool new_display(const struct app *app, const struct config *cfg)
@@ -73,6 +84,7 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 	struct service *sv = &app->service;
 	struct screen *screen = &app->screen;
 	struct pace_settings set;
+	char why[512];
 	int ret = 0;
 
 	if (*changes & RELOAD_RESTART) {
@@ -98,9 +110,8 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 		screen_keep_blank(screen);
 	if ((*changes & RELOAD_CONTROL) &&
 	    (ret = control_listen(&sv->control, cfg->control.socket)) < 0) {
-		log_warn("control socket %s: %s; keeping %s", cfg->control.socket,
-			 ret == -EADDRINUSE ? "another fbripple is running on it" : control_error(ret),
-			 sv->control.path[0] ? sv->control.path : "none");
+		control_why(ret, cfg->control.socket, why, sizeof(why));
+		log_warn("%s; keeping %s", why, sv->control.path[0] ? sv->control.path : "none");
 		snprintf(adopted.control.socket, sizeof(adopted.control.socket), "%s",
 			 sv->control.path);
 		*changes &= ~RELOAD_CONTROL;
@@ -492,6 +503,7 @@ int service_open(struct app *app)
 	struct service *sv = &app->service;
 	uint64_t half = notify_watchdog_usec() / 2;
 	struct itimerspec its = { 0 };
+	char why[512];
 	int ret = 0;
 
 	its.it_interval = (struct timespec){ (time_t)(half / 1000000), (long)(half % 1000000) * 1000 };
@@ -512,14 +524,15 @@ int service_open(struct app *app)
 	if (worker_open(&sv->shots, &app->loop) < 0 || worker_open(&sv->reloads, &app->loop) < 0)
 		log_warn("no worker threads: screenshots and pictures are made on the loop");
 	ret = cfg->control.socket[0] ? control_listen(&sv->control, cfg->control.socket) : 0;
+	if (ret == 0)
+		return 0;
+	control_why(ret, cfg->control.socket, why, sizeof(why));
 	if (ret == -EADDRINUSE) {
 		/* its socket is the running one's way in: not ours to take */
-		log_error("another fbripple is running on %s", cfg->control.socket);
+		log_error("%s", why);
 		return ret;
 	}
-	if (ret < 0)
-		log_warn("control socket %s: %s; running without it", cfg->control.socket,
-			 control_error(ret));
+	log_warn("%s; running without it", why);
 	return 0;
 }
 
