@@ -13,7 +13,7 @@
 #define CONTROL_REPLY_MAX 512
 #define CONTROL_CLIENTS 16	/* more evict one of the most crowded user's, then process's */
 #define CONTROL_PER_PEER 4	/* connections one process may hold: its next closes its oldest */
-#define CONTROL_WATCHERS 4	/* clients that may "watch" at once: watchers are never evicted */
+#define CONTROL_WATCHERS 4	/* clients that may "watch" at once: only their own process evicts */
 #define CONTROL_BATCH 4		/* reads per client and wake-up, so nobody starves the rest */
 #define CONTROL_GRACE_MS 1000	/* a new client's time to send its line before it may be evicted */
 #define CONTROL_IDLE_MS 3000	/* a connection that sends no complete line for this long goes */
