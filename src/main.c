@@ -64,30 +64,31 @@ static int parse_long(const char *s, long min, long max, long *out)
 	return 0;
 }
 
-/* One integer of a pair: strtol's range is checked (sscanf's %d wraps past 32 bits). */
-static int parse_int(const char *s, char **end, int *out)
+/* One integer of a pair, in [min, max] as strtol read it: checked before it is narrowed to
+ * an int (sscanf's %d wraps past 32 bits). */
+static int parse_int(const char *s, char **end, long min, long max, int *out)
 {
 	long v;
 
 	errno = 0;
 	v = strtol(s, end, 10);
-	if (errno || *end == s || v < INT_MIN || v > INT_MAX)
+	if (errno || *end == s || v < min || v > max)
 		return -EINVAL;
 	*out = (int)v;
 	return 0;
 }
 
-/* "A<sep>B", spaces allowed around sep. */
-static int parse_pair(const char *s, char sep, int *a, int *b)
+/* "A<sep>B", both in [min, max], spaces allowed around sep. */
+static int parse_pair(const char *s, char sep, long min, long max, int *a, int *b)
 {
 	char *end;
 
-	if (parse_int(s, &end, a) < 0)
+	if (parse_int(s, &end, min, max, a) < 0)
 		return -EINVAL;
 	end += strspn(end, " ");
 	if (*end++ != sep)
 		return -EINVAL;
-	if (parse_int(end, &end, b) < 0 || *end)
+	if (parse_int(end, &end, min, max, b) < 0 || *end)
 		return -EINVAL;
 	return 0;
 }
@@ -111,10 +112,7 @@ static int parse_option(struct options *o, int c, const char *arg)
 		o->fbdev_file = arg;
 		return 0;
 	case OPT_SIZE:
-		if (parse_pair(arg, 'x', &o->width, &o->height) < 0 || o->width < 1 ||
-		    o->height < 1 || o->width > 16384 || o->height > 16384)
-			return -EINVAL;
-		return 0;
+		return parse_pair(arg, 'x', 1, 16384, &o->width, &o->height);
 	case OPT_BPP:
 		if (parse_long(arg, 16, 32, &v) < 0 || (v != 16 && v != 24 && v != 32))
 			return -EINVAL;
@@ -142,8 +140,8 @@ static int parse_option(struct options *o, int c, const char *arg)
 	case OPT_DROP:
 		if (o->ndrops == APP_MAX_DROPS)
 			return -E2BIG;
-		if (parse_pair(arg, ',', &o->drops[o->ndrops][0], &o->drops[o->ndrops][1]) < 0 ||
-		    abs(o->drops[o->ndrops][0]) > 65535 || abs(o->drops[o->ndrops][1]) > 65535)
+		if (parse_pair(arg, ',', -65535, 65535, &o->drops[o->ndrops][0],
+			       &o->drops[o->ndrops][1]) < 0)
 			return -EINVAL;
 		o->ndrops++;
 		return 0;

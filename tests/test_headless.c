@@ -311,6 +311,14 @@ static void test_bad_arguments(void **state)
 	assert_non_null(strstr(c->out, "--drop"));
 	assert_int_equal(tu_run(c->out, sizeof(c->out), "--drop", "2147483647,10", NULL), 2);
 	assert_non_null(strstr(c->out, "--drop"));
+	/* INT_MIN, whose abs() was itself (and undefined): refused as its neighbour is */
+	assert_int_equal(tu_run(c->out, sizeof(c->out), "--drop", "-2147483648,0", "-c",
+				"/dev/null", "--check-config", NULL), 2);
+	assert_non_null(strstr(c->out, "invalid value for --drop: '-2147483648,0'"));
+	assert_int_equal(tu_run(c->out, sizeof(c->out), "--drop", "0,-2147483648", "-c",
+				"/dev/null", "--check-config", NULL), 2);
+	assert_int_equal(tu_run(c->out, sizeof(c->out), "--drop", "-65535,65535", "-c",
+				"/dev/null", "--check-config", NULL), 0);
 	/* past 32 bits: 4294967306 is 10 wrapped, and 4294967936x480 would run at 640x480 */
 	assert_int_equal(tu_run(c->out, sizeof(c->out), "--drop", "4294967306,20", "-c",
 				"/dev/null", "--check-config", NULL), 2);
