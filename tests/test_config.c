@@ -288,6 +288,9 @@ static void test_error_messages(void **state)
 	check_error("display", "device = 5;", "display.device: expected a quoted string");
 	check_error("display", "device = [ \"/dev/fb0\" ];",
 		    "display.device: expected a quoted string");
+	/* passed -t, and the daemon then said "error: : No such file or directory" */
+	check_error("display", "device = \"\";",
+		    "display.device: expected \"auto\" or a device path");
 	check_error("water", "damping_shift = 13;",
 		    "water.damping_shift: 13 is out of range (expected an integer from 1 to 12)");
 	check_error("display", "mode = \"1280x\";",

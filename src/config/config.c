@@ -926,6 +926,16 @@ static int check_blank(const struct load_ctx *lc, const config_t *file)
 	return load_error(lc, blank, "screensaver.blank_after", why);
 }
 
+/* display.device names a device, or "auto" finds one: "" would be opened as a path. */
+static int check_display_device(const struct load_ctx *lc, const config_t *file)
+{
+	const config_setting_t *s = config_lookup(file, "display.device");
+
+	if (!s || lc->cfg->display.device[0])
+		return 0;
+	return load_error(lc, s, "display.device", "expected \"auto\" or a device path");
+}
+
 /* display.mode is a size, with a refresh rate or without. */
 static int check_display_mode(const struct load_ctx *lc, const config_t *file)
 {
@@ -1020,6 +1030,8 @@ int config_load(struct config *cfg, const char *path, char *err, size_t errlen,
 			r = check_damping(&lc, &file);
 		if (r == 0)
 			r = check_spring(&lc, &file);
+		if (r == 0)
+			r = check_display_device(&lc, &file);
 		if (r == 0)
 			r = check_display_mode(&lc, &file);
 		if (r == 0)
