@@ -264,7 +264,7 @@ static void put(struct water *w, int cx, int cy, int16_t v)
  * the seeds' (x - cx)^2 + (y - cy)^2 < r^2.
  * Heights are w->scale times the seeds': the renderer divides them back.
  */
-void water_drop(struct water *w, int x, int y, int radius, int weight)
+long water_drop(struct water *w, int x, int y, int radius, int weight)
 {
 	weight = weight > INT16_MAX / w->scale ? INT16_MAX : weight * w->scale;
 
@@ -286,15 +286,17 @@ void water_drop(struct water *w, int x, int y, int radius, int weight)
 	/* a stone smaller than a cell still falls into the cell under it */
 	if (!hit && fx > -0.5 && fy > -0.5 && fx < w->width - 0.5 && fy < w->height - 0.5)
 		put(w, (int)lround(fx), (int)lround(fy), profile(w->shape, 0, weight));
+	return 1 + (x1 < x0 || y1 < y0 ? 0 : (long)(x1 - x0 + 1) * (y1 - y0 + 1));
 }
 
-void water_trail(struct water *w, int x0, int y0, int x1, int y1, int radius, int weight,
+long water_trail(struct water *w, int x0, int y0, int x1, int y1, int radius, int weight,
 		 int spacing)
 {
 	int dx = abs(x1 - x0), dy = -abs(y1 - y0);
 	int sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
 	int err = dx + dy;
 	int n = 0;
+	long work = 0;
 
 	if (spacing < 1)
 		spacing = 1;
@@ -310,8 +312,9 @@ void water_trail(struct water *w, int x0, int y0, int x1, int y1, int radius, in
 			y0 += sy;
 		}
 		if (++n % spacing == 0 || (x0 == x1 && y0 == y1))
-			water_drop(w, x0, y0, radius, weight);
+			work += water_drop(w, x0, y0, radius, weight);
 	}
+	return work;
 }
 
 /* xorshift64*: plenty for placing raindrops, and reproducible from a seed in tests. */

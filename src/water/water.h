@@ -115,12 +115,14 @@ int water_set_walls(struct water *w, const uint8_t *mask);
 /*
  * A stone at screen pixel (x, y), radius in pixels (0: WATER_AUTO_STONE_CELLS), in the field's
  * shape; cells off the field are clipped. At cell 1 a disc is the seeds' own: every cell within
- * radius of (x, y) set to -weight.
+ * radius of (x, y) set to -weight. Returns its work, what the time it took grows with: the
+ * cells it looked at, and one for the stone.
  */
-void water_drop(struct water *w, int x, int y, int radius, int weight);
+long water_drop(struct water *w, int x, int y, int radius, int weight);
 
-/* Stones along the line from (x0, y0), excluded, to (x1, y1), included, every spacing pixels. */
-void water_trail(struct water *w, int x0, int y0, int x1, int y1, int radius, int weight,
+/* Stones along the line from (x0, y0), excluded, to (x1, y1), included, every spacing pixels;
+ * returns their work. */
+long water_trail(struct water *w, int x0, int y0, int x1, int y1, int radius, int weight,
 		 int spacing);
 
 /* Drops the stones that rain->rate makes due in seconds; returns how many fell. */
