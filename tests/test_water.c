@@ -398,6 +398,115 @@ static void test_trail_hits_every_cell_of_the_line(void **state)
 	water_free(&w);
 }
 
+/* The trail as it was walked before it was clipped: every pixel of the line, a stone every
+ * spacing pixels and at the end. With pad >= 0 only the stones centred within pad pixels of
+ * the water fall. Returns their work. */
+static long walked_trail(struct water *w, const int line[4], int radius, int spacing, int pad)
+{
+	int x0 = line[0], y0 = line[1], x1 = line[2], y1 = line[3];
+	int dx = abs(x1 - x0), dy = -abs(y1 - y0);
+	int sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
+	int err = dx + dy, n = 0, right = w->width * w->cell - 1, bottom = w->height * w->cell - 1;
+	long work = 0;
+
+	while (x0 != x1 || y0 != y1) {
+		int e2 = 2 * err;
+		bool near;
+
+		if (e2 >= dy) {
+			err += dy;
+			x0 += sx;
+		}
+		if (e2 <= dx) {
+			err += dx;
+			y0 += sy;
+		}
+		near = x0 >= -pad && x0 <= right + pad && y0 >= -pad && y0 <= bottom + pad;
+		if ((++n % spacing == 0 || (x0 == x1 && y0 == y1)) && (pad < 0 || near))
+			work += water_drop(w, x0, y0, radius, 77);
+	}
+	return work;
+}
+
+/* Everything a stone can change: the heights with the border, and which rows and columns
+ * are wet. */
+static void assert_same_water(const struct water *a, const struct water *b, const char *what)
+{
+	size_t cells = (size_t)a->stride * (a->height + 2);
+
+	if (memcmp(a->mem[0], b->mem[0], cells * sizeof(int16_t)))
+		fail_msg("%s: the heights differ", what);
+	assert_int_equal(a->live_rows, b->live_rows);
+	for (int y = 0; y < a->height; y++) {
+		if (a->live[y] != b->live[y] ||
+		    (a->live[y] && memcmp(&a->span[y], &b->span[y], sizeof(a->span[y]))))
+			fail_msg("%s: row %d is wet differently", what, y);
+	}
+}
+
+/* A trail is walked only where its stones can reach the water, and drops there exactly the
+ * stones it dropped when every pixel of its line was walked: the same places, the same spacing
+ * from its start, in the same order. Whatever lies beyond costs nothing. */
+static void test_trail_walks_only_near_the_water(void **state)
+{
+	static const int far[][4] = { { -65535, -65535, 65535, 65535 },
+				      { 65535, 100, -65535, 20 },
+				      { -65535, 65535, 65535, -65535 },
+				      { 100, -65535, 150, 65535 },
+				      { -65535, -300, 65535, -280 },
+				      { -400, -65535, -380, 65535 } };
+	static const int cells[] = { 1, 3, 4 }, radii[] = { 0, 1, 7, 30 }, spacings[] = { 1, 3, 8 };
+	struct water got, want;
+
+	(void)state;
+	for (int c = 0; c < 3; c++) {
+		int cell = cells[c], wide = 160, high = 120;
+
+		assert_int_equal(water_init(&got, wide, high, cell, 5), 0);
+		assert_int_equal(water_init(&want, wide, high, cell, 5), 0);
+		for (int i = 0; i < 300; i++) {
+			int radius = radii[i % 4], spacing = spacings[i / 4 % 3];
+			int pad = (radius ? radius : WATER_AUTO_STONE_CELLS * cell) + cell;
+			int line[4];
+			char what[96];
+			long work;
+
+			if (i < 6) {
+				memcpy(line, far[i], sizeof(line));
+			} else {
+				for (int j = 0; j < 4; j++) {
+					int side = j % 2 ? high : wide;
+
+					line[j] = (int)(tu_random() % (5 * side)) - 2 * side;
+				}
+			}
+			got.shape = want.shape = (enum water_shape)(i % 3);
+			water_clear(&got);
+			water_clear(&want);
+			work = water_trail(&got, line[0], line[1], line[2], line[3], radius, 77,
+					   spacing);
+			snprintf(what, sizeof(what), "cell %d, %d,%d to %d,%d, radius %d, "
+				 "spacing %d", cell, line[0], line[1], line[2], line[3], radius,
+				 spacing);
+			walked_trail(&want, line, radius, spacing, -1);
+			assert_same_water(&got, &want, what);
+			water_clear(&want);
+			if (work != walked_trail(&want, line, radius, spacing, pad))
+				fail_msg("%s: work %ld, its stones near the water %ld", what, work,
+					 walked_trail(&want, line, radius, spacing, pad));
+		}
+		water_free(&got);
+		water_free(&want);
+	}
+	/* beside the water, or its far side: not a stone */
+	assert_int_equal(water_init(&got, 1920, 1080, 4, 5), 0);
+	assert_int_equal(water_trail(&got, -65535, -200, 65535, -100, 100, 48, 1), 0);
+	assert_int_equal(water_trail(&got, -65535, -65535, -300, 65535, 0, 48, 8), 0);
+	assert_int_equal(water_trail(&got, 65535, 65535, 5000, 5000, 0, 48, 8), 0);
+	assert_true(water_calm(&got));
+	water_free(&got);
+}
+
 static void test_rain_rate_and_placement(void **state)
 {
 	struct water w;
@@ -701,6 +810,7 @@ int main(void)
 		cmocka_unit_test(test_edges_reflect),
 		cmocka_unit_test(test_edge_drops_are_clipped_not_lost),
 		cmocka_unit_test(test_trail_hits_every_cell_of_the_line),
+		cmocka_unit_test(test_trail_walks_only_near_the_water),
 		cmocka_unit_test(test_rain_rate_and_placement),
 		cmocka_unit_test(test_live_rows_never_miss_a_wet_row),
 		cmocka_unit_test(test_spans_follow_one_stone),

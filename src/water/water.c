@@ -289,30 +289,110 @@ long water_drop(struct water *w, int x, int y, int radius, int weight)
 	return 1 + (x1 < x0 || y1 < y0 ? 0 : (long)(x1 - x0 + 1) * (y1 - y0 + 1));
 }
 
+/* A trail's ends are kept within this many pixels of 0: the walk's arithmetic then fits in 64
+ * bits, whatever the caller passes. */
+#define TRAIL_REACH (1 << 28)
+
+/*
+ * A trail's line as Bresenham's walk takes it, one pixel along its longer axis per step: step n
+ * lies n pixels from the start along that axis and n * across / along pixels along the other,
+ * rounded with halves away from the start. Any step is found at once, so a trail walks only
+ * the steps whose stones can reach the water.
+ */
+struct walk {
+	int64_t x0, y0;
+	int64_t along, across;	/* the line's extent on its longer and its shorter axis */
+	int sx, sy;		/* the way x and y go */
+	bool steep;		/* longer in y than in x */
+};
+
+/* Steps lo <= n <= hi of a walk. */
+struct steps {
+	int64_t lo, hi;
+};
+
+static int64_t within_reach(int v)
+{
+	return v < -TRAIL_REACH ? -TRAIL_REACH : v > TRAIL_REACH ? TRAIL_REACH : v;
+}
+
+static struct walk walk_of(int x0, int y0, int x1, int y1)
+{
+	int64_t ax = within_reach(x0), ay = within_reach(y0);
+	int64_t dx = within_reach(x1) - ax, dy = within_reach(y1) - ay;
+	int64_t adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy;
+
+	return (struct walk){ .x0 = ax, .y0 = ay, .along = adx >= ady ? adx : ady,
+			      .across = adx >= ady ? ady : adx, .sx = dx < 0 ? -1 : 1,
+			      .sy = dy < 0 ? -1 : 1, .steep = ady > adx };
+}
+
+static void walk_at(const struct walk *k, int64_t n, int *x, int *y)
+{
+	int64_t m = (2 * k->across * n + k->along) / (2 * k->along);
+
+	*x = (int)(k->x0 + k->sx * (k->steep ? m : n));
+	*y = (int)(k->y0 + k->sy * (k->steep ? n : m));
+}
+
+/* The first step whose offset across is at least t; along + 1 when none is. */
+static int64_t first_across(const struct walk *k, int64_t t)
+{
+	if (t <= 0)
+		return 0;
+	if (t > k->across)
+		return k->along + 1;
+	return (k->along * (2 * t - 1) + 2 * k->across - 1) / (2 * k->across);
+}
+
+/* The offsets o that put p0 + way * o within lo..hi. */
+static struct steps offsets_within(int64_t p0, int way, int64_t lo, int64_t hi)
+{
+	return way > 0 ? (struct steps){ lo - p0, hi - p0 } : (struct steps){ p0 - hi, p0 - lo };
+}
+
+/* The steps of the walk (from 1) that lie within pad pixels of the water. */
+static struct steps steps_near(const struct walk *k, const struct water *w, int pad)
+{
+	struct steps x = offsets_within(k->x0, k->sx, -pad, (int64_t)w->width * w->cell - 1 + pad);
+	struct steps y = offsets_within(k->y0, k->sy, -pad, (int64_t)w->height * w->cell - 1 + pad);
+	struct steps along = k->steep ? y : x, across = k->steep ? x : y;
+	int64_t lo = first_across(k, across.lo), hi = first_across(k, across.hi + 1) - 1;
+
+	lo = along.lo > lo ? along.lo : lo;
+	hi = along.hi < hi ? along.hi : hi;
+	return (struct steps){ lo > 1 ? lo : 1, hi < k->along ? hi : k->along };
+}
+
+/* The step after n where the trail drops a stone: every spacing-th, and the last; after the
+ * last, one past it. */
+static int64_t next_stone(const struct walk *k, int64_t n, int spacing)
+{
+	int64_t next = (n / spacing + 1) * spacing;
+
+	return n >= k->along ? n + 1 : next < k->along ? next : k->along;
+}
+
+/* Only the stones centred within the water grown by their radius can change it (a cell more
+ * for the rounding to cells): the steps beyond are skipped, not walked. */
 long water_trail(struct water *w, int x0, int y0, int x1, int y1, int radius, int weight,
 		 int spacing)
 {
-	int dx = abs(x1 - x0), dy = -abs(y1 - y0);
-	int sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
-	int err = dx + dy;
-	int n = 0;
+	struct walk k = walk_of(x0, y0, x1, y1);
+	int pad = (radius ? radius : WATER_AUTO_STONE_CELLS * w->cell) + w->cell;
+	struct steps near;
 	long work = 0;
 
-	if (spacing < 1)
-		spacing = 1;
-	while (x0 != x1 || y0 != y1) {
-		int e2 = 2 * err;
+	if (k.along == 0)
+		return 0;
+	spacing = spacing < 1 ? 1 : spacing;
+	near = steps_near(&k, w, pad);
+	for (int64_t n = next_stone(&k, near.lo - 1, spacing); n <= near.hi;
+	     n = next_stone(&k, n, spacing)) {
+		int x, y;
 
-		if (e2 >= dy) {
-			err += dy;
-			x0 += sx;
-		}
-		if (e2 <= dx) {
-			err += dx;
-			y0 += sy;
-		}
-		if (++n % spacing == 0 || (x0 == x1 && y0 == y1))
-			work += water_drop(w, x0, y0, radius, weight);
+		walk_at(&k, n, &x, &y);
+		work += water_drop(w, x, y, radius, weight);
 	}
 	return work;
 }

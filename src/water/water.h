@@ -121,7 +121,9 @@ int water_set_walls(struct water *w, const uint8_t *mask);
 long water_drop(struct water *w, int x, int y, int radius, int weight);
 
 /* Stones along the line from (x0, y0), excluded, to (x1, y1), included, every spacing pixels;
- * returns their work. */
+ * returns their work. Only the part of the line whose stones can reach the water is walked,
+ * so a line from far off costs what its part on the screen does. Ends more than 2^28 pixels
+ * away are brought in to that. */
 long water_trail(struct water *w, int x0, int y0, int x1, int y1, int radius, int weight,
 		 int spacing);
 
