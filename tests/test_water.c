@@ -507,6 +507,39 @@ static void test_trail_walks_only_near_the_water(void **state)
 	water_free(&got);
 }
 
+/* A trail dropped a budget at a time leaves the water it leaves dropped whole, and each part
+ * stops at the first stone that brings its work to the budget. */
+static void test_trail_in_parts_is_the_trail_whole(void **state)
+{
+	enum { BUDGET = 10000, STONE = 41 * 41 + 1 };	/* radius 20: a box 41 cells wide */
+	struct water_trail t = { -500, -40, 319, 239, 20, 77, 1, 0, false };
+	struct water parts, whole;
+	long work = 0, all;
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(water_init(&parts, 320, 240, 1, 5), 0);
+	assert_int_equal(water_init(&whole, 320, 240, 1, 5), 0);
+	all = water_trail(&whole, t.x0, t.y0, t.x1, t.y1, t.radius, t.weight, t.spacing);
+	assert_int_equal(water_trail_part(&parts, &t, 0), 0);
+	assert_false(t.done);
+	while (!t.done) {
+		long part = water_trail_part(&parts, &t, BUDGET);
+
+		assert_true(part < BUDGET + STONE);
+		assert_true(part >= BUDGET || t.done);
+		work += part;
+		n++;
+	}
+	printf("# a trail of work %ld in %d parts of %d\n", all, n, BUDGET);
+	assert_int_equal(work, all);
+	assert_true(n > 10);
+	assert_same_water(&parts, &whole, "in parts");
+	assert_int_equal(water_trail_part(&parts, &t, BUDGET), 0);
+	water_free(&parts);
+	water_free(&whole);
+}
+
 static void test_rain_rate_and_placement(void **state)
 {
 	struct water w;
@@ -811,6 +844,7 @@ int main(void)
 		cmocka_unit_test(test_edge_drops_are_clipped_not_lost),
 		cmocka_unit_test(test_trail_hits_every_cell_of_the_line),
 		cmocka_unit_test(test_trail_walks_only_near_the_water),
+		cmocka_unit_test(test_trail_in_parts_is_the_trail_whole),
 		cmocka_unit_test(test_rain_rate_and_placement),
 		cmocka_unit_test(test_live_rows_never_miss_a_wet_row),
 		cmocka_unit_test(test_spans_follow_one_stone),

@@ -1,5 +1,6 @@
 /* water.c - the zero-bordered height field every engine moves, and what disturbs it. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -373,27 +374,35 @@ static int64_t next_stone(const struct walk *k, int64_t n, int spacing)
 	return n >= k->along ? n + 1 : next < k->along ? next : k->along;
 }
 
-/* Only the stones centred within the water grown by their radius can change it (a cell more
- * for the rounding to cells): the steps beyond are skipped, not walked. */
 long water_trail(struct water *w, int x0, int y0, int x1, int y1, int radius, int weight,
 		 int spacing)
 {
-	struct walk k = walk_of(x0, y0, x1, y1);
-	int pad = (radius ? radius : WATER_AUTO_STONE_CELLS * w->cell) + w->cell;
-	struct steps near;
+	struct water_trail t = { x0, y0, x1, y1, radius, weight, spacing, 0, false };
+
+	return water_trail_part(w, &t, LONG_MAX);
+}
+
+/* Only the stones centred within the water grown by their radius can change it (a cell more
+ * for the rounding to cells): the steps beyond are skipped, not walked. */
+long water_trail_part(struct water *w, struct water_trail *t, long budget)
+{
+	struct walk k = walk_of(t->x0, t->y0, t->x1, t->y1);
+	int pad = (t->radius ? t->radius : WATER_AUTO_STONE_CELLS * w->cell) + w->cell;
+	int spacing = t->spacing < 1 ? 1 : t->spacing;
+	struct steps near = steps_near(&k, w, pad);
 	long work = 0;
 
-	if (k.along == 0)
-		return 0;
-	spacing = spacing < 1 ? 1 : spacing;
-	near = steps_near(&k, w, pad);
-	for (int64_t n = next_stone(&k, near.lo - 1, spacing); n <= near.hi;
-	     n = next_stone(&k, n, spacing)) {
+	for (int64_t n = next_stone(&k, t->step > near.lo - 1 ? t->step : near.lo - 1, spacing);
+	     n <= near.hi; n = next_stone(&k, n, spacing)) {
 		int x, y;
 
+		if (work >= budget)
+			return work;
 		walk_at(&k, n, &x, &y);
-		work += water_drop(w, x, y, radius, weight);
+		work += water_drop(w, x, y, t->radius, t->weight);
+		t->step = (long)n;
 	}
+	t->done = true;
 	return work;
 }
 

@@ -127,6 +127,17 @@ long water_drop(struct water *w, int x, int y, int radius, int weight);
 long water_trail(struct water *w, int x0, int y0, int x1, int y1, int radius, int weight,
 		 int spacing);
 
+/* A trail dropped a part at a time, as water_trail drops it whole. */
+struct water_trail {
+	int x0, y0, x1, y1;
+	int radius, weight, spacing;
+	long step;		/* the steps of its line done: 0 at first */
+	bool done;		/* every stone has fallen */
+};
+
+/* Drops t's next stones until their work reaches budget or the trail is done; returns it. */
+long water_trail_part(struct water *w, struct water_trail *t, long budget);
+
 /* Drops the stones that rain->rate makes due in seconds; returns how many fell. */
 int water_rain(struct water *w, struct water_rain *rain, double seconds);
 
