@@ -348,10 +348,10 @@ static void test_reload_changes(void **state)
 	tu_rmtree(dir);
 }
 
-static int no_exec(void *ctx, const struct control_command *cmd, struct control_ticket ticket,
-		   char *reply, size_t len)
+static int no_exec(void *ctx, struct control_command *cmd, struct control_ticket ticket,
+		   long *work, char *reply, size_t len)
 {
-	(void)ctx, (void)cmd, (void)ticket;
+	(void)ctx, (void)cmd, (void)ticket, (void)work;
 	snprintf(reply, len, "ok");
 	return 0;
 }
@@ -530,14 +530,19 @@ struct listening {
 	struct loop loop;
 };
 
-static void listening_open(struct listening *l)
+static void listening_open_on(struct listening *l, control_exec_fn *exec, void *ctx)
 {
 	l->dir = tu_tmpdir();
 	l->addr = (struct sockaddr_un){ .sun_family = AF_UNIX };
 	snprintf(l->addr.sun_path, sizeof(l->addr.sun_path), "%s", tu_path(l->dir, "control"));
 	assert_int_equal(loop_init(&l->loop), 0);
-	control_init(&l->c, &l->loop, no_exec, NULL);
+	control_init(&l->c, &l->loop, exec, ctx);
 	assert_int_equal(control_listen(&l->c, l->addr.sun_path), 0);
+}
+
+static void listening_open(struct listening *l)
+{
+	listening_open_on(l, no_exec, NULL);
 }
 
 static void listening_close(struct listening *l)
@@ -841,6 +846,79 @@ static void test_the_most_crowded_user_gives_up_a_slot(void **state)
 	listening_close(&l);
 }
 
+/* Commands that cost stone work: "drop N 0" N units at once, "trail 0 0 N 0" N units as the
+ * work of the wake-ups allows; each reply numbers it in the order commands end. */
+enum { UNIT = CONTROL_WORK / 100, WAKEUPS = 64 };
+
+struct costly {
+	const struct loop *loop;
+	long spent[WAKEUPS];	/* the work of each wake-up */
+	int ended;
+};
+
+static int costly_exec(void *ctx, struct control_command *cmd, struct control_ticket ticket,
+		       long *work, char *reply, size_t len)
+{
+	struct costly *k = ctx;
+	long left = cmd->type == CONTROL_TRAIL ? cmd->x2 * UNIT - cmd->progress
+					       : cmd->type == CONTROL_DROP ? cmd->x * UNIT : 0;
+	long now = cmd->type == CONTROL_TRAIL && left > *work ? *work : left;
+
+	(void)ticket;
+	assert_true(*work > 0);
+	assert_true(k->loop->wakeups < WAKEUPS);
+	*work -= now;
+	k->spent[k->loop->wakeups] += now;
+	cmd->progress += now;
+	if (now < left)
+		return CONTROL_MORE;
+	snprintf(reply, len, "ok %d", ++k->ended);
+	return 0;
+}
+
+/* The commands of one wake-up do about CONTROL_WORK of stone work: those beyond wait unread, a
+ * command that needs more goes on over the next wake-ups, and a client that waits for work
+ * goes before the one that had its turn. Every command is answered, in order. */
+static void test_stone_work_per_wake_up(void **state)
+{
+	static const char flood[] = "drop 30 0\ndrop 30 0\ndrop 30 0\ndrop 30 0\ntrail 0 0 250 0\n"
+				    "status\n";
+	struct costly k = { 0 };
+	struct listening l;
+	char line[64];
+	int a, b, busy = 0;
+
+	(void)state;
+	listening_open_on(&l, costly_exec, &k);
+	k.loop = &l.loop;
+	a = connect_here(&l);
+	b = connect_here(&l);
+	assert_int_equal(send(a, flood, sizeof(flood) - 1, 0), (ssize_t)sizeof(flood) - 1);
+	for (int i = 1; i <= 4; i++) {
+		char want[16];
+
+		snprintf(want, sizeof(want), "ok %d", i);
+		client_line_of(&l.loop, a, line, sizeof(line));
+		assert_string_equal(line, want);
+	}
+	/* a's trail is under way: b, asking now, is answered before it ends */
+	assert_int_equal(send(b, "status\n", 7, 0), 7);
+	client_line_of(&l.loop, b, line, sizeof(line));
+	assert_string_equal(line, "ok 5");
+	client_line_of(&l.loop, a, line, sizeof(line));
+	assert_string_equal(line, "ok 6");
+	client_line_of(&l.loop, a, line, sizeof(line));
+	assert_string_equal(line, "ok 7");
+	for (int i = 0; i < WAKEUPS; i++) {
+		assert_true(k.spent[i] < CONTROL_WORK + 30 * UNIT);
+		busy += k.spent[i] > 0;
+	}
+	assert_true(busy >= 4);		/* 370 units of work */
+	close(a);
+	close(b);
+	listening_close(&l);
+}
+
 static void solid(struct image *img, uint32_t rgb)
 {
 	img->width = 16;
@@ -923,6 +1001,7 @@ int main(void)
 		cmocka_unit_test(test_a_process_of_watchers_still_gets_in),
 		cmocka_unit_test(test_dripping_clients_let_a_one_shot_in),
 		cmocka_unit_test(test_the_most_crowded_user_gives_up_a_slot),
+		cmocka_unit_test(test_stone_work_per_wake_up),
 		cmocka_unit_test(test_shot_write),
 	};
 

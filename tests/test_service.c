@@ -1589,6 +1589,48 @@ static void test_client_fairness(void **state)
 	stop(d);
 }
 
+static void watch_line(int fd, char *line, size_t len, int timeout_ms);
+
+/* The review's stall: with stone.size 100 and trail_spacing 1, one trail across the screen is
+ * a third of a second of stones at water.cell 1. A client that pipelines two holds up nobody:
+ * while its second is dropped, a part each wake-up, another client's status is answered, and
+ * its own replies all come, in order. */
+static void test_long_trails_hold_up_nobody(void **state)
+{
+	static const char trails[] = "trail 0 0 639 479\ntrail 639 0 0 479\nstatus\n";
+	struct daemon *d = *state;
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char line[CONTROL_REPLY_MAX], reply[CONTROL_REPLY_MAX];
+	long t0;
+	int fd;
+
+	d->size = "640x480";
+	write_conf(d, "water = { cell = 1; };\nstone = { size = 100; };\n"
+		      "input = { trail_spacing = 1; };");
+	start(d, NULL);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%.100s", d->sock);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	t0 = now_ms();
+	assert_int_equal(send(fd, trails, sizeof(trails) - 1, MSG_NOSIGNAL),
+			 (ssize_t)sizeof(trails) - 1);
+	watch_line(fd, line, sizeof(line), 10000);
+	assert_string_equal(line, "ok");
+	printf("# the first trail: %ld ms\n", now_ms() - t0);
+	t0 = now_ms();
+	send_cmd(d, "status", reply, sizeof(reply));
+	printf("# status during the second: %ld ms\n", now_ms() - t0);
+	assert_true(strncmp(reply, "ok fps=", 7) == 0);
+	assert_int_equal(recv(fd, line, sizeof(line), MSG_DONTWAIT), -1);	/* still dropping */
+	watch_line(fd, line, sizeof(line), 10000);
+	assert_string_equal(line, "ok");
+	printf("# the second trail: %ld ms\n", now_ms() - t0);
+	watch_line(fd, line, sizeof(line), 10000);
+	assert_true(strncmp(line, "ok fps=", 7) == 0);
+	close(fd);
+	stop(d);
+}
+
 /* Issue 25 item 1: a kiosk app with a connection leak. It connects over and over, as fast as the
  * socket takes it, writes nothing, and keeps its last `hold` connections open, closing the
  * oldest; until killed. */
@@ -2376,6 +2418,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_screenshot_full_disk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_screenshot_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_fairness, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_trails_hold_up_nobody, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connection_leak, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_picture_off_the_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_walls, setup, teardown),

@@ -201,7 +201,10 @@ int control_parse(const char *line, size_t len, struct control_command *cmd, cha
 /* The server. A client's lines are read one at a time, and the next only once the last one's
  * reply has gone out: the rest wait in its socket, so a client that pipelines commands without
  * reading its replies holds up only itself, and each wake-up reads at most CONTROL_BATCH times
- * from each client. */
+ * from each client. The commands of all clients do at most about CONTROL_WORK of stone work
+ * in one wake-up: once it is spent no line is read until the next, where the clients that
+ * waited longest go first, and a command that needs more goes on there before its client's
+ * next line. */
 
 enum read_result { READ_NONE, READ_MORE, READ_LINE, READ_LAST, READ_GONE };
 
@@ -283,7 +286,8 @@ static void client_close(struct control_client *cl)
 /* Reads while it owes nothing; waits to send a reply it has not taken; else only a hang-up. */
 static bool client_watch(struct control_client *cl)
 {
-	uint32_t events = cl->waiting ? 0 : cl->out_len ? EPOLLOUT : EPOLLIN;
+	/* an unfinished command wakes the next loop round as a socket with room to write */
+	uint32_t events = cl->waiting ? 0 : cl->out_len || cl->unfinished ? EPOLLOUT : EPOLLIN;
 
 	if (events == cl->events)
 		return true;
@@ -342,26 +346,78 @@ static void start_watching(struct control_client *cl, char *reply, size_t len)
 	}
 }
 
+/* What is left of the stone work of the wake-up the loop is in. */
+static long *work_left(struct control *c)
+{
+	if (c->work_wakeup != c->loop->wakeups) {
+		c->work_wakeup = c->loop->wakeups;
+		c->work = CONTROL_WORK;
+	}
+	return &c->work;
+}
+
+/* The earliest wake-up since which a client has waited for stone work; 0: none waits. */
+static uint64_t hungry_since(const struct control *c)
+{
+	uint64_t since = 0;
+
+	for (int i = 0; i < CONTROL_CLIENTS; i++) {
+		const struct control_client *cl = &c->clients[i];
+
+		if (cl->src.fd >= 0 && cl->hungry && (!since || cl->hungry < since))
+			since = cl->hungry;
+	}
+	return since;
+}
+
+/* Whether cl may run a command now: work is left in this wake-up and no client has waited for
+ * it longer. Else it waits, its line unread, and goes before those that wait after it. */
+static bool may_work(struct control_client *cl)
+{
+	struct control *c = cl->owner;
+	uint64_t now = c->loop->wakeups, since = hungry_since(c);
+
+	if (*work_left(c) > 0 && (!since || since >= (cl->hungry ? cl->hungry : now))) {
+		cl->hungry = 0;
+		return true;
+	}
+	if (!cl->hungry)
+		cl->hungry = now;
+	return false;
+}
+
+/* Runs cl->cmd, or goes on with it, and answers it, now or later; false when the client must
+ * go. */
+static bool client_run(struct control_client *cl)
+{
+	struct control *c = cl->owner;
+	struct control_ticket ticket = { (int)(cl - c->clients), cl->serial };
+	char reply[CONTROL_REPLY_MAX];
+	int ret = c->exec(c->ctx, &cl->cmd, ticket, work_left(c), reply, sizeof(reply));
+
+	if (cl->unfinished && ret != CONTROL_MORE)
+		cl->quiet_ms = now_ms();	/* its time to take the reply starts now */
+	cl->unfinished = ret == CONTROL_MORE;
+	cl->waiting = ret == CONTROL_LATER;
+	return ret ? client_watch(cl) : client_reply(cl, reply);
+}
+
 /* Runs one line and answers it, now or later; false when the client must go. */
 static bool client_line(struct control_client *cl, const char *line, size_t len)
 {
 	struct control *c = cl->owner;
-	struct control_ticket ticket = { (int)(cl - c->clients), cl->serial };
-	struct control_command cmd = { 0 };
 	char reply[CONTROL_REPLY_MAX], err[160];
 
 	cl->active = ++c->clock;
 	cl->quiet_ms = now_ms();
 	if (cl->overflow)
 		snprintf(reply, sizeof(reply), "error: line too long");
-	else if (control_parse(line, len, &cmd, err, sizeof(err)) < 0)
+	else if (control_parse(line, len, &cl->cmd, err, sizeof(err)) < 0)
 		snprintf(reply, sizeof(reply), "error: %s", err);
-	else if (cmd.type == CONTROL_WATCH)
+	else if (cl->cmd.type == CONTROL_WATCH)
 		start_watching(cl, reply, sizeof(reply));
-	else if (c->exec(c->ctx, &cmd, ticket, reply, sizeof(reply)) == CONTROL_LATER) {
-		cl->waiting = true;
-		return client_watch(cl);
-	}
+	else
+		return client_run(cl);
 	return client_reply(cl, reply);
 }
 
@@ -393,13 +449,24 @@ static enum read_result client_read(struct control_client *cl)
 	return READ_MORE;
 }
 
-/* Up to CONTROL_BATCH reads; false when the client must go. */
+/* Up to CONTROL_BATCH reads, or turns of an unfinished command, while the wake-up has work
+ * left for it; false when the client must go. */
 static bool client_serve(struct control_client *cl)
 {
 	for (int i = 0; i < CONTROL_BATCH && !cl->waiting && !cl->out_len; i++) {
-		enum read_result r = client_read(cl);
+		enum read_result r;
 		bool ok;
 
+		if (i > 0 && *work_left(cl->owner) <= 0)
+			return true;	/* it had its turn: it waits from the next wake-up on */
+		if (!may_work(cl))
+			return true;
+		if (cl->unfinished) {
+			if (!client_run(cl))
+				return false;
+			continue;
+		}
+		r = client_read(cl);
 		if (r == READ_NONE)
 			return true;
 		if (r == READ_GONE)
@@ -410,7 +477,7 @@ static bool client_serve(struct control_client *cl)
 		cl->overflow = false;
 		cl->len = 0;
 		/* the last line, its reply sent: done; else it goes once answered */
-		if (!ok || (r == READ_LAST && !cl->waiting && !cl->out_len))
+		if (!ok || (r == READ_LAST && !cl->waiting && !cl->unfinished && !cl->out_len))
 			return false;
 	}
 	return true;
@@ -423,6 +490,8 @@ static void on_client(struct loop_source *src, uint32_t events)
 
 	if (cl->waiting)	/* only a hang-up wakes it: its reply has nobody to go to */
 		ok = !(events & (EPOLLHUP | EPOLLERR));
+	else if (cl->unfinished && (events & (EPOLLHUP | EPOLLERR)))
+		ok = false;	/* nobody to finish it for */
 	else if (cl->out_len)
 		ok = client_flush(cl);
 	else
@@ -480,11 +549,12 @@ static int user_count(const struct control *c, uid_t uid)
 	return n;
 }
 
-/* How readily a client gives up its slot to a new one: -1 never (a reply is being made for it,
- * or it watches: watchers are few, CONTROL_WATCHERS), 0 idle, 1 stuck in a line or not taking
- * its reply, 2 with a request not read yet, 3 in its grace: in the middle of its line or yet
- * to send one, and connected less than CONTROL_GRACE_MS ago. Counted from the connect, not
- * from its last byte: a client that drips its lines would keep its grace for good. */
+/* How readily a client gives up its slot to a new one: -1 never (a reply is being made for it
+ * off the loop, or it watches: watchers are few, CONTROL_WATCHERS), 0 idle, 1 stuck in a line
+ * or not taking its reply, 2 with a request not read yet or not done, 3 in its grace: in the
+ * middle of its line or yet to send one, and connected less than CONTROL_GRACE_MS ago. Counted
+ * from the connect, not from its last byte: a client that drips its lines would keep its grace
+ * for good. */
 static int client_rank(const struct control_client *cl, int64_t now)
 {
 	bool midway = cl->len || cl->overflow || !cl->spoke;
@@ -496,7 +566,7 @@ static int client_rank(const struct control_client *cl, int64_t now)
 		return 3;
 	if (cl->len || cl->overflow || cl->out_len)
 		return 1;
-	if (ioctl(cl->src.fd, FIONREAD, &unread) == 0 && unread > 0)
+	if (cl->unfinished || (ioctl(cl->src.fd, FIONREAD, &unread) == 0 && unread > 0))
 		return 2;
 	return 0;
 }
@@ -620,7 +690,7 @@ static int64_t close_idle(struct control *c, int64_t now)
 		struct control_client *cl = &c->clients[i];
 		int64_t end = cl->quiet_ms + CONTROL_IDLE_MS;
 
-		if (cl->src.fd < 0 || cl->waiting || cl->watching)
+		if (cl->src.fd < 0 || cl->waiting || cl->unfinished || cl->watching)
 			continue;
 		if (end <= now)
 			client_close(cl);

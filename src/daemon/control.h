@@ -15,6 +15,8 @@
 #define CONTROL_PER_PEER 4	/* connections one process may hold: its next closes its oldest */
 #define CONTROL_WATCHERS 4	/* clients that may "watch" at once: only their own process evicts */
 #define CONTROL_BATCH 4		/* reads per client and wake-up, so nobody starves the rest */
+#define CONTROL_WORK 100000	/* stone work (water_drop's) of all commands in one wake-up, 1.5
+				 * to 3 ms of stones; the commands beyond wait for the next */
 #define CONTROL_GRACE_MS 1000	/* a new client's time to send its line before it may be evicted */
 #define CONTROL_IDLE_MS 3000	/* a connection that sends no complete line for this long goes */
 #define CONTROL_COORD_MAX 65535	/* coordinates beyond the screen are clipped by the water */
@@ -39,6 +41,7 @@ struct control_command {
 	int size, weight;	/* drop: 0 = the configured stone */
 	bool on;		/* rain */
 	char path[CONTROL_LINE_MAX];
+	long progress;		/* the exec's own, kept between calls that return CONTROL_MORE */
 };
 
 /* Parses one line (len bytes, no newline; a trailing '\r' is allowed) into cmd. 0, or -EINVAL
@@ -54,12 +57,17 @@ struct control_ticket {
 };
 
 #define CONTROL_LATER 1
+#define CONTROL_MORE 2
 
-/* Runs cmd and writes the reply line ("ok ..." or "error: ...", no newline) into reply and
- * returns 0; or keeps the ticket, returns CONTROL_LATER and answers with control_answer. The
- * client's next command waits for that answer. */
-typedef int control_exec_fn(void *ctx, const struct control_command *cmd,
-			    struct control_ticket ticket, char *reply, size_t len);
+/*
+ * Runs cmd and writes the reply line ("ok ..." or "error: ...", no newline) into reply and
+ * returns 0; or keeps the ticket, returns CONTROL_LATER and answers with control_answer. *work
+ * is the stone work it may do in this wake-up (more than 0); it takes off what it did. When
+ * that runs out before cmd is done, it returns CONTROL_MORE and is called again with cmd in a
+ * later wake-up. The client's next command waits for the answer.
+ */
+typedef int control_exec_fn(void *ctx, struct control_command *cmd,
+			    struct control_ticket ticket, long *work, char *reply, size_t len);
 
 struct control;
 
@@ -70,6 +78,9 @@ struct control_client {
 	size_t len;
 	bool overflow;			/* the current line is too long: skip to its end */
 	bool waiting;			/* for a reply that comes later */
+	bool unfinished;		/* cmd goes on in the next wake-up (CONTROL_MORE) */
+	struct control_command cmd;	/* the command being run */
+	uint64_t hungry;		/* the wake-up since which it waits for work; 0: none */
 	bool spoke;			/* has sent something */
 	bool watching;			/* gets event lines; exempt from the idle close */
 	int64_t connected_ms;		/* its grace runs from it, CLOCK_MONOTONIC */
@@ -92,6 +103,8 @@ struct control {
 	struct loop *loop;
 	control_exec_fn *exec;
 	void *ctx;
+	long work;			/* what is left of CONTROL_WORK in wake-up work_wakeup */
+	uint64_t work_wakeup;
 	unsigned long accepted, clock;
 	char path[256];
 	struct control_client clients[CONTROL_CLIENTS];

@@ -557,9 +557,15 @@ int screen_reload_walls(struct screen *s, struct walls *walls, char *err, size_t
 	return 0;
 }
 
-void screen_drop(struct screen *s, int x, int y, int size, int weight)
+/* Both return their work (water_drop's). */
+long screen_drop(struct screen *s, int x, int y, int size, int weight)
 {
-	water_drop(&s->water, x, y, size, weight);
+	return water_drop(&s->water, x, y, size, weight);
+}
+
+long screen_trail_part(struct screen *s, struct water_trail *t, long budget)
+{
+	return water_trail_part(&s->water, t, budget);
 }
 
 void screen_trail(struct screen *s, int x0, int y0, int x1, int y1, int size, int weight,

@@ -441,8 +441,22 @@ static void show_or_hide(struct app *app, bool show, char *reply, size_t len)
 	snprintf(reply, len, "ok %s", saver_state_name(app->pace.saver.state));
 }
 
-static int on_command(void *ctx, const struct control_command *cmd,
-		      struct control_ticket ticket, char *reply, size_t len)
+/* The stones of cmd's trail that *work allows, from where the last call left off (progress:
+ * the steps of its line done); true once it is whole. */
+static bool trail_part(struct app *app, struct control_command *cmd, long *work)
+{
+	const struct config *cfg = &app->cfg;
+	struct water_trail t = { cmd->x, cmd->y, cmd->x2, cmd->y2, cfg->stone.size,
+				 cfg->input.trail_weight, cfg->input.trail_spacing, cmd->progress,
+				 false };
+
+	*work -= screen_trail_part(&app->screen, &t, *work);
+	cmd->progress = t.step;
+	return t.done;
+}
+
+static int on_command(void *ctx, struct control_command *cmd, struct control_ticket ticket,
+		      long *work, char *reply, size_t len)
 {
 	struct app *app = ctx;
 	const struct config *cfg = &app->cfg;
@@ -452,15 +466,18 @@ static int on_command(void *ctx, const struct control_command *cmd,
 		if (app->screen.standby)
 			break;		/* hidden: the water stays calm for the next show */
 		pace_activity(&app->pace);
-		screen_drop(&app->screen, cmd->x, cmd->y, cmd->size ? cmd->size : cfg->stone.size,
-			    cmd->weight ? cmd->weight : cfg->stone.weight);
+		*work -= screen_drop(&app->screen, cmd->x, cmd->y,
+				     cmd->size ? cmd->size : cfg->stone.size,
+				     cmd->weight ? cmd->weight : cfg->stone.weight);
 		break;
 	case CONTROL_TRAIL:
 		if (app->screen.standby)
 			break;
 		pace_activity(&app->pace);
-		screen_trail(&app->screen, cmd->x, cmd->y, cmd->x2, cmd->y2, cfg->stone.size,
-			     cfg->input.trail_weight, cfg->input.trail_spacing);
+		if (!trail_part(app, cmd, work)) {
+			pace_wake(&app->pace);
+			return CONTROL_MORE;
+		}
 		break;
 	case CONTROL_RAIN:
 		pace_set_rain(&app->pace, cmd->on);

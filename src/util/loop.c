@@ -10,6 +10,7 @@
 int loop_init(struct loop *l)
 {
 	l->epfd = epoll_create1(EPOLL_CLOEXEC);
+	l->wakeups = 0;
 	return l->epfd < 0 ? -errno : 0;
 }
 
@@ -44,6 +45,7 @@ int loop_dispatch(struct loop *l, int timeout_ms)
 	struct epoll_event ev[LOOP_BATCH];
 	int n = epoll_wait(l->epfd, ev, LOOP_BATCH, timeout_ms);
 
+	l->wakeups++;
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	for (int i = 0; i < n; i++) {

@@ -16,6 +16,7 @@ struct loop_source {
 
 struct loop {
 	int epfd;
+	uint64_t wakeups;		/* loop_dispatch calls so far: never wraps */
 };
 
 int loop_init(struct loop *l);
