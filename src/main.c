@@ -1,11 +1,13 @@
 /* main.c - the command line, and starting and stopping the daemon. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon/app.h"
 #include "daemon/control.h"
@@ -225,16 +227,36 @@ static int load_config(struct app *app)
 	return ret;
 }
 
+/* Whether process pid runs this program (also after an upgrade replaced its file). */
+static bool runs_this_program(long pid)
+{
+	static const char deleted[] = " (deleted)";
+	char link[64], self[PATH_MAX], other[PATH_MAX];
+	ssize_t n, m;
+
+	snprintf(link, sizeof(link), "/proc/%ld/exe", pid);
+	n = readlink("/proc/self/exe", self, sizeof(self));
+	m = readlink(link, other, sizeof(other));
+	if (n <= 0 || m <= 0 || n >= (ssize_t)sizeof(self) || m >= (ssize_t)sizeof(other))
+		return false;
+	if ((size_t)m > strlen(deleted) && memcmp(other + m - strlen(deleted), deleted,
+						   strlen(deleted)) == 0)
+		m -= (ssize_t)strlen(deleted);
+	return n == m && memcmp(self, other, (size_t)n) == 0;
+}
+
 /* A reload whose file moves or removes the control socket cannot be asked over it; under
  * systemd, ExecReload= knows the daemon's PID ($MAINPID), and SIGHUP applies the file the same
- * way, unanswered. 0 when sent. */
+ * way, unanswered. Only to a process of this program: $MAINPID is any unit's main process, or
+ * anything a shell exported. 0 when sent. */
 static int reload_by_signal(const char *socket_error)
 {
 	const char *env = getenv("MAINPID");
 	char *end = NULL;
 	long pid = env ? strtol(env, &end, 10) : 0;
 
-	if (pid <= 1 || pid > INT_MAX || *end || kill((pid_t)pid, SIGHUP) < 0)
+	if (pid <= 1 || pid > INT_MAX || *end || !runs_this_program(pid) ||
+	    kill((pid_t)pid, SIGHUP) < 0)
 		return -1;
 	fprintf(stderr, "fbripple: control socket %s; sent SIGHUP to the daemon (PID %ld)\n",
 		socket_error, pid);

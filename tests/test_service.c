@@ -813,7 +813,23 @@ static void test_reload_by_pid_when_the_socket_moved(void **state)
 	expect_notify(d, "READY=1", 5000, NULL, 0);
 	assert_int_equal(tu_run(out, sizeof(out), "-c", d->conf, "--send", "status", NULL), 1);
 	assert_null(strstr(out, "SIGHUP"));
+	/* $MAINPID of another program (a shell's, another unit's) is never signalled */
+	pid_t other = fork();
+
+	assert_true(other >= 0);
+	if (other == 0) {
+		pause();
+		_exit(0);
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)other);
+	setenv("MAINPID", pid, 1);
+	rc = tu_run(out, sizeof(out), "-c", d->conf, "--send", "reload", NULL);
 	unsetenv("MAINPID");
+	assert_int_equal(rc, 1);
+	assert_null(strstr(out, "SIGHUP"));
+	assert_int_equal(kill(other, SIGTERM), 0);
+	assert_int_equal(waitpid(other, &rc, 0), other);
+	assert_true(WIFSIGNALED(rc) && WTERMSIG(rc) == SIGTERM);	/* not hung up before */
 	assert_int_equal(access(moved, F_OK), -1);		/* the moved socket is gone */
 	stop(d);
 }
