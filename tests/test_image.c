@@ -567,6 +567,38 @@ static void test_ppm_broken(void **state)
 	assert_null(img.pixels);
 }
 
+/* A 1x1 PPM whose header was 127 MiB of spaces, or one comment as long, took 1.5 s of CPU (a
+ * getc each, locked with other threads about): a header is read to 4 KiB at most. */
+static void test_ppm_long_header(void **state)
+{
+	const char *p = tmp(state, "long.ppm");
+	struct image img = { 0, 0, NULL };
+	char *text = malloc(8192 + 32);
+	int n;
+
+	assert_non_null(text);
+	for (int comment = 0; comment < 2; comment++) {
+		n = sprintf(text, "P6\n%s", comment ? "#" : "");
+		memset(text + n, ' ', 8192);
+		n += 8192;
+		n += sprintf(text + n, "\n1 1\n255\n\x01\x02\x03");
+		write_file(p, text, (size_t)n);
+		assert_int_equal(load(state, p, &img), -EINVAL);
+		assert_string_equal(err(state), "PPM header too long (at most 4 KiB)");
+		assert_null(img.pixels);
+	}
+	/* a long comment that fits is still read */
+	n = sprintf(text, "P6\n#");
+	memset(text + n, ' ', 4000);
+	n += 4000;
+	n += sprintf(text + n, "\n1 1\n255\n\x01\x02\x03");
+	write_file(p, text, (size_t)n);
+	assert_int_equal(load(state, p, &img), 0);
+	assert_int_equal(img.pixels[0], 0xff010203);
+	image_free(&img);
+	free(text);
+}
+
 /* ---- bounded work ---- */
 
 /* A progressive JPEG of w x h noise, in memory, with the given scan script (NULL: libjpeg's). */
@@ -1444,6 +1476,7 @@ int main(void)
 		cmocka_unit_test(test_jpeg_broken),
 		cmocka_unit_test(test_ppm),
 		cmocka_unit_test(test_ppm_broken),
+		cmocka_unit_test(test_ppm_long_header),
 		cmocka_unit_test(test_jpeg_repeated_scan),
 		cmocka_unit_test(test_jpeg_too_many_scans),
 		cmocka_unit_test(test_jpeg_arithmetic_refused),

@@ -24,6 +24,7 @@
 #define MAX_FILE	(128L * 1024 * 1024)	/* a 16-bit PPM at MAX_PIXELS is 96 MiB */
 #define MAX_SCANS	32	/* libjpeg's progressions have 6 to 18, mozjpeg's 16 at most */
 #define MAX_PNG_DATA	(64UL * 1024 * 1024)	/* inflated bytes: 16-bit RGBA is 8 a pixel */
+#define MAX_PPM_HEADER	4096L	/* netpbm's is some 20 bytes; GIMP adds a comment of 50 */
 /* What a JPEG's scans carry, in samples (jpeg_scan_samples): 12 a pixel at MAX_PIXELS, which
  * libjpeg's progression of a CMYK picture needs (11.9); its YCbCr one needs 4 to 7, mozjpeg's
  * 10 at most, a baseline JPEG 1 to 4. */
@@ -378,27 +379,41 @@ static int load_jpeg(struct load *ld)
 	return rc;
 }
 
-/* The next header number; returns the character after it, or -1 at a bad byte, EOF at the end. */
-static int ppm_number(FILE *f, unsigned long *v)
+#define PPM_BAD		(-2)
+#define PPM_LONG	(-3)
+
+/* The next header byte, or PPM_LONG past MAX_PPM_HEADER of them: spaces or a comment must not
+ * make the header the work. */
+static int ppm_getc(FILE *f, long *left)
+{
+	if (*left <= 0)
+		return PPM_LONG;
+	--*left;
+	return getc(f);
+}
+
+/* The next header number; returns the character after it, or PPM_BAD at a bad byte, PPM_LONG,
+ * EOF at the end. */
+static int ppm_number(FILE *f, long *left, unsigned long *v)
 {
 	int c;
 
 	for (;;) {
-		c = getc(f);
+		c = ppm_getc(f, left);
 		if (c == '#') {
-			while ((c = getc(f)) != '\n' && c != EOF)
+			while ((c = ppm_getc(f, left)) != '\n' && c != EOF && c != PPM_LONG)
 				;
 		}
-		if (c == EOF || !isspace(c))
+		if (c < 0 || !isspace(c))
 			break;
 	}
-	if (c == EOF)
-		return EOF;
+	if (c < 0)
+		return c;
 	if (!isdigit(c))
-		return -2;
-	for (*v = 0; isdigit(c); c = getc(f)) {
+		return PPM_BAD;
+	for (*v = 0; isdigit(c); c = ppm_getc(f, left)) {
 		if (*v > 10000000UL)
-			return -2;
+			return PPM_BAD;
 		*v = *v * 10 + (unsigned long)(c - '0');
 	}
 	return c;
@@ -406,16 +421,25 @@ static int ppm_number(FILE *f, unsigned long *v)
 
 static int ppm_header(struct load *ld, unsigned long v[3])
 {
+	long left = MAX_PPM_HEADER - 2;		/* after "P6" */
 	int i, c = 0;
 
 	for (i = 0; i < 3; i++) {
-		c = ppm_number(ld->f, &v[i]);
+		c = ppm_number(ld->f, &left, &v[i]);
 		if (c == EOF)
 			return load_fail(ld, -EINVAL, "truncated PPM header");
+		if (c == PPM_LONG) {
+			if (ld->errlen)
+				snprintf(ld->err, ld->errlen, "PPM header too long (at most %ld KiB)",
+					 MAX_PPM_HEADER >> 10);
+			return -EINVAL;
+		}
 		if (c < 0 || (c != '#' && !isspace(c)))
 			return load_fail(ld, -EINVAL, "bad PPM header");
-		if (i < 2)
+		if (i < 2) {
 			ungetc(c, ld->f);
+			left++;
+		}
 	}
 	/* Exactly one whitespace byte separates maxval from the samples. */
 	if (c == '#')
