@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "image/image.h"
 #include "image/pixfmt.h"
@@ -221,6 +222,62 @@ static void test_unreadable_splash_falls_back_to_builtin(void **state)
 	image_free(&fb);
 }
 
+/* An address space too small for the 64 MiB of a 16-megapixel picture, ample for the daemon
+ * with the built-in splash (which starts in half of it). */
+#define NO_ROOM_KIB	(48L * 1024)
+
+/* A 4096x4096 PPM, black: a sparse file, its pixels never read when they cannot be had. */
+static const char *write_huge_ppm(const struct ctx *c, const char *name)
+{
+	const char *path = tu_path(c->dir, name);
+
+	tu_write(path, "P6\n4096 4096\n255\n");
+	assert_int_equal(truncate(path, 17 + 4096L * 4096 * 3), 0);
+	return path;
+}
+
+/* A picture that cannot be had for want of memory is one that cannot be read: a warning that
+ * names it, and the built-in splash. The start stopped with "error: Cannot allocate memory",
+ * exit 1. Only a plain native build: a sanitizer's shadow or qemu-user's guest space does not
+ * fit in such a limit. */
+static void test_splash_out_of_memory_falls_back_to_builtin(void **state)
+{
+	struct ctx *c = *state;
+	const char *conf = tu_path(c->dir, "huge.conf"), *none = tu_path(c->dir, "none.conf");
+	const char *fb = tu_path(c->dir, "fb.raw");
+	const char *a = tu_path(c->dir, "fallback.png"), *b = tu_path(c->dir, "builtin.png");
+	const char *ppm;
+	struct image fa, fb_img;
+	char text[512], want[512];
+
+#ifdef UNDER_ASAN
+	skip();
+#endif
+	if (getenv("FBRIPPLE_RUNNER"))
+		skip();
+	ppm = write_huge_ppm(c, "huge.ppm");
+	snprintf(text, sizeof(text), "display: { threads = 1; };\nsplash: { image = \"%s\"; };\n",
+		 ppm);
+	tu_write(conf, text);
+	tu_write(none, "display: { threads = 1; };\n");
+	if (tu_run_limited(NO_ROOM_KIB, c->out, sizeof(c->out), "-c", none, "--fbdev", fb,
+			   "--size", "640x480", "--frames", "0", "--screenshot", b, NULL) != 0)
+		fail_msg("the built-in splash in %ld KiB: %s", NO_ROOM_KIB, c->out);
+	assert_int_equal(tu_run_limited(NO_ROOM_KIB, c->out, sizeof(c->out), "-c", conf,
+					"--fbdev", fb, "--size", "640x480", "--frames", "0",
+					"--screenshot", a, NULL), 0);
+	snprintf(want, sizeof(want), "splash %s: Cannot allocate memory; using the built-in splash",
+		 ppm);
+	if (!strstr(c->out, want))
+		fail_msg("no \"%s\" in: %s", want, c->out);
+	tu_load(&fa, a);
+	tu_load(&fb_img, b);
+	assert_int_equal(fa.width, fb_img.width);
+	assert_memory_equal(fa.pixels, fb_img.pixels, (size_t)fa.width * fa.height * 4);
+	image_free(&fa);
+	image_free(&fb_img);
+}
+
 /* A stone whose disc crosses the corner still ripples there. */
 static void test_corner_drop_ripples(void **state)
 {
@@ -346,6 +403,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_good_config_checks_ok, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_splash_falls_back_to_builtin, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_splash_out_of_memory_falls_back_to_builtin,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corner_drop_ripples, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readme_picture_is_golden, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lit_look_at_16_bpp_is_golden, setup, teardown),

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -42,6 +43,7 @@ struct daemon {
 	const char *size;	/* of the file framebuffer; NULL: 320x240 */
 	const char *tmpfs;	/* a directory the daemon sees a small tmpfs on; NULL: none */
 	bool keep_fb;		/* start on the file framebuffer as it is: an app's picture */
+	long as_kib;		/* its address space limited to that many KiB; 0: not */
 };
 
 static int setup(void **state)
@@ -192,6 +194,17 @@ static int private_tmpfs(const char *dir)
 }
 
 /* Starts the daemon on a 320x240 file framebuffer and waits for READY=1. */
+/* As `ulimit -v` does. */
+static int limit_address_space(long kib)
+{
+	struct rlimit lim;
+
+	if (getrlimit(RLIMIT_AS, &lim) < 0)
+		return -1;
+	lim.rlim_cur = (rlim_t)kib * 1024;
+	return setrlimit(RLIMIT_AS, &lim);
+}
+
 static void start(struct daemon *d, const char *watchdog_usec)
 {
 	const char *bin = getenv("FBRIPPLE_BIN") ? getenv("FBRIPPLE_BIN") : "./fbripple";
@@ -216,6 +229,8 @@ static void start(struct daemon *d, const char *watchdog_usec)
 		else
 			unsetenv("WATCHDOG_USEC");
 		if (d->tmpfs && private_tmpfs(d->tmpfs) < 0)
+			_exit(126);
+		if (d->as_kib && limit_address_space(d->as_kib) < 0)
 			_exit(126);
 		execl(bin, bin, "-c", d->conf, "--fbdev", d->fb, "--size",
 		      d->size ? d->size : "320x240", (char *)NULL);
@@ -513,6 +528,63 @@ static void test_reload_display_with_pictures_fallen_back(void **state)
 	write_conf(d, text);
 	send_cmd(d, "reload", reply, sizeof(reply));
 	assert_string_equal(reply, "ok changed display");
+	stop(d);
+}
+
+/*
+ * Pictures that cannot be had for want of memory, in an address space too small for a
+ * 16-megapixel picture's 64 MiB and ample for the daemon: the start falls back as for any
+ * unreadable picture (it stopped with "Cannot allocate memory"), a reload that changes only
+ * the display takes them as they run (it was refused), and a reload to such a picture is
+ * refused as for any other that cannot be read. Only a plain native build: a sanitizer's shadow
+ * or qemu-user's guest space does not fit in such a limit.
+ */
+static void test_pictures_out_of_memory(void **state)
+{
+	struct daemon *d = *state;
+	char text[1024], want[512], reply[CONTROL_REPLY_MAX];
+	const char *huge = tu_path(d->dir, "huge.ppm");
+
+#ifdef UNDER_ASAN
+	skip();
+#endif
+	if (getenv("FBRIPPLE_RUNNER"))
+		skip();
+	tu_write(huge, "P6\n4096 4096\n255\n");
+	assert_int_equal(truncate(huge, 17 + 4096L * 4096 * 3), 0);	/* sparse, black */
+	d->as_kib = 48L * 1024;
+	snprintf(text, sizeof(text), "display = { threads = 1; };\nsplash = { image = \"%s\"; };\n"
+		 "water = { obstacles = \"%s\"; };", huge, huge);
+	write_conf(d, text);
+	start(d, NULL);
+	snprintf(want, sizeof(want), "splash %s: Cannot allocate memory; using the built-in splash",
+		 huge);
+	assert_true(log_has(d, want));
+	snprintf(want, sizeof(want), "obstacles %s: Cannot allocate memory; running without walls",
+		 huge);
+	assert_true(log_has(d, want));
+
+	snprintf(text, sizeof(text), "display = { threads = 1; rotate = 180; };\n"
+		 "splash = { image = \"%s\"; };\nwater = { obstacles = \"%s\"; };", huge, huge);
+	write_conf(d, text);
+	send_cmd(d, "reload", reply, sizeof(reply));
+	assert_string_equal(reply, "ok changed display");
+
+	/* a new picture: the reload is refused, the running one stays */
+	write_png(tu_path(d->dir, "red.png"), RED);
+	snprintf(text, sizeof(text), "display = { threads = 1; rotate = 180; };\n"
+		 "splash = { image = \"%s/red.png\"; };", d->dir);
+	write_conf(d, text);
+	expect_ok(d, "reload");
+	assert_int_equal(count_other(d, RED), 0);
+	assert_int_equal(rename(huge, tu_path(d->dir, "huge2.ppm")), 0);
+	snprintf(text, sizeof(text), "display = { threads = 1; rotate = 180; };\n"
+		 "splash = { image = \"%s/huge2.ppm\"; };", d->dir);
+	write_conf(d, text);
+	send_cmd(d, "reload", reply, sizeof(reply));
+	snprintf(want, sizeof(want), "error: splash %s/huge2.ppm: Cannot allocate memory", d->dir);
+	assert_string_equal(reply, want);
+	assert_int_equal(count_other(d, RED), 0);
 	stop(d);
 }
 
@@ -2410,6 +2482,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_splash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_display_with_pictures_fallen_back, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_pictures_out_of_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_invalid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sighup_storm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_control_socket, setup, teardown),

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,27 +60,28 @@ void tu_write(const char *path, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
-int tu_run(char *out, size_t outlen, const char *arg, ...)
+/* argv's program run as tu_run says, its address space limited to as_kib KiB (0: as ours). */
+static int run_argv(long as_kib, char *out, size_t outlen, const char **argv)
 {
-	const char *argv[64] = { getenv("FBRIPPLE_BIN") ? getenv("FBRIPPLE_BIN") : "./fbripple" };
-	int pipefd[2], status, n = 1;
+	int pipefd[2], status;
 	size_t len = 0;
 	ssize_t got;
-	va_list ap;
 	pid_t pid;
 
-	va_start(ap, arg);
-	for (const char *a = arg; a && n < 63; a = va_arg(ap, const char *))
-		argv[n++] = a;
-	va_end(ap);
-	argv[n] = NULL;
 	assert_int_equal(pipe(pipefd), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		struct rlimit lim;
+
 		dup2(pipefd[1], 1);
 		dup2(pipefd[1], 2);
 		close(pipefd[0]);
+		if (as_kib && getrlimit(RLIMIT_AS, &lim) == 0) {
+			lim.rlim_cur = (rlim_t)as_kib * 1024;
+			if (setrlimit(RLIMIT_AS, &lim) < 0)
+				_exit(126);
+		}
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
@@ -90,6 +92,39 @@ int tu_run(char *out, size_t outlen, const char *arg, ...)
 	close(pipefd[0]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int run_va(long as_kib, char *out, size_t outlen, const char *arg, va_list ap)
+{
+	const char *argv[64] = { getenv("FBRIPPLE_BIN") ? getenv("FBRIPPLE_BIN") : "./fbripple" };
+	int n = 1;
+
+	for (const char *a = arg; a && n < 63; a = va_arg(ap, const char *))
+		argv[n++] = a;
+	argv[n] = NULL;
+	return run_argv(as_kib, out, outlen, argv);
+}
+
+int tu_run(char *out, size_t outlen, const char *arg, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, arg);
+	rc = run_va(0, out, outlen, arg, ap);
+	va_end(ap);
+	return rc;
+}
+
+int tu_run_limited(long as_kib, char *out, size_t outlen, const char *arg, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, arg);
+	rc = run_va(as_kib, out, outlen, arg, ap);
+	va_end(ap);
+	return rc;
 }
 
 int tu_call_bounded(tu_call_fn *fn, void *ctx, char *out, size_t outlen, int timeout_ms)

@@ -69,6 +69,10 @@ void tu_write(const char *path, const char *text);
  */
 int tu_run(char *out, size_t outlen, const char *arg, ...) __attribute__((sentinel));
 
+/* tu_run with the program's address space limited to as_kib KiB, as `ulimit -v` does. */
+int tu_run_limited(long as_kib, char *out, size_t outlen, const char *arg, ...)
+	__attribute__((sentinel));
+
 /*
  * Calls fn(ctx, out, outlen) in a child process and returns its result, out filled in by the
  * child; fails the test if the call does not return within timeout_ms (a loader stuck on a

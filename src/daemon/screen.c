@@ -191,6 +191,12 @@ void screen_release(struct screen *s)
 	s->watch.fd = -1;
 }
 
+/* No picture file: "", or "@screen", the app's frame, read each time fbripple shows itself. */
+static bool splash_is_builtin(const struct config *cfg)
+{
+	return !cfg->splash.image[0] || strcmp(cfg->splash.image, SCREEN_SPLASH_APP) == 0;
+}
+
 /* The configured splash scaled to the screen (the built-in one for ""); 0 or -errno with err
  * saying why. */
 static int load_splash(const struct config *cfg, int width, int height, struct image *out,
@@ -199,8 +205,7 @@ static int load_splash(const struct config *cfg, int width, int height, struct i
 	struct image src;
 	int ret;
 
-	/* "@screen": the app's frame, read each time fbripple shows itself */
-	if (!cfg->splash.image[0] || strcmp(cfg->splash.image, SCREEN_SPLASH_APP) == 0)
+	if (splash_is_builtin(cfg))
 		return image_builtin(out, width, height);
 	ret = image_load(&src, cfg->splash.image, err, errlen);
 	if (ret < 0)
@@ -217,13 +222,14 @@ static int load_splash(const struct config *cfg, int width, int height, struct i
 	return ret;
 }
 
-/* The configured splash, or the built-in one when it cannot be loaded. */
+/* The configured splash, or the built-in one when it cannot be loaded, for want of memory
+ * too: the built-in one is the screen's size, a picture up to 16 megapixels. */
 static int make_splash(const struct config *cfg, int width, int height, struct image *out)
 {
 	char err[256];
 	int ret = load_splash(cfg, width, height, out, err, sizeof(err));
 
-	if (ret == -ENOMEM)
+	if (ret < 0 && splash_is_builtin(cfg))
 		return ret;
 	if (ret < 0) {
 		log_warn("splash %s: %s; using the built-in splash", cfg->splash.image, err);
@@ -522,7 +528,7 @@ int screen_make_pictures(const struct config *cfg, int width, int height,
 		return ret;
 	ret = walls_load(&p->walls, cfg->water.obstacles, cfg->splash.scale, width, height, err,
 			 len);
-	if (ret < 0 && ret != -ENOMEM && !p->new_walls) {
+	if (ret < 0 && !p->new_walls) {
 		log_warn("%s; running without walls", err);
 		return 0;
 	}

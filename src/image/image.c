@@ -83,7 +83,7 @@ static int load_alloc(struct load *ld, unsigned long w, unsigned long h)
 		return rc;
 	ld->pixels = malloc(w * h * sizeof(uint32_t));
 	if (!ld->pixels)
-		return load_fail(ld, -ENOMEM, "out of memory");
+		return load_fail(ld, -ENOMEM, strerror(ENOMEM));
 	ld->width = (int)w;
 	ld->height = (int)h;
 	return 0;
@@ -177,7 +177,7 @@ static int png_decode(struct load *ld, png_structp png, png_infop info)
 	rows = ld->rows = malloc(h * sizeof(*rows));
 	if (!rows) {
 		ld->rc = -ENOMEM;
-		png_error(png, "out of memory");
+		png_error(png, strerror(ENOMEM));
 	}
 	for (y = 0; y < h; y++)
 		rows[y] = (png_bytep)(ld->pixels + (size_t)y * w);
@@ -208,7 +208,7 @@ static int load_png(struct load *ld)
 	info = png ? png_create_info_struct(png) : NULL;
 	if (!info) {
 		png_destroy_read_struct(&png, NULL, NULL);
-		return load_fail(ld, -ENOMEM, "out of memory");
+		return load_fail(ld, -ENOMEM, strerror(ENOMEM));
 	}
 	rc = png_decode(ld, png, info);
 	png_destroy_read_struct(&png, &info, NULL);
@@ -469,7 +469,7 @@ static int load_ppm(struct load *ld, int channels)
 	rowbytes = (size_t)ld->width * (size_t)channels * sample;
 	row = malloc(rowbytes);
 	if (!row)
-		return load_fail(ld, -ENOMEM, "out of memory");
+		return load_fail(ld, -ENOMEM, strerror(ENOMEM));
 	for (y = 0; y < ld->height; y++) {
 		uint32_t *out = ld->pixels + (size_t)y * ld->width;
 		unsigned c[3];
