@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
@@ -919,6 +920,64 @@ static void test_stone_work_per_wake_up(void **state)
 	listening_close(&l);
 }
 
+/* The review's order, a watcher among them: b watches, a's trail is under way, b and c each
+ * send a drop and have nothing more to send; then fresh clients ask for their status. They are
+ * answered within a few wake-ups, and once all is answered the loop has nothing to do. b, let
+ * through for its drop and then refused its next turn by c, which had waited longer, was taken
+ * for a client that waits for work though it had no line left: nothing ever cleared that, and
+ * every other client was refused behind it from then on, its line left in its socket, the loop
+ * woken for it again at once, for as long as b stayed connected. */
+static void test_a_client_with_nothing_to_send_holds_up_nobody(void **state)
+{
+	struct costly k = { 0 };
+	struct listening l;
+	struct pollfd calm;
+	int a, b, c, d[3];
+	uint64_t from;
+	char line[64];
+
+	(void)state;
+	listening_open_on(&l, costly_exec, &k);
+	k.loop = &l.loop;
+	b = connect_as_child(&l.addr);
+	watch_on(&l, b);
+	a = connect_as_child(&l.addr);
+	c = connect_as_child(&l.addr);
+	assert_int_equal(send(a, "trail 0 0 1000 0\n", 17, 0), 17);
+	for (int i = 0; i < 20 && !k.spent[l.loop.wakeups]; i++)
+		loop_dispatch(&l.loop, 10);
+	assert_true(k.spent[l.loop.wakeups] > 0);	/* a's trail is under way */
+	assert_int_equal(send(b, "drop 30 0\n", 10, 0), 10);
+	assert_int_equal(send(c, "drop 30 0\n", 10, 0), 10);
+	for (int i = 0; i < 3; i++)
+		loop_dispatch(&l.loop, 10);
+	from = l.loop.wakeups;
+	for (int i = 0; i < 3; i++) {
+		d[i] = connect_as_child(&l.addr);
+		assert_int_equal(send(d[i], "status\n", 7, 0), 7);
+	}
+	for (int i = 0; i < 3; i++) {
+		client_line_of(&l.loop, d[i], line, sizeof(line));
+		assert_memory_equal(line, "ok ", 3);
+	}
+	printf("# the fresh clients answered in %d wake-ups\n", (int)(l.loop.wakeups - from));
+	assert_true(l.loop.wakeups - from < 20);
+	client_line_of(&l.loop, b, line, sizeof(line));
+	assert_memory_equal(line, "ok ", 3);
+	client_line_of(&l.loop, c, line, sizeof(line));
+	assert_memory_equal(line, "ok ", 3);
+	client_line_of(&l.loop, a, line, sizeof(line));
+	assert_memory_equal(line, "ok ", 3);
+	calm = (struct pollfd){ l.loop.epfd, POLLIN, 0 };
+	assert_int_equal(poll(&calm, 1, 0), 0);
+	for (int i = 0; i < 3; i++)
+		close(d[i]);
+	close(a);
+	close(b);
+	close(c);
+	listening_close(&l);
+}
+
 static void solid(struct image *img, uint32_t rgb)
 {
 	img->width = 16;
@@ -1002,6 +1061,7 @@ int main(void)
 		cmocka_unit_test(test_dripping_clients_let_a_one_shot_in),
 		cmocka_unit_test(test_the_most_crowded_user_gives_up_a_slot),
 		cmocka_unit_test(test_stone_work_per_wake_up),
+		cmocka_unit_test(test_a_client_with_nothing_to_send_holds_up_nobody),
 		cmocka_unit_test(test_shot_write),
 	};
 

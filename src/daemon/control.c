@@ -356,22 +356,38 @@ static long *work_left(struct control *c)
 	return &c->work;
 }
 
-/* The earliest wake-up since which a client has waited for stone work; 0: none waits. */
-static uint64_t hungry_since(const struct control *c)
+/* Whether the loop wakes up for cl's work: a line (or the end) in its socket to read, or an
+ * unfinished command and room in its socket to go on. A client that has had its turn and sent
+ * nothing more is not woken, and must not hold up those that are. */
+static bool wants_work(const struct control_client *cl)
 {
-	uint64_t since = 0;
+	struct pollfd p = { cl->src.fd, cl->unfinished ? POLLOUT : POLLIN, 0 };
 
-	for (int i = 0; i < CONTROL_CLIENTS; i++) {
-		const struct control_client *cl = &c->clients[i];
+	return !cl->waiting && !cl->out_len && poll(&p, 1, 0) > 0;
+}
 
-		if (cl->src.fd >= 0 && cl->hungry && (!since || cl->hungry < since))
-			since = cl->hungry;
+/* The earliest wake-up since which a client has waited for stone work; 0: none waits. A mark
+ * whose client no longer wants work is dropped. */
+static uint64_t hungry_since(struct control *c)
+{
+	for (;;) {
+		struct control_client *first = NULL;
+
+		for (int i = 0; i < CONTROL_CLIENTS; i++) {
+			struct control_client *cl = &c->clients[i];
+
+			if (cl->src.fd >= 0 && cl->hungry && (!first || cl->hungry < first->hungry))
+				first = cl;
+		}
+		if (!first || wants_work(first))
+			return first ? first->hungry : 0;
+		first->hungry = 0;
 	}
-	return since;
 }
 
 /* Whether cl may run a command now: work is left in this wake-up and no client has waited for
- * it longer. Else it waits, its line unread, and goes before those that wait after it. */
+ * it longer. Else, if it has more to do, it waits, its line unread, and goes before those that
+ * wait after it. */
 static bool may_work(struct control_client *cl)
 {
 	struct control *c = cl->owner;
@@ -381,7 +397,9 @@ static bool may_work(struct control_client *cl)
 		cl->hungry = 0;
 		return true;
 	}
-	if (!cl->hungry)
+	if (!wants_work(cl))
+		cl->hungry = 0;
+	else if (!cl->hungry)
 		cl->hungry = now;
 	return false;
 }
