@@ -978,6 +978,54 @@ static void test_a_client_with_nothing_to_send_holds_up_nobody(void **state)
 	listening_close(&l);
 }
 
+/* A trail that takes longer than CONTROL_IDLE_MS: parts of 5 ms, as stones would take. */
+static int slow_exec(void *ctx, struct control_command *cmd, struct control_ticket ticket,
+		     long *work, char *reply, size_t len)
+{
+	(void)ctx, (void)ticket;
+	if (!cmd->progress)
+		cmd->progress = now_ms();	/* when it started */
+	sleep_ms(5);
+	*work = 0;
+	if (now_ms() < cmd->progress + CONTROL_IDLE_MS + 500)
+		return CONTROL_MORE;
+	snprintf(reply, len, "ok");
+	return 0;
+}
+
+/* A client whose trail outlasts the idle timer, then silent, is closed CONTROL_IDLE_MS after
+ * the trail's reply, as any other: the timer, which fired while the trail went on and skipped
+ * it, was armed again by nothing, and the connection held its slot for good. */
+static void test_a_long_trail_is_closed_idle_after_its_reply(void **state)
+{
+	struct listening l;
+	long replied, closed;
+	char line[64] = "";
+	ssize_t n = -1;
+	int a;
+
+	(void)state;
+	listening_open_on(&l, slow_exec, NULL);
+	a = connect_here(&l);
+	assert_int_equal(send(a, "trail 0 0 1 1\n", 14, 0), 14);
+	for (long end = now_ms() + 2 * CONTROL_IDLE_MS; !line[0] && now_ms() < end;) {
+		loop_dispatch(&l.loop, 10);
+		line_now(a, line, sizeof(line));
+	}
+	replied = now_ms();
+	assert_string_equal(line, "ok\n");
+	while (n != 0 && now_ms() < replied + 2 * CONTROL_IDLE_MS) {
+		loop_dispatch(&l.loop, 10);
+		n = recv(a, line, sizeof(line), MSG_DONTWAIT);
+	}
+	closed = now_ms();
+	printf("# closed %ld ms after its reply\n", n == 0 ? closed - replied : -1);
+	assert_int_equal(n, 0);
+	assert_true(closed - replied >= CONTROL_IDLE_MS - 500);
+	close(a);
+	listening_close(&l);
+}
+
 static void solid(struct image *img, uint32_t rgb)
 {
 	img->width = 16;
@@ -1062,6 +1110,7 @@ int main(void)
 		cmocka_unit_test(test_the_most_crowded_user_gives_up_a_slot),
 		cmocka_unit_test(test_stone_work_per_wake_up),
 		cmocka_unit_test(test_a_client_with_nothing_to_send_holds_up_nobody),
+		cmocka_unit_test(test_a_long_trail_is_closed_idle_after_its_reply),
 		cmocka_unit_test(test_shot_write),
 	};
 

@@ -413,8 +413,12 @@ static bool client_run(struct control_client *cl)
 	char reply[CONTROL_REPLY_MAX];
 	int ret = c->exec(c->ctx, &cl->cmd, ticket, work_left(c), reply, sizeof(reply));
 
-	if (cl->unfinished && ret != CONTROL_MORE)
-		cl->quiet_ms = now_ms();	/* its time to take the reply starts now */
+	if (cl->unfinished && ret != CONTROL_MORE) {
+		/* its time to take the reply starts now; the timer skipped it meanwhile */
+		cl->quiet_ms = now_ms();
+		if (!cl->watching)
+			timer_arm(c, cl->quiet_ms + CONTROL_IDLE_MS);
+	}
 	cl->unfinished = ret == CONTROL_MORE;
 	cl->waiting = ret == CONTROL_LATER;
 	return ret ? client_watch(cl) : client_reply(cl, reply);
