@@ -1026,6 +1026,40 @@ static void test_a_long_trail_is_closed_idle_after_its_reply(void **state)
 	listening_close(&l);
 }
 
+/* A client that left what it was sent in its socket until no room is left there cannot hear
+ * the end of a trail, which then stops where it is: it is closed CONTROL_IDLE_MS after its
+ * line, as one that does not take its reply is, not kept for good as a trail going on. */
+static void test_a_trail_that_cannot_answer_is_closed_idle(void **state)
+{
+	static char junk[4096];
+	struct listening l;
+	struct control_client *cl = &l.c.clients[0];
+	long sent, closed;
+	int a;
+
+	(void)state;
+	listening_open_on(&l, slow_exec, NULL);
+	a = connect_here(&l);
+	loop_dispatch(&l.loop, 10);
+	assert_int_equal(clients_open(&l.c), 1);
+	assert_true(cl->src.fd >= 0);
+	while (send(cl->src.fd, junk, sizeof(junk), MSG_DONTWAIT | MSG_NOSIGNAL) > 0)
+		;	/* as replies it did not take */
+	assert_int_equal(send(a, "trail 0 0 1 1\n", 14, 0), 14);
+	sent = now_ms();
+	for (int i = 0; i < 5; i++)
+		loop_dispatch(&l.loop, 10);
+	assert_true(cl->src.fd >= 0 && cl->unfinished);	/* its first part, then stuck */
+	while (clients_open(&l.c) && now_ms() < sent + 2 * CONTROL_IDLE_MS)
+		loop_dispatch(&l.loop, 10);
+	closed = now_ms();
+	printf("# closed %ld ms after its line\n", clients_open(&l.c) ? -1 : closed - sent);
+	assert_int_equal(clients_open(&l.c), 0);
+	assert_true(closed - sent >= CONTROL_IDLE_MS - 500);
+	close(a);
+	listening_close(&l);
+}
+
 static void solid(struct image *img, uint32_t rgb)
 {
 	img->width = 16;
@@ -1111,6 +1145,7 @@ int main(void)
 		cmocka_unit_test(test_stone_work_per_wake_up),
 		cmocka_unit_test(test_a_client_with_nothing_to_send_holds_up_nobody),
 		cmocka_unit_test(test_a_long_trail_is_closed_idle_after_its_reply),
+		cmocka_unit_test(test_a_trail_that_cannot_answer_is_closed_idle),
 		cmocka_unit_test(test_shot_write),
 	};
 

@@ -703,7 +703,8 @@ static int64_t grace_end(const struct control *c, int64_t now)
 }
 
 /* Closes the clients that sent no complete line for CONTROL_IDLE_MS; when the next one's time
- * is up, or -1 when no client has a clock running (a reply being made stops it). */
+ * is up, or -1 when no client has a clock running (a reply being made, or a command going on,
+ * stops it; one that cannot go on for want of room in its socket does not). */
 static int64_t close_idle(struct control *c, int64_t now)
 {
 	int64_t next = -1;
@@ -712,7 +713,8 @@ static int64_t close_idle(struct control *c, int64_t now)
 		struct control_client *cl = &c->clients[i];
 		int64_t end = cl->quiet_ms + CONTROL_IDLE_MS;
 
-		if (cl->src.fd < 0 || cl->waiting || cl->unfinished || cl->watching)
+		if (cl->src.fd < 0 || cl->waiting || cl->watching ||
+		    (cl->unfinished && wants_work(cl)))
 			continue;
 		if (end <= now)
 			client_close(cl);
