@@ -194,13 +194,26 @@ static void test_good_config_checks_ok(void **state)
 	assert_non_null(strstr(c->out, "missing.conf"));
 }
 
+/* Two screenshots of the same picture, pixel for pixel. */
+static void assert_same_png(const char *a, const char *b)
+{
+	struct image fa, fb;
+
+	tu_load(&fa, a);
+	tu_load(&fb, b);
+	assert_int_equal(fa.width, fb.width);
+	assert_int_equal(fa.height, fb.height);
+	assert_memory_equal(fa.pixels, fb.pixels, (size_t)fa.width * fa.height * 4);
+	image_free(&fa);
+	image_free(&fb);
+}
+
 static void test_unreadable_splash_falls_back_to_builtin(void **state)
 {
 	struct ctx *c = *state;
 	const char *conf = tu_path(c->dir, "nosplash.conf");
 	const char *none = tu_path(c->dir, "none.conf");
 	const char *a = tu_path(c->dir, "fallback.png"), *b = tu_path(c->dir, "builtin.png");
-	struct image fa, fb;
 	char text[512];
 
 	snprintf(text, sizeof(text), "splash: { image = \"%s/missing.png\"; };\n", c->dir);
@@ -214,12 +227,7 @@ static void test_unreadable_splash_falls_back_to_builtin(void **state)
 	assert_int_equal(tu_run(c->out, sizeof(c->out), "-c", none, "--fbdev",
 				tu_path(c->dir, "fb.raw"), "--frames", "0", "--screenshot", b, NULL),
 			 0);
-	tu_load(&fa, a);
-	tu_load(&fb, b);
-	assert_int_equal(fa.width, fb.width);
-	assert_memory_equal(fa.pixels, fb.pixels, (size_t)fa.width * fa.height * 4);
-	image_free(&fa);
-	image_free(&fb);
+	assert_same_png(a, b);
 }
 
 /* An address space too small for the 64 MiB of a 16-megapixel picture, ample for the daemon
@@ -247,7 +255,6 @@ static void test_splash_out_of_memory_falls_back_to_builtin(void **state)
 	const char *fb = tu_path(c->dir, "fb.raw");
 	const char *a = tu_path(c->dir, "fallback.png"), *b = tu_path(c->dir, "builtin.png");
 	const char *ppm;
-	struct image fa, fb_img;
 	char text[512], want[512];
 
 #ifdef UNDER_ASAN
@@ -270,12 +277,7 @@ static void test_splash_out_of_memory_falls_back_to_builtin(void **state)
 		 ppm);
 	if (!strstr(c->out, want))
 		fail_msg("no \"%s\" in: %s", want, c->out);
-	tu_load(&fa, a);
-	tu_load(&fb_img, b);
-	assert_int_equal(fa.width, fb_img.width);
-	assert_memory_equal(fa.pixels, fb_img.pixels, (size_t)fa.width * fa.height * 4);
-	image_free(&fa);
-	image_free(&fb_img);
+	assert_same_png(a, b);
 }
 
 /* A stone whose disc crosses the corner still ripples there. */
