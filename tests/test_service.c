@@ -847,6 +847,38 @@ static void test_reload_reports_what_it_applied(void **state)
 	stop(d);
 }
 
+/* The frames drawn so far, from a status reply. */
+static long frames_of(struct daemon *d)
+{
+	char reply[CONTROL_REPLY_MAX];
+	const char *at;
+
+	send_cmd(d, "status", reply, sizeof(reply));
+	at = strstr(reply, " frames=");
+	assert_non_null(at);
+	return strtol(at + 8, NULL, 10);
+}
+
+/* SIGUSR1 and SIGUSR2 are the VT's release and acquire: without a VT of its own (headless, or
+ * drawing on the VT in front) a stray one lets go of nothing. It used to release the display
+ * for good: a drop then answered ok and drew nothing. */
+static void test_vt_signals_without_a_vt(void **state)
+{
+	struct daemon *d = *state;
+	long before;
+
+	write_conf(d, "");
+	start(d, NULL);
+	assert_int_equal(kill(d->pid, SIGUSR1), 0);
+	usleep(200000);
+	before = frames_of(d);
+	expect_ok(d, "drop 160 120");
+	usleep(300000);
+	assert_true(frames_of(d) > before + 5);
+	assert_false(log_has(d, "released"));
+	stop(d);
+}
+
 /* systemctl reload after an edit that moved the control socket, or removed it: the daemon
  * listens where the old file said, so ExecReload='s --send reload reaches it by $MAINPID. */
 static void test_reload_by_pid_when_the_socket_moved(void **state)
@@ -2491,6 +2523,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_reports_what_it_applied, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_by_pid_when_the_socket_moved, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_vt_signals_without_a_vt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_control_fuzz, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_rain_and_blank, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_ends_idle_rain_and_blank, setup,

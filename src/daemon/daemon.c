@@ -107,8 +107,10 @@ static void on_retake(struct loop_source *src, uint32_t events)
 /* The user switches VTs: let go of the screen, or take it back and redraw it whole. */
 static void on_vt_switch(struct app *app, bool back)
 {
-	if (app->screen.standby)
-		return;		/* hidden beside an app: no VT of ours, a late signal */
+	/* hidden beside an app, a late signal; or no VT of ours at all (headless, or drawing on
+	 * the VT in front): nobody will say we are back */
+	if (app->screen.standby || !app->screen.vt.taken)
+		return;
 	if (!back) {
 		retry_retake(app, false);
 		touch_grab(&app->touch, false);
