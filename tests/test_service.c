@@ -879,6 +879,35 @@ static void test_vt_signals_without_a_vt(void **state)
 	stop(d);
 }
 
+/* Where no thread can be had (an address space too small for a thread's stack), a screenshot
+ * is written on the loop, as a reload's pictures are made there: it used to fail with
+ * "Resource temporarily unavailable". */
+static void test_screenshot_without_a_thread(void **state)
+{
+	struct daemon *d = *state;
+	char cmd[400], reply[CONTROL_REPLY_MAX];
+	const char *png = tu_path(d->dir, "shot.png");
+	struct image img;
+
+#ifdef UNDER_ASAN
+	skip();
+#endif
+	if (getenv("FBRIPPLE_RUNNER"))
+		skip();
+	d->as_kib = 21L * 1024;
+	write_conf(d, "");
+	start(d, NULL);
+	snprintf(cmd, sizeof(cmd), "screenshot %s", png);
+	send_cmd(d, cmd, reply, sizeof(reply));
+	assert_string_equal(reply, "ok");
+	assert_true(log_has(d, "no thread (Resource temporarily unavailable); written on the loop"));
+	tu_load(&img, png);
+	assert_int_equal(img.width, W);
+	assert_int_equal(img.height, H);
+	image_free(&img);
+	stop(d);
+}
+
 /* systemctl reload after an edit that moved the control socket, or removed it: the daemon
  * listens where the old file said, so ExecReload='s --send reload reaches it by $MAINPID. */
 static void test_reload_by_pid_when_the_socket_moved(void **state)
@@ -2524,6 +2553,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_by_pid_when_the_socket_moved, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_vt_signals_without_a_vt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_screenshot_without_a_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_control_fuzz, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_rain_and_blank, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_ends_idle_rain_and_blank, setup,

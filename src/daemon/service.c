@@ -375,11 +375,22 @@ static int start_screenshot(struct app *app, const char *path, struct control_ti
 				.ticket = ticket };
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	ret = screen_capture(&app->screen, &s->img);
-	if (ret == 0)
-		ret = worker_start(&app->service.shots, &s->job);
-	if (ret == 0)
-		return CONTROL_LATER;
-	snprintf(reply, len, "error: cannot write %.200s: %s", path, strerror(-ret));
+	if (ret == 0) {
+		int thread = worker_start(&app->service.shots, &s->job);
+
+		if (thread == 0)
+			return CONTROL_LATER;
+		log_warn("screenshot %s: no thread (%s); written on the loop", path,
+			 strerror(-thread));
+		shot_run(&s->job);
+		ret = s->ret;
+	}
+	if (ret < 0) {
+		log_warn("screenshot %s: %s", path, shot_strerror(ret));
+		snprintf(reply, len, "error: cannot write %.200s: %s", path, shot_strerror(ret));
+	} else {
+		snprintf(reply, len, "ok");
+	}
 	image_free(&s->img);
 	free(s);
 	return 0;
