@@ -407,6 +407,13 @@ int main(int argc, char **argv)
 	log_set_level(app.opt.verbose ? LOG_LEVEL_DEBUG : app.cfg.log.level);
 	log_simd();
 
+	/* a second fbripple would take the running one's VT and give it back at its exit: it
+	 * stops before it touches the console or the display */
+	if (app.opt.frames < 0 && app.cfg.control.socket[0] &&
+	    control_in_use(app.cfg.control.socket)) {
+		log_error("another fbripple is running on %s", app.cfg.control.socket);
+		return 1;
+	}
 	/* a log line to a reader that went away must not kill us with the console taken */
 	signal(SIGPIPE, SIG_IGN);
 	/* from the moment the VT is ours a switch, Ctrl-C or a stop must reach our handlers, not

@@ -870,6 +870,15 @@ static bool socket_alive(const struct sockaddr_un *addr)
 	return alive;
 }
 
+bool control_in_use(const char *path)
+{
+	struct sockaddr_un addr;
+	struct stat st;
+
+	return control_addr(path, &addr) == 0 && lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       socket_alive(&addr);
+}
+
 /* 0 when nobody but us (or root) can replace an entry of directory dir: its owner is one of
  * them, and nobody else may write to it, or only under the sticky bit, which keeps others'
  * hands off our entries; else -EPERM, or -errno. */

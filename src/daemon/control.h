@@ -120,6 +120,9 @@ void control_init(struct control *c, struct loop *loop, control_exec_fn *exec, v
  * when another user could swap the socket for a link there (control_error says so). */
 int control_listen(struct control *c, const char *path);
 
+/* Whether a socket at path accepts connections: another fbripple is running on it. */
+bool control_in_use(const char *path);
+
 /* What a control_listen error means, for the log. */
 const char *control_error(int ret);
 
