@@ -926,14 +926,16 @@ static void test_beside_a_kiosk_app(void **state)
 		"say \"palm for 3 s: lifts $((`cat /tmp/app.lifts` - l0))\"\n"
 		"grep -E 'screensaver|warn' /tmp/log | while read -r l; do say \"log $l\"; done\n"
 		"kill $pid; wait $pid; say \"fbripple exit $?\"\n"
-		/* killed while shown over the app's framebuffer: the guard writes its frame back */
+		/* killed while shown over the app's framebuffer, as systemd's watchdog kills: SIGABRT
+		 * to the daemon and its guard alike; the guard outlives it and writes its frame back */
 		"/usr/bin/fbripple -v >/tmp/log5 2>&1 4>&- & pid=$!\n"
 		"n=0; until /usr/bin/fbripple --send status >/dev/null 2>&1 || [ $n -ge 100 ]; do"
 		" sleep 0.05; n=$((n+1)); done\n"
 		"/usr/bin/fbripple --send show >/dev/null; waitlog5() { n=0; until grep -q \"$1\" /tmp/log5"
 		" || [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done; }; waitlog5 'screensaver: shown'\n"
 		"/usr/bin/fbripple --send 'drop 320 240' >/dev/null; sleep 0.3\n"
-		"kill -9 $pid; wait $pid\n"
+		"kill -ABRT $pid $(grep -ls fbripple-guard /proc/[0-9]*/comm | cut -d/ -f3); wait $pid;"
+		" say \"fbdev aborted: exit $?\"\n"
 		"n=0; until /bin/vtstate /dev/tty7 | grep -q 'kd=text switching=auto' || [ $n -ge 200 ];"
 		" do sleep 0.05; n=$((n+1)); done\n"
 		"say \"fbdev killed: $(vt 1) $(/bin/vtstate /dev/tty7 | grep -o 'kd=[a-z]* switching=[a-z]*')\";"
@@ -1136,7 +1138,9 @@ static void test_beside_a_kiosk_app(void **state)
 	vm_case_expect(s, "palm for 1 s: lifts 0", 10000);
 	vm_case_expect(s, "palm for 3 s: lifts 1", 10000);
 	vm_case_expect(s, "fbripple exit 0", 15000);
-	/* SIGKILL while shown on /dev/fb0: tty1 in front and the app's picture, not the water */
+	/* the watchdog's SIGABRT to daemon and guard while shown on /dev/fb0: tty1 in front and
+	 * the app's picture, not the water */
+	vm_case_expect(s, "fbdev aborted: exit 134", 15000);
 	expect_step(s, "fbdev killed: active=1 kd=text switching=auto",
 		    "killed while shown on fbdev, tty1 in front");
 	/* on the app's VT, wake = command: a tap ripples and reaches not the app, only "hide"

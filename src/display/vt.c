@@ -278,8 +278,9 @@ void vt_restore(struct vt *vt)
 	vt->taken = false;
 }
 
-/* The signals of a crash: faults, abort, and a seccomp filter's trap. */
-static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT };
+/* The signals of a crash: faults, abort (the systemd watchdog's too), a seccomp filter's
+ * trap, and Ctrl-\'s quit. */
+static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT, SIGQUIT };
 
 /* The thread that crashed first (0: none yet): it restores, the others wait for its end. */
 static atomic_int crashed_tid;

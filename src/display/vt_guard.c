@@ -176,9 +176,17 @@ static void guard_run(pid_t daemon, int vt_fd, int sock, int num, int back_to,
 	char c;
 	ssize_t n;
 
-	signal(SIGTERM, SIG_IGN);	/* a stop signals the whole cgroup: the daemon answers */
-	signal(SIGINT, SIG_IGN);	/* Ctrl-C reaches the whole process group */
-	signal(SIGHUP, SIG_IGN);
+	/* What reaches the daemon's whole cgroup or process group, the guard outlives: a stop's
+	 * SIGTERM, the watchdog's SIGABRT, Ctrl-C's SIGINT and Ctrl-\'s SIGQUIT, a hang-up. The
+	 * daemon answers them, and the guard cleans up after it. */
+	static const int outlived[] = { SIGTERM, SIGABRT, SIGINT, SIGQUIT, SIGHUP };
+	/* the daemon's crash handler, inherited, would act on the daemon's state of the fork */
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS };
+
+	for (size_t i = 0; i < sizeof(outlived) / sizeof(outlived[0]); i++)
+		signal(outlived[i], SIG_IGN);
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		signal(faults[i], SIG_DFL);
 	prctl(PR_SET_NAME, "fbripple-guard");
 	close_all_but(vt_fd, sock);
 	if (chdir("/") < 0) {
