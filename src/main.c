@@ -227,22 +227,31 @@ static int load_config(struct app *app)
 	return ret;
 }
 
-/* Whether process pid runs this program (also after an upgrade replaced its file). */
-static bool runs_this_program(long pid)
+/* A process's name (its comm, the program's file name as started) into name; 0 or -1. */
+static int process_name(const char *pid, char *name, size_t len)
 {
-	static const char deleted[] = " (deleted)";
-	char link[64], self[PATH_MAX], other[PATH_MAX];
-	ssize_t n, m;
+	char path[64];
+	FILE *f;
+	bool ok;
 
-	snprintf(link, sizeof(link), "/proc/%ld/exe", pid);
-	n = readlink("/proc/self/exe", self, sizeof(self));
-	m = readlink(link, other, sizeof(other));
-	if (n <= 0 || m <= 0 || n >= (ssize_t)sizeof(self) || m >= (ssize_t)sizeof(other))
-		return false;
-	if ((size_t)m > strlen(deleted) && memcmp(other + m - strlen(deleted), deleted,
-						   strlen(deleted)) == 0)
-		m -= (ssize_t)strlen(deleted);
-	return n == m && memcmp(self, other, (size_t)n) == 0;
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	f = fopen(path, "re");
+	ok = f && fgets(name, (int)len, f);
+	if (f)
+		fclose(f);
+	return ok ? 0 : -1;
+}
+
+/* Whether process pid is one of this program: of the same name (not its file: an upgrade
+ * replaces that, and under qemu-user /proc/self/exe is the guest's but another's the
+ * emulator's). */
+static bool same_program(long pid)
+{
+	char other[32], self[32], id[24];
+
+	snprintf(id, sizeof(id), "%ld", pid);
+	return process_name(id, other, sizeof(other)) == 0 &&
+	       process_name("self", self, sizeof(self)) == 0 && strcmp(other, self) == 0;
 }
 
 /* A reload whose file moves or removes the control socket cannot be asked over it; under
@@ -255,7 +264,7 @@ static int reload_by_signal(const char *socket_error)
 	char *end = NULL;
 	long pid = env ? strtol(env, &end, 10) : 0;
 
-	if (pid <= 1 || pid > INT_MAX || *end || !runs_this_program(pid) ||
+	if (pid <= 1 || pid > INT_MAX || *end || !same_program(pid) ||
 	    kill((pid_t)pid, SIGHUP) < 0)
 		return -1;
 	fprintf(stderr, "fbripple: control socket %s; sent SIGHUP to the daemon (PID %ld)\n",

@@ -946,14 +946,22 @@ static void test_reload_by_pid_when_the_socket_moved(void **state)
 	expect_notify(d, "READY=1", 5000, NULL, 0);
 	assert_int_equal(tu_run(out, sizeof(out), "-c", d->conf, "--send", "status", NULL), 1);
 	assert_null(strstr(out, "SIGHUP"));
-	/* $MAINPID of another program (a shell's, another unit's) is never signalled */
-	pid_t other = fork();
+	/* $MAINPID of another program (a shell's, another unit's) is never signalled: sleep(1),
+	 * run natively also where the tests run under qemu-user */
+	int execd[2];
+	char byte;
+	pid_t other;
 
+	assert_int_equal(pipe2(execd, O_CLOEXEC), 0);
+	other = fork();
 	assert_true(other >= 0);
 	if (other == 0) {
-		pause();
-		_exit(0);
+		execlp("sleep", "sleep", "60", (char *)NULL);
+		_exit(127);
 	}
+	close(execd[1]);
+	assert_int_equal(read(execd[0], &byte, 1), 0);		/* closed at its exec */
+	close(execd[0]);
 	snprintf(pid, sizeof(pid), "%d", (int)other);
 	setenv("MAINPID", pid, 1);
 	rc = tu_run(out, sizeof(out), "-c", d->conf, "--send", "reload", NULL);
