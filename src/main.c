@@ -389,7 +389,8 @@ static int open_screen(struct app *app)
 
 int main(int argc, char **argv)
 {
-	struct app app = { .loop.epfd = -1, .signals.fd = -1, .retake.fd = -1 };
+	struct app app = { .loop.epfd = -1, .signals.fd = -1, .retake.fd = -1,
+			   .status.timer.fd = -1 };
 	const struct display *d = &app.screen.display;
 	int ret;
 

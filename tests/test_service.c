@@ -44,6 +44,7 @@ struct daemon {
 	const char *tmpfs;	/* a directory the daemon sees a small tmpfs on; NULL: none */
 	bool keep_fb;		/* start on the file framebuffer as it is: an app's picture */
 	long as_kib;		/* its address space limited to that many KiB; 0: not */
+	char ready[1024];	/* the notify datagram that said READY=1 at start */
 };
 
 static int setup(void **state)
@@ -236,7 +237,7 @@ static void start(struct daemon *d, const char *watchdog_usec)
 		      d->size ? d->size : "320x240", (char *)NULL);
 		_exit(127);
 	}
-	expect_notify(d, "READY=1", 10000, NULL, 0);
+	expect_notify(d, "READY=1", 10000, d->ready, sizeof(d->ready));
 }
 
 /* SIGTERM: STOPPING=1, then a clean exit. */
@@ -252,10 +253,14 @@ static void stop(struct daemon *d)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* Reads the notify socket as systemd does all the time: a queue of ten unread datagrams
+ * (net.unix.max_dgram_qlen) would hold the daemon up at its next one. */
 static void send_cmd(struct daemon *d, const char *cmd, char *reply, size_t len)
 {
-	int ret = control_send(d->sock, cmd, reply, len, 10000);
+	int ret;
 
+	drain_notify(d);
+	ret = control_send(d->sock, cmd, reply, len, 10000);
 	if (ret < 0)
 		fail_msg("\"%s\": %s", cmd, strerror(-ret));
 }
@@ -604,7 +609,8 @@ static void test_reload_invalid(void **state)
 	write_conf(d, text);
 	kill(d->pid, SIGHUP);
 	expect_notify(d, "READY=1", 5000, msg, sizeof(msg));
-	assert_non_null(strstr(msg, "STATUS=reload refused"));
+	assert_non_null(strstr(msg, "\nSTATUS=showing 320x240 on "));
+	assert_non_null(strstr(msg, "; reload refused: "));
 	assert_non_null(strstr(msg, "fbripple.conf:4: stone.size: 1000 is out of range"));
 	assert_true(log_has(d, "fbripple.conf:4: stone.size"));
 	assert_int_equal(count_other(d, RED), 0);
@@ -714,6 +720,7 @@ static int raw_exchange(struct daemon *d, const void *data, size_t n, char *repl
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	size_t got = 0;
 
+	drain_notify(d);	/* as send_cmd */
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%.100s", d->sock);
 	assert_int_equal(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
 	for (size_t off = 0; off < n;) {
@@ -2285,6 +2292,7 @@ static int watch_open(struct daemon *d)
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	char line[128];
 
+	drain_notify(d);	/* as send_cmd */
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%.100s", d->sock);
 	assert_int_equal(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
 	assert_int_equal(send(fd, "watch\n", 6, MSG_NOSIGNAL), 6);
@@ -2474,6 +2482,91 @@ static void test_show_after_blanked_hide(void **state)
 	stop(d);
 }
 
+/* The next STATUS= within timeout_ms is "STATUS=" and want, the framebuffer's path for its %s. */
+static void expect_told(struct daemon *d, const char *want, int timeout_ms)
+{
+	char line[1024], msg[1024];
+	const char *at;
+
+	snprintf(line, sizeof(line), want, d->fb);
+	if (wait_notify(d, "STATUS=", timeout_ms, msg, sizeof(msg)) < 0)
+		fail_msg("no STATUS= within %d ms; wanted \"%s\"", timeout_ms, line);
+	at = strstr(msg, "STATUS=") + strlen("STATUS=");
+	if (strcmp(at, line))
+		fail_msg("STATUS=%s\nwanted %s", at, line);
+}
+
+/* systemctl status follows what the daemon does, not only its start and reloads (review): it
+ * said "hidden" all the while it was shown. */
+static void test_status_follows_the_state(void **state)
+{
+	struct daemon *d = *state;
+	char want[900], reply[CONTROL_REPLY_MAX];
+
+	write_conf(d, "rain = { enabled = true; };\n"
+		      "screensaver = { mode = \"idle\"; after = 1; blank_after = 4; fade = 1.0; };");
+	start(d, NULL);
+	snprintf(want, sizeof(want), "STATUS=hidden, beside the application on %s", d->fb);
+	assert_non_null(strstr(d->ready, want));
+	expect_told(d, "showing 320x240 on %s", 4000);
+	expect_told(d, "blanked after screensaver.blank_after, 320x240 on %s", 8000);
+	send_cmd(d, "hide", reply, sizeof(reply));	/* nothing to fade from a blank */
+	expect_told(d, "hidden, beside the application on %s", 3000);
+
+	tu_write(d->conf, "display = { fps = ; };\n");
+	send_cmd(d, "reload", reply, sizeof(reply));
+	snprintf(want, sizeof(want), "hidden, beside the application on %%s; reload refused: %s",
+		 reply + strlen("error: "));
+	expect_told(d, want, 3000);
+	expect_ok(d, "show");
+	snprintf(want, sizeof(want), "showing 320x240 on %%s; reload refused: %s",
+		 reply + strlen("error: "));
+	expect_told(d, want, 3000);
+	expect_ok(d, "pause");
+	snprintf(want, sizeof(want), "paused by the control socket, 320x240 on %%s; reload "
+		 "refused: %s", reply + strlen("error: "));
+	expect_told(d, want, 3000);
+	write_conf(d, "rain = { enabled = true; rate = 3.0; };\n"
+		      "screensaver = { mode = \"idle\"; after = 1; blank_after = 4; fade = 1.0; };");
+	expect_ok(d, "reload");
+	expect_told(d, "paused by the control socket, 320x240 on %s; last reload changed rain",
+		    3000);
+	expect_ok(d, "resume");
+	expect_told(d, "showing 320x240 on %s; last reload changed rain", 3000);
+	send_cmd(d, "hide", reply, sizeof(reply));
+	expect_told(d, "fading back to the application, 320x240 on %s; last reload changed rain",
+		    3000);
+	expect_told(d, "hidden, beside the application on %s; last reload changed rain", 3000);
+	stop(d);
+}
+
+/* A client toggling pause and resume as fast as it is answered has a few lines sent to the
+ * service manager, not one a command (which, ten unread, would hold the daemon up), and the
+ * state it left goes out. */
+static void test_status_held_back(void **state)
+{
+	struct daemon *d = *state;
+	char reply[CONTROL_REPLY_MAX], msg[1024], last[1024] = "";
+	long t0;
+	int told = 0;
+
+	write_conf(d, "");
+	start(d, NULL);
+	t0 = now_ms();
+	for (int i = 0; i < 51; i++)	/* not send_cmd: nothing read meanwhile */
+		assert_int_equal(control_send(d->sock, i % 2 ? "resume" : "pause", reply,
+					      sizeof(reply), 10000), 0);
+	printf("# 51 commands in %ld ms\n", now_ms() - t0);
+	while (wait_notify(d, "STATUS=", 1000, msg, sizeof(msg)) == 0) {
+		told++;
+		snprintf(last, sizeof(last), "%s", msg);
+	}
+	printf("# %d STATUS= lines\n", told);
+	assert_true(told <= 8);
+	assert_non_null(strstr(last, "STATUS=paused by the control socket, 320x240 on "));
+	stop(d);
+}
+
 /* A heavy stone, whose rings take the water's own damping 2 s (hooke) to 25 s (spring) to calm
  * at 320x240, and the fade's well under half a second. */
 #define FADE_STONE "drop 160 120 30 2000"
@@ -2587,6 +2680,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_while_shown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_always_refuses_show, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_during_fade, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_follows_the_state, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_held_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_after_blanked_hide, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_during_fade, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fade_calms_every_engine, setup, teardown),

@@ -82,7 +82,9 @@ static const char script[] =
 	" nice=$(ps -L -o nice= -p $pid | sort -n | uniq | tr -d ' ' | tr '\\n' ,)\"\n"
 	"hear switch\n"
 	"timeout 10 chvt 1; rc=$?\n"
-	"say \"on1 rc=$rc $($H/vtstate /dev/tty7)\"\n"
+	/* STATUS= follows the VT switch as soon as the daemon has let go */
+	"for i in $(seq 20); do t=$(st StatusText); case $t in paused*) break;; esac; sleep 0.1; done\n"
+	"say \"on1 rc=$rc $($H/vtstate /dev/tty7) text=$t\"\n"
 	"hear back\n"
 	"timeout 10 chvt 7; rc=$?\n"
 	"say \"on7 rc=$rc $($H/vtstate /dev/tty7)\"\n"
@@ -491,13 +493,15 @@ static void check_reload(struct vm_suite *s, struct failures *f)
 	check(f, strstr(buf, "black 0 of ") != NULL, "a black frame during the reload: %s", buf);
 	/* the reload's picture worker lowered its priority, which the unit's filter allows */
 	check(f, strstr(buf, " nice=0,10,") != NULL, "the threads' niceness: %s", buf);
-	check(f, strstr(buf, "status=running; last reload changed fps splash") != NULL,
+	check(f, strstr(buf, "status=showing 640x480 on /dev/fb0; last reload changed fps splash"),
 	      "the status after the reload does not say what changed: %s", buf);
 	check(f, screen_is(s, BLUE, false, 5000), "the new splash is not on the screen");
 	send(s, "switch");
 	line(s, "on1 ", buf, sizeof(buf));
 	check(f, strstr(buf, "rc=0 ") && strstr(buf, "active=1"),
 	      "after a reload, switching to tty1 did not complete: %s", buf);
+	check(f, strstr(buf, " text=paused while another VT is in front, 640x480 on /dev/fb0; last "
+			"reload changed fps splash"), "the status on tty1: %s", buf);
 	check(f, screen_is(s, BLUE, true, 5000), "tty1 is not on the screen after chvt 1");
 	send(s, "back");
 	line(s, "on7 ", buf, sizeof(buf));
@@ -518,7 +522,8 @@ static void check_refusal(struct vm_suite *s, struct failures *f)
 	      "systemctl reload did not say that it failed: %s", buf);
 	line(s, "badstatus ", buf, sizeof(buf));
 	check(f, strstr(buf, "badstatus 0 ") == NULL &&
-	      strstr(buf, "text=reload refused: /etc/fbripple.conf:3: stone.size") != NULL,
+	      strstr(buf, "text=showing 640x480 on /dev/fb0; reload refused: "
+			  "/etc/fbripple.conf:3: stone.size") != NULL,
 	      "systemctl status does not show FILE:LINE: %s", buf);
 	line(s, "still ", buf, sizeof(buf));
 	check(f, strstr(buf, "still active") && field(buf, "pid=") == field(buf, "was="),

@@ -2,8 +2,9 @@
  *
  * The daemon folder is the program around the water: the event loop (daemon.c), reload and
  * control commands (service.c), input devices into stones (touch.c), the frame and idle timers
- * (pace.c), what is shown (screen.c), the control socket, sd_notify and idle timing. Calls go
- * down that list, never up; every folder below src/ may be included, main.c drives it.
+ * (pace.c), what is shown (screen.c), what `systemctl status` says (status.c, which reads every
+ * part), the control socket, sd_notify and idle timing. Calls go down that list, never up;
+ * every folder below src/ may be included, main.c drives it.
  */
 #ifndef FBRIPPLE_APP_H
 #define FBRIPPLE_APP_H
@@ -130,6 +131,17 @@ struct service {
 	struct control_ticket reload_waiting[CONTROL_CLIENTS];
 	struct reload_file_id splash_id;	/* of the splash on screen, to see it change */
 	struct reload_file_id walls_id;	/* of its file, to see it change */
+	unsigned reloads_ended;	/* reloads taken or refused */
+	char reload_said[600];		/* how the last one ended, for status.c; "": none yet */
+};
+
+/* status.c: the state last told to the service manager. */
+struct status {
+	struct loop_source timer;	/* a state held back, due */
+	bool told, held;
+	int state;
+	unsigned reloads;
+	int64_t sent_ms;
 };
 
 struct app {
@@ -139,11 +151,13 @@ struct app {
 	struct loop_source signals;	/* daemon.c */
 	struct loop_source retake;	/* daemon.c: the display taken back after a VT switch */
 	long test_frame_ms;		/* daemon.c: FBRIPPLE_TEST_FRAME_MS, slower frames */
+	bool retaking;			/* daemon.c: back from a VT switch, the display held */
 	bool quit;			/* daemon.c */
 	struct screen screen;
 	struct pace pace;
 	struct touch touch;
 	struct service service;
+	struct status status;
 };
 
 /* config_load's warnings go to the log. */
@@ -241,6 +255,12 @@ void touch_contact(void *ctx, const struct input_contact *c);
 void touch_grab(struct touch *t, bool grab);
 void touch_shown(struct touch *t);
 void touch_close(struct touch *t);
+
+/* status.c: STATUS= for the service manager when the state or the last reload changed since
+ * it was last told; with also ("READY=1"), that line first and the status in any case. */
+void status_tell(struct app *app, const char *also);
+int status_open(struct status *st, struct loop *loop);
+void status_close(struct status *st);
 
 /* service.c */
 void service_init(struct service *sv, struct app *app);

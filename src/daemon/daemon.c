@@ -79,6 +79,7 @@ static void retry_retake(struct app *app, bool on)
 
 	if (on)
 		its.it_interval = its.it_value = (struct timespec){ 0, 20000000 };
+	app->retaking = on;
 	if (app->retake.fd >= 0)
 		timerfd_settime(app->retake.fd, 0, &its, NULL);
 }
@@ -187,6 +188,8 @@ static int open_loop(struct app *app)
 	if (ret == 0)
 		ret = app->retake.fd < 0 ? -errno : loop_add(&app->loop, &app->retake);
 	if (ret == 0)
+		ret = status_open(&app->status, &app->loop);
+	if (ret == 0)
 		ret = pace_open(&app->pace, &app->loop, on_tick, app);
 	if (ret == 0)
 		screen_attach(&app->screen, &app->loop);
@@ -195,7 +198,6 @@ static int open_loop(struct app *app)
 
 int daemon_run(struct app *app)
 {
-	const struct display *d = &app->screen.display;
 	int ret = open_loop(app);
 
 	app->test_frame_ms = test_frame_ms();
@@ -215,9 +217,7 @@ int daemon_run(struct app *app)
 		screen_redraw(&app->screen);	/* the splash first: finding the input devices
 						 * takes a while */
 	touch_open(&app->touch, &app->opt, &app->loop);
-	notify_sendf("READY=1\nSTATUS=%s %dx%d on %s",
-		     app->screen.standby ? "hidden, beside the application on" : "showing",
-		     d->mode.width, d->mode.height, d->path);
+	status_tell(app, "READY=1");
 	pace_wake(&app->pace);
 	while (!app->quit && !app->screen.gone) {
 		ret = loop_dispatch(&app->loop, -1);
@@ -225,6 +225,7 @@ int daemon_run(struct app *app)
 			log_error("event loop: %s", strerror(-ret));
 			break;
 		}
+		status_tell(app, NULL);
 	}
 	if (app->screen.gone)
 		ret = -ENODEV;
@@ -239,6 +240,7 @@ void daemon_close(struct app *app)
 	service_close(app);
 	pace_close(&app->pace);
 	screen_release(&app->screen);
+	status_close(&app->status);
 	loop_free(&app->loop);
 	if (app->signals.fd >= 0)
 		close(app->signals.fd);

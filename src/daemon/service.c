@@ -185,16 +185,20 @@ static void reload_finish(struct reload_job *r, char *reply, size_t len)
 		r->ret = apply_config(app, &r->cfg, &r->changes, &r->made, r->err, sizeof(r->err));
 	if (r->ret < 0) {
 		log_error("reload refused, the running configuration stays: %s", r->err);
-		notify_sendf("READY=1\nSTATUS=reload refused: %s", r->err);
+		snprintf(app->service.reload_said, sizeof(app->service.reload_said),
+			 "reload refused: %s", r->err);
 		snprintf(text, sizeof(text), "error: %.490s", r->err);
 	} else {
 		app->service.splash_id = r->splash_id;
 		app->service.walls_id = r->walls_id;
 		reload_describe(r->changes, what, sizeof(what));
 		log_info("reloaded %s: changed %s", app->opt.config_path, what);
-		notify_sendf("READY=1\nSTATUS=running; last reload changed %s", what);
+		snprintf(app->service.reload_said, sizeof(app->service.reload_said),
+			 "last reload changed %s", what);
 		snprintf(text, sizeof(text), "ok changed %s", what);
 	}
+	app->service.reloads_ended++;
+	status_tell(app, "READY=1");
 	for (int i = 0; i < r->nwaiting; i++)
 		control_answer(&app->service.control, r->waiting[i], text);
 	if (reply)
