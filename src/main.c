@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon/app.h"
@@ -286,7 +287,13 @@ static int send_command(const struct app *app)
 	if (ret < 0) {
 		char why[PATH_MAX + 64];
 
-		snprintf(why, sizeof(why), "%s: %s", path[0] ? path : "(none)", strerror(-ret));
+		struct stat st;
+
+		if (ret == -ECONNREFUSED && lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode))
+			snprintf(why, sizeof(why), "%s exists and is not a socket", path);
+		else
+			snprintf(why, sizeof(why), "%s: %s", path[0] ? path : "(none)",
+				 strerror(-ret));
 		if ((ret == -ENOENT || ret == -ECONNREFUSED) && strcmp(app->opt.send, "reload") == 0 &&
 		    reload_by_signal(why) == 0)
 			return 0;

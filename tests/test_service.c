@@ -1324,6 +1324,11 @@ static void test_not_a_socket_at_the_path(void **state)
 	assert_false(log_has(d, "another fbripple is running"));
 	assert_int_equal(lstat(file, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
+	/* the client says the same, not "Connection refused" */
+	assert_int_equal(tu_run(text, sizeof(text), "-c", d->conf, "--send", "status", NULL), 1);
+	snprintf(want, sizeof(want), "fbripple: control socket %s exists and is not a socket\n",
+		 file);
+	assert_string_equal(text, want);
 	stop(d);
 }
 
