@@ -138,6 +138,7 @@ struct service {
 /* status.c: the state last told to the service manager. */
 struct status {
 	struct loop_source timer;	/* a state held back, due */
+	bool wanted;			/* a service manager listens */
 	bool told, held;
 	int state;
 	unsigned reloads;

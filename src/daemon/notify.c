@@ -94,6 +94,13 @@ int notify_sendf(const char *fmt, ...)
 	return notify_send(msg);
 }
 
+bool notify_wanted(void)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+
+	return path && *path;
+}
+
 int notify_reloading(void)
 {
 	struct timespec ts;

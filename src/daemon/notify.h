@@ -2,6 +2,7 @@
 #ifndef FBRIPPLE_NOTIFY_H
 #define FBRIPPLE_NOTIFY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Sends state ("READY=1", "STATUS=...", lines joined by '\n') to $NOTIFY_SOCKET.
@@ -9,6 +10,9 @@
  * built with it, else a built-in datagram sender speaking the same protocol. */
 int notify_send(const char *state);
 int notify_sendf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Whether a service manager listens ($NOTIFY_SOCKET set). */
+bool notify_wanted(void);
 
 /* "RELOADING=1" with the MONOTONIC_USEC that systemd 253+ wants beside it. */
 int notify_reloading(void);

@@ -93,7 +93,8 @@ int status_open(struct status *st, struct loop *loop)
 {
 	*st = (struct status){ .timer = { timerfd_create(CLOCK_MONOTONIC,
 							  TFD_NONBLOCK | TFD_CLOEXEC),
-					  on_timer, st } };
+					  on_timer, st },
+				.wanted = notify_wanted() };
 	if (st->timer.fd < 0)
 		return -errno;
 	return loop_add(loop, &st->timer);
@@ -110,14 +111,17 @@ void status_tell(struct app *app, const char *also)
 {
 	struct status *st = &app->status;
 	enum status_state state = state_of(app);
-	int64_t now = now_ms(), wait = st->sent_ms + STATUS_EVERY_MS - now;
 	char line[STATUS_MAX];
+	int64_t now;
 
+	if (!st->wanted)
+		return;
 	if (!also && st->told && st->state == (int)state &&
 	    st->reloads == app->service.reloads_ended)
 		return;
-	if (!also && st->told && wait > 0) {
-		hold_back(st, wait);
+	now = now_ms();
+	if (!also && st->told && now < st->sent_ms + STATUS_EVERY_MS) {
+		hold_back(st, st->sent_ms + STATUS_EVERY_MS - now);
 		return;
 	}
 	st->told = true;
