@@ -142,11 +142,77 @@ static void test_tint_grows_with_speed_and_turns_off(void **state)
 	scene_close(&s);
 }
 
+/* The red field of logical pixel (x, y) of a square frame n pixels a side, turned by rotate. */
+static int red_at(const struct pixfmt *fmt, const uint8_t *fb, int n, int rotate, int x, int y)
+{
+	int px = rotate == 90 ? n - 1 - y : rotate == 180 ? n - 1 - x : rotate == 270 ? y : x;
+	int py = rotate == 90 ? x : rotate == 180 ? n - 1 - y : rotate == 270 ? n - 1 - x : y;
+	const uint8_t *p = fb + ((size_t)py * n + px) * fmt->bytes;
+	uint32_t v = fmt->bytes == 2 ? *(const uint16_t *)p
+		     : fmt->bytes == 4 ? *(const uint32_t *)p
+					: (uint32_t)(p[0] | p[1] << 8 | p[2] << 16);
+
+	return (int)(v >> fmt->red.offset & ((1u << fmt->red.length) - 1));
+}
+
+/*
+ * At 4K a cell is 8 pixels: the tint must change across a cell as the slopes do, not stand in
+ * blocks of cell x cell pixels. Cells moving ever faster from left to right (speed 1 to 8):
+ * along a row, over the cells of speed 4 to 6, the tint grows and no run of equal pixels is
+ * as long as a cell, in 32 and 16 bpp and turned every way.
+ */
+static void test_tint_has_no_blocks(void **state)
+{
+	enum { S = 64, CELL = 8 };
+	static const char *const some[] = { "XRGB8888", "RGB565" };
+	static uint8_t fb[S * S * 4];
+
+	(void)state;
+	for (int f = 0; f < 2; f++)
+		for (int rotate = 0; rotate < 360; rotate += 90) {
+			struct image splash = { S, S, malloc(S * S * sizeof(uint32_t)) };
+			struct pixfmt fmt;
+			struct water w;
+			struct render rn;
+			int run = 1, longest = 1, lo = 3 * CELL, hi = 6 * CELL;
+
+			assert_int_equal(pixfmt_by_name(&fmt, some[f]), 0);
+			for (int i = 0; i < S * S; i++)
+				splash.pixels[i] = 0xff000000u | GROUND;
+			assert_int_equal(water_init(&w, S, S, CELL, 5), 0);
+			assert_int_equal(render_init(&rn, S, S, rotate, CELL, &fmt), 0);
+			assert_int_equal(render_set_splash(&rn, &splash), 0);
+			assert_int_equal(render_set_tint(&rn, TINT), 0);
+			for (int y = 0; y < S / CELL; y++) {
+				for (int x = 0; x < S / CELL; x++)
+					water_row(&w, y)[x] = (int16_t)((x + 1) * w.scale);
+				water_mark_live(&w, y);
+			}
+			render_frame(&rn, &w, fb, (size_t)S * fmt.bytes, 0, true);
+			for (int x = lo + 1; x < hi; x++) {
+				int now = red_at(&fmt, fb, S, rotate, x, S / 2);
+				int before = red_at(&fmt, fb, S, rotate, x - 1, S / 2);
+
+				assert_true(now >= before);
+				run = now == before ? run + 1 : 1;
+				longest = run > longest ? run : longest;
+			}
+			if (red_at(&fmt, fb, S, rotate, hi - 1, S / 2) <=
+			    red_at(&fmt, fb, S, rotate, lo, S / 2) || longest >= CELL)
+				fail_msg("%s rotate %d: %d pixels in a row tinted alike",
+					 some[f], rotate, longest);
+			render_free(&rn);
+			water_free(&w);
+			free(splash.pixels);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tint_blends_over_moving_water_only),
 		cmocka_unit_test(test_tint_grows_with_speed_and_turns_off),
+		cmocka_unit_test(test_tint_has_no_blocks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,23 +5,30 @@
 
 #include "render.h"
 
-/* Speeds, in the seeds' height units per step, up to which the alpha table reaches. */
+/* Speeds, in the seeds' height units per step, up to which the alpha table reaches, in
+ * eighths: a pixel between two cells takes a speed between theirs (render_tint). */
 #define TINT_SPEEDS 64
+#define TINT_EIGHTHS_BITS 3
+#define TINT_STEPS (TINT_SPEEDS << TINT_EIGHTHS_BITS)
 #define TINT_ALPHA_MAX 208	/* even the fastest water lets the picture show through */
 
 struct render_tint {
-	uint8_t alpha[TINT_SPEEDS];	/* by |speed|: how much of the tint, of 256 */
+	uint8_t alpha[TINT_STEPS];	/* by |speed| in eighths: how much of the tint, of 256 */
 	uint32_t value[3];		/* the tint's red, green and blue in the format's fields */
 	struct pixfmt_field field[3];
 	uint32_t row[];			/* one line drawn here before it goes to the screen */
 };
 
 /* Seed 004's alpha, 255 * v^2 * 0.15, for speeds in quarters of its units: our waves are
- * taller than its springs' displacements, which make a strong stone about 1. */
-static uint8_t alpha_of(int speed)
+ * taller than its springs' displacements, which make a strong stone about 1. eighths: the
+ * speed in eighths of a unit; below 1 nothing, as render_calm.c takes a slower cell to tint
+ * no pixel. */
+static uint8_t alpha_of(int eighths)
 {
-	long a = 255L * speed * speed * 15 / (100 * 16);
+	long a = 255L * eighths * eighths * 15 / (100 * 16 << 2 * TINT_EIGHTHS_BITS);
 
+	if (eighths >> TINT_EIGHTHS_BITS == 0)
+		return 0;
 	return (uint8_t)(a > TINT_ALPHA_MAX ? TINT_ALPHA_MAX : a);
 }
 
@@ -38,7 +45,7 @@ int render_set_tint(struct render *r, uint32_t rgb)
 	t = malloc(sizeof(*t) + (size_t)longest * sizeof(uint32_t));
 	if (!t)
 		return -ENOMEM;
-	for (int v = 0; v < TINT_SPEEDS; v++)
+	for (int v = 0; v < TINT_STEPS; v++)
 		t->alpha[v] = alpha_of(v);
 	packed = pixfmt_pack(&r->fmt, rgb);
 	t->field[0] = r->fmt.red;
@@ -88,10 +95,10 @@ static uint32_t blend(const struct render_tint *t, uint32_t px, int a)
 	return px;
 }
 
-/* The cell nearest to a logical position along one axis. */
-static int nearest(const struct render_axis *a, int p)
+/* |now - before| of a cell: how fast it moves, in the water's heights per step. */
+static inline int cell_speed(const int16_t *cur, const int16_t *prev, int at)
 {
-	return a->c[p] + (a->w[p] >= RENDER_WEIGHT / 2);
+	return abs(cur[at] - prev[at]);
 }
 
 uint8_t *render_tint_row(const struct render *r)
@@ -99,18 +106,28 @@ uint8_t *render_tint_row(const struct render *r)
 	return (uint8_t *)r->tint->row;
 }
 
+/*
+ * Each pixel takes the speeds of the four cells around it, mixed by the same weights as its
+ * slopes (bilinear), in eighths: at 4K a cell is 8 pixels, and the nearest cell's speed alone
+ * would tint in blocks of 8 x 8. A mix is never faster than the fastest of its cells: where
+ * none moves a unit, no pixel is tinted, as render_calm.c expects.
+ */
 void render_tint(uint8_t *row, const struct render *r, const struct water *w, int y, int x0,
 		 int x1)
 {
 	const struct render_tint *t = r->tint;
-	const int16_t *cur = water_row(w, nearest(&r->ay, y));
-	const int16_t *prev = w->prev + (cur - w->cur);
+	const int16_t *cur_a = water_row(w, r->ay.c[y]), *cur_b = cur_a + w->stride;
+	const int16_t *prev_a = w->prev + (cur_a - w->cur), *prev_b = prev_a + w->stride;
+	int wb = r->ay.w[y], wa = RENDER_WEIGHT - wb;
+	int scale = w->scale << (2 * RENDER_WEIGHT_BITS - TINT_EIGHTHS_BITS);
 	uint8_t *px = row + (size_t)x0 * r->bytes;
 
 	for (int x = x0; x < x1; x++, px += r->bytes) {
-		int at = nearest(&r->ax, x);
-		int speed = abs(cur[at] - prev[at]) / w->scale;
-		int a = t->alpha[speed < TINT_SPEEDS ? speed : TINT_SPEEDS - 1];
+		int c = r->ax.c[x], wr = r->ax.w[x], wl = RENDER_WEIGHT - wr;
+		int a_row = cell_speed(cur_a, prev_a, c) * wl + cell_speed(cur_a, prev_a, c + 1) * wr;
+		int b_row = cell_speed(cur_b, prev_b, c) * wl + cell_speed(cur_b, prev_b, c + 1) * wr;
+		int speed = (a_row * wa + b_row * wb) / scale;
+		int a = t->alpha[speed < TINT_STEPS ? speed : TINT_STEPS - 1];
 
 		if (a)
 			store(px, r->bytes, blend(t, load(px, r->bytes), a));
