@@ -207,12 +207,57 @@ static void test_tint_has_no_blocks(void **state)
 		}
 }
 
+/*
+ * Pixel p sits at (p + 0.5) / cell - 0.5 cells: at cells 3, 5, 6 and 7 between two cells by a
+ * fraction the weights round. One fast column of cells in the middle of a screen 9 cells wide:
+ * its tint is the same on the left as on the right, pixel for pixel.
+ */
+static void test_tint_is_mirrored_about_its_cell(void **state)
+{
+	static const int cells[] = { 3, 5, 6, 7 };
+	static uint8_t fb[9 * 7 * 3 * 7 * 4];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++) {
+		int cell = cells[i], n = 9 * cell, h = 3 * cell;
+		struct image splash = { n, h, malloc((size_t)n * h * sizeof(uint32_t)) };
+		struct pixfmt fmt;
+		struct water w;
+		struct render rn;
+
+		assert_int_equal(pixfmt_by_name(&fmt, "XRGB8888"), 0);
+		for (int k = 0; k < n * h; k++)
+			splash.pixels[k] = 0xff000000u | GROUND;
+		assert_int_equal(water_init(&w, n, h, cell, 5), 0);
+		assert_int_equal(render_init(&rn, n, h, 0, cell, &fmt), 0);
+		assert_int_equal(render_set_splash(&rn, &splash), 0);
+		assert_int_equal(render_set_tint(&rn, TINT), 0);
+		for (int y = 0; y < 3; y++) {
+			water_row(&w, y)[4] = (int16_t)(24 * w.scale);
+			water_mark_live(&w, y);
+		}
+		render_frame(&rn, &w, fb, (size_t)n * 4, 0, true);
+		for (int x = 0; x < n / 2; x++) {
+			uint32_t left = ((uint32_t *)fb)[h / 2 * n + x];
+			uint32_t right = ((uint32_t *)fb)[h / 2 * n + n - 1 - x];
+
+			if (left != right)
+				fail_msg("cell %d: pixel %d is %06x, pixel %d %06x", cell, x,
+					 left & 0xffffff, n - 1 - x, right & 0xffffff);
+		}
+		render_free(&rn);
+		water_free(&w);
+		free(splash.pixels);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tint_blends_over_moving_water_only),
 		cmocka_unit_test(test_tint_grows_with_speed_and_turns_off),
 		cmocka_unit_test(test_tint_has_no_blocks),
+		cmocka_unit_test(test_tint_is_mirrored_about_its_cell),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,7 +85,9 @@ static size_t band_bytes(const struct render *r)
 }
 
 /* Pixel p of n along an axis sits at (p + 0.5) / cell - 0.5 cells, between cells c and c + 1
- * (clamped to the grid's g cells at both ends). */
+ * (clamped to the grid's g cells at both ends), rounded to the nearest 1/RENDER_WEIGHT: cut
+ * short, every pixel would lean toward its left or upper cell, and a ring would not be
+ * mirrored about its centre at cells 3, 5, 6 and 7. */
 static int axis_init(struct render_axis *a, int n, int cell, int g)
 {
 	a->c = calloc((size_t)n, sizeof(*a->c));
@@ -94,7 +96,7 @@ static int axis_init(struct render_axis *a, int n, int cell, int g)
 		return -ENOMEM;
 	for (int p = 0; p < n; p++) {
 		int u = (2 * p + 1 - cell) * RENDER_WEIGHT;
-		int pos = u < 0 ? 0 : u / (2 * cell);	/* in 1/RENDER_WEIGHT cells */
+		int pos = u < 0 ? 0 : (u + cell) / (2 * cell);	/* in 1/RENDER_WEIGHT cells */
 		int c = pos >> RENDER_WEIGHT_BITS;
 
 		a->c[p] = c < g - 1 ? c : g - 1;
