@@ -101,6 +101,12 @@ static inline int cell_speed(const int16_t *cur, const int16_t *prev, int at)
 	return abs(cur[at] - prev[at]);
 }
 
+/* Cell at of rows a (weighing wa) and b (wb) mixed: the speed of a column between them. */
+static inline int column_speed(const int16_t *const rows[4], int wa, int wb, int at)
+{
+	return cell_speed(rows[0], rows[1], at) * wa + cell_speed(rows[2], rows[3], at) * wb;
+}
+
 uint8_t *render_tint_row(const struct render *r)
 {
 	return (uint8_t *)r->tint->row;
@@ -116,20 +122,25 @@ void render_tint(uint8_t *row, const struct render *r, const struct water *w, in
 		 int x1)
 {
 	const struct render_tint *t = r->tint;
-	const int16_t *cur_a = water_row(w, r->ay.c[y]), *cur_b = cur_a + w->stride;
-	const int16_t *prev_a = w->prev + (cur_a - w->cur), *prev_b = prev_a + w->stride;
+	const int16_t *cur = water_row(w, r->ay.c[y]), *prev = w->prev + (cur - w->cur);
+	const int16_t *const rows[4] = { cur, prev, cur + w->stride, prev + w->stride };
 	int wb = r->ay.w[y], wa = RENDER_WEIGHT - wb;
-	int scale = w->scale << (2 * RENDER_WEIGHT_BITS - TINT_EIGHTHS_BITS);
+	/* to eighths of the seeds' units: scale is a power of two */
+	int shift = __builtin_ctz((unsigned)w->scale) + 2 * RENDER_WEIGHT_BITS - TINT_EIGHTHS_BITS;
 	uint8_t *px = row + (size_t)x0 * r->bytes;
 
-	for (int x = x0; x < x1; x++, px += r->bytes) {
-		int c = r->ax.c[x], wr = r->ax.w[x], wl = RENDER_WEIGHT - wr;
-		int a_row = cell_speed(cur_a, prev_a, c) * wl + cell_speed(cur_a, prev_a, c + 1) * wr;
-		int b_row = cell_speed(cur_b, prev_b, c) * wl + cell_speed(cur_b, prev_b, c + 1) * wr;
-		int speed = (a_row * wa + b_row * wb) / scale;
-		int a = t->alpha[speed < TINT_STEPS ? speed : TINT_STEPS - 1];
+	/* the pixels of one cell column at a time: they mix the same two columns of speeds */
+	for (int x = x0; x < x1;) {
+		int c = r->ax.c[x], end = r->from_cell[c + 1] < x1 ? r->from_cell[c + 1] : x1;
+		int left = column_speed(rows, wa, wb, c), right = column_speed(rows, wa, wb, c + 1);
 
-		if (a)
-			store(px, r->bytes, blend(t, load(px, r->bytes), a));
+		for (; x < end; x++, px += r->bytes) {
+			int wr = r->ax.w[x];
+			int speed = (left * (RENDER_WEIGHT - wr) + right * wr) >> shift;
+			int a = t->alpha[speed < TINT_STEPS ? speed : TINT_STEPS - 1];
+
+			if (a)
+				store(px, r->bytes, blend(t, load(px, r->bytes), a));
+		}
 	}
 }
