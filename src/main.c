@@ -38,7 +38,7 @@ static const char usage[] =
 	"      --stride BYTES    its line length (default width * bytes per pixel)\n"
 	"      --frames N        draw N frames as fast as possible, then exit\n"
 	"      --screenshot PNG  write the last frame to PNG on exit\n"
-	"      --drop X,Y        drop a stone at X,Y before the first frame (repeatable)\n"
+	"      --drop X,Y        drop a stone at X,Y before the first frame (up to 64 times)\n"
 	"      --list-devices    describe the framebuffer and every input device, then exit\n"
 	"      --send CMD        send CMD to the running daemon's control socket (control.socket\n"
 	"                        in the config), print the reply, exit 0 for ok, 1 for an error;\n"
@@ -197,7 +197,14 @@ static int parse_args(struct options *o, int argc, char **argv)
 		}
 		if (c == '?')
 			return -1;
-		if (parse_option(o, c, optarg) < 0) {
+		int ret = parse_option(o, c, optarg);
+
+		if (ret == -E2BIG) {
+			fprintf(stderr, "fbripple: more than %d --%s options\n", APP_MAX_DROPS,
+				option_name(c));
+			return -1;
+		}
+		if (ret < 0) {
 			fprintf(stderr, "fbripple: invalid value for --%s: '%s'\n",
 				option_name(c), optarg);
 			return -1;

@@ -392,6 +392,14 @@ static void test_bad_arguments(void **state)
 	assert_non_null(strstr(c->out, "RGB444"));
 	assert_int_equal(tu_run(c->out, sizeof(c->out), "--version", NULL), 0);
 	assert_non_null(strstr(c->out, "fbripple "));
+#define DROP4 "--drop=1,1", "--drop=1,1", "--drop=1,1", "--drop=1,1"
+#define DROP16 DROP4, DROP4, DROP4, DROP4
+	/* one past the limit: said so, not that a good value is invalid */
+	assert_int_equal(tu_run(c->out, sizeof(c->out), DROP16, DROP16, DROP16, DROP16, "--drop=1,1",
+				"-c", "/dev/null", "--check-config", NULL), 2);
+	assert_string_equal(c->out, "fbripple: more than 64 --drop options\n");
+#undef DROP16
+#undef DROP4
 }
 
 int main(void)

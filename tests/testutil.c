@@ -96,10 +96,10 @@ static int run_argv(long as_kib, char *out, size_t outlen, const char **argv)
 
 static int run_va(long as_kib, char *out, size_t outlen, const char *arg, va_list ap)
 {
-	const char *argv[64] = { getenv("FBRIPPLE_BIN") ? getenv("FBRIPPLE_BIN") : "./fbripple" };
+	const char *argv[128] = { getenv("FBRIPPLE_BIN") ? getenv("FBRIPPLE_BIN") : "./fbripple" };
 	int n = 1;
 
-	for (const char *a = arg; a && n < 63; a = va_arg(ap, const char *))
+	for (const char *a = arg; a && n < 127; a = va_arg(ap, const char *))
 		argv[n++] = a;
 	argv[n] = NULL;
 	return run_argv(as_kib, out, outlen, argv);
