@@ -411,7 +411,8 @@ int main(int argc, char **argv)
 	log_init(LOG_LEVEL_INFO);
 	screen_init(&app.screen);
 	pace_init(&app.pace, &app.screen);
-	touch_init(&app.touch, &app.pace, &app.screen, &app.cfg);
+	budget_init(&app.work, &app.loop, APP_STONE_WORK);
+	touch_init(&app.touch, &app.pace, &app.screen, &app.cfg, &app.work);
 	service_init(&app.service, &app);
 	ret = parse_args(&app.opt, argc, argv);
 	if (ret != 0)

@@ -27,6 +27,7 @@
 #include "testutil.h"
 
 enum { FUZZ_LINES = 200000 };
+enum { WORK = 100000 };	/* the stone work of a wake-up, as the daemon has it */
 
 static int parse(const char *line, struct control_command *cmd, char *err)
 {
@@ -366,13 +367,16 @@ static void test_listen_refuses_a_live_socket(void **state)
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct control first, second;
 	struct loop loop;
+	struct budget work;
 	struct stat before, after;
 	int fd;
 
 	(void)state;
 	assert_int_equal(loop_init(&loop), 0);
-	control_init(&first, &loop, no_exec, NULL);
-	control_init(&second, &loop, no_exec, NULL);
+	budget_init(&work, &loop, WORK);
+	control_init(&first, &loop, &work, no_exec, NULL);
+	budget_init(&work, &loop, WORK);
+	control_init(&second, &loop, &work, no_exec, NULL);
 	assert_int_equal(control_listen(&first, path), 0);
 	assert_int_equal(stat(path, &before), 0);
 	assert_int_equal(control_listen(&second, path), -EADDRINUSE);
@@ -405,12 +409,14 @@ static void test_listen_leaves_what_is_not_a_socket(void **state)
 	char path[300], target[300];
 	struct control running, c;
 	struct loop loop;
+	struct budget work;
 	struct stat before, after;
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s", tu_path(dir, "control"));
 	assert_int_equal(loop_init(&loop), 0);
-	control_init(&running, &loop, no_exec, NULL);
+	budget_init(&work, &loop, WORK);
+	control_init(&running, &loop, &work, no_exec, NULL);
 	assert_int_equal(control_listen(&running, live), 0);
 	for (int kind = 0; kind < 4; kind++) {
 		if (kind == 0)
@@ -420,7 +426,8 @@ static void test_listen_leaves_what_is_not_a_socket(void **state)
 		else
 			assert_int_equal(symlink(kind == 2 ? live : "nowhere", path), 0);
 		assert_int_equal(lstat(path, &before), 0);
-		control_init(&c, &loop, no_exec, NULL);
+		budget_init(&work, &loop, WORK);
+		control_init(&c, &loop, &work, no_exec, NULL);
 		assert_int_equal(control_listen(&c, path), -ENOTSOCK);
 		assert_int_equal(lstat(path, &after), 0);
 		assert_true(before.st_ino == after.st_ino && before.st_mode == after.st_mode);
@@ -451,12 +458,14 @@ static void test_listen_refuses_a_directory_others_may_write(void **state)
 	char sub[300], inner[320];
 	struct control c;
 	struct loop loop;
+	struct budget work;
 	struct stat st;
 
 	(void)state;
 	assert_int_equal(loop_init(&loop), 0);
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-		control_init(&c, &loop, no_exec, NULL);
+		budget_init(&work, &loop, WORK);
+		control_init(&c, &loop, &work, no_exec, NULL);
 		assert_int_equal(chmod(dir, modes[i].mode), 0);
 		assert_int_equal(control_listen(&c, path), modes[i].ret);
 		if (modes[i].ret == 0) {
@@ -470,7 +479,8 @@ static void test_listen_refuses_a_directory_others_may_write(void **state)
 	assert_string_equal(control_error(-EPERM), "a directory on its path lets another user "
 			    "replace it (writable by group or others without the sticky bit, or owned "
 			    "by another user)");
-	control_init(&c, &loop, no_exec, NULL);
+	budget_init(&work, &loop, WORK);
+	control_init(&c, &loop, &work, no_exec, NULL);
 	assert_int_equal(control_listen(&c, "/nonexistent/a/control"), -ENOENT);
 	control_close(&c);
 	/* a safe directory under one that others may write: they could swap the whole of it */
@@ -479,13 +489,15 @@ static void test_listen_refuses_a_directory_others_may_write(void **state)
 	snprintf(inner, sizeof(inner), "%s/control", sub);
 	for (int open = 0; open < 2; open++) {
 		assert_int_equal(chmod(dir, open ? 0755 : 0777), 0);
-		control_init(&c, &loop, no_exec, NULL);
+		budget_init(&work, &loop, WORK);
+		control_init(&c, &loop, &work, no_exec, NULL);
 		assert_int_equal(control_listen(&c, inner), open ? 0 : -EPERM);
 		control_close(&c);
 	}
 	if (geteuid() == 0) {	/* another user's directory */
 		assert_int_equal(chown(dir, 1000, 1000), 0);
-		control_init(&c, &loop, no_exec, NULL);
+		budget_init(&work, &loop, WORK);
+		control_init(&c, &loop, &work, no_exec, NULL);
 		assert_int_equal(control_listen(&c, path), -EPERM);
 		control_close(&c);
 		assert_int_equal(chown(dir, 0, 0), 0);
@@ -529,6 +541,7 @@ struct listening {
 	struct sockaddr_un addr;
 	struct control c;
 	struct loop loop;
+	struct budget work;
 };
 
 static void listening_open_on(struct listening *l, control_exec_fn *exec, void *ctx)
@@ -537,7 +550,8 @@ static void listening_open_on(struct listening *l, control_exec_fn *exec, void *
 	l->addr = (struct sockaddr_un){ .sun_family = AF_UNIX };
 	snprintf(l->addr.sun_path, sizeof(l->addr.sun_path), "%s", tu_path(l->dir, "control"));
 	assert_int_equal(loop_init(&l->loop), 0);
-	control_init(&l->c, &l->loop, exec, ctx);
+	budget_init(&l->work, &l->loop, WORK);
+	control_init(&l->c, &l->loop, &l->work, exec, ctx);
 	assert_int_equal(control_listen(&l->c, l->addr.sun_path), 0);
 }
 
@@ -583,11 +597,13 @@ static void test_watch_drops_a_client_that_does_not_read(void **state)
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct control c;
 	struct loop loop;
+	struct budget work;
 	int watcher, other, sent = 0;
 
 	(void)state;
 	assert_int_equal(loop_init(&loop), 0);
-	control_init(&c, &loop, no_exec, NULL);
+	budget_init(&work, &loop, WORK);
+	control_init(&c, &loop, &work, no_exec, NULL);
 	assert_int_equal(control_listen(&c, path), 0);
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
 	watcher = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -644,10 +660,12 @@ static void test_watchers_are_few(void **state)
 	int fds[CONTROL_WATCHERS + 2];
 	struct control c;
 	struct loop loop;
+	struct budget work;
 
 	(void)state;
 	assert_int_equal(loop_init(&loop), 0);
-	control_init(&c, &loop, no_exec, NULL);
+	budget_init(&work, &loop, WORK);
+	control_init(&c, &loop, &work, no_exec, NULL);
 	assert_int_equal(control_listen(&c, path), 0);
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
 	for (int i = 0; i < CONTROL_WATCHERS + 2; i++)
@@ -849,7 +867,7 @@ static void test_the_most_crowded_user_gives_up_a_slot(void **state)
 
 /* Commands that cost stone work: "drop N 0" N units at once, "trail 0 0 N 0" N units as the
  * work of the wake-ups allows; each reply numbers it in the order commands end. */
-enum { UNIT = CONTROL_WORK / 100, WAKEUPS = 64 };
+enum { UNIT = WORK / 100, WAKEUPS = 64 };
 
 struct costly {
 	const struct loop *loop;
@@ -877,7 +895,7 @@ static int costly_exec(void *ctx, struct control_command *cmd, struct control_ti
 	return 0;
 }
 
-/* The commands of one wake-up do about CONTROL_WORK of stone work: those beyond wait unread, a
+/* The commands of one wake-up do about WORK of stone work: those beyond wait unread, a
  * command that needs more goes on over the next wake-ups, and a client that waits for work
  * goes before the one that had its turn. Every command is answered, in order. */
 static void test_stone_work_per_wake_up(void **state)
@@ -911,7 +929,7 @@ static void test_stone_work_per_wake_up(void **state)
 	client_line_of(&l.loop, a, line, sizeof(line));
 	assert_string_equal(line, "ok 7");
 	for (int i = 0; i < WAKEUPS; i++) {
-		assert_true(k.spent[i] < CONTROL_WORK + 30 * UNIT);
+		assert_true(k.spent[i] < WORK + 30 * UNIT);
 		busy += k.spent[i] > 0;
 	}
 	assert_true(busy >= 4);		/* 370 units of work */

@@ -6,7 +6,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon/app.h"
 #include "testutil.h"
@@ -16,6 +18,7 @@ struct rig {
 	char *dir;
 	struct config cfg;
 	struct loop loop;
+	struct budget work;
 	struct screen screen;
 	struct pace pace;
 	struct touch touch;
@@ -27,10 +30,14 @@ static void on_tick(struct loop_source *src, uint32_t events)
 	(void)events;
 }
 
-static int setup(void **state)
+/* A rig drawing on a file framebuffer of width x height at water.cell cell, its stones of
+ * radius size (0: auto) every spacing pixels, in shape. */
+static struct rig *rig_open(int width, int height, int cell, int size, int spacing,
+			    enum water_shape shape)
 {
 	struct rig *r = calloc(1, sizeof(*r));
-	struct display_request req = { .file = true, .width = 64, .height = 48, .stride = 64 * 4 };
+	struct display_request req = { .file = true, .width = width, .height = height,
+				       .stride = (size_t)width * 4 };
 	struct pace_settings set;
 
 	r->dir = tu_tmpdir();
@@ -39,6 +46,10 @@ static int setup(void **state)
 	config_defaults(&r->cfg);
 	r->cfg.display.threads = 1;
 	r->cfg.screensaver.blank_after = 1;
+	r->cfg.water.cell = cell;
+	r->cfg.stone.size = size;
+	r->cfg.stone.shape = shape;
+	r->cfg.input.trail_spacing = spacing;
 	set = pace_settings(&r->cfg);
 	assert_int_equal(loop_init(&r->loop), 0);
 	screen_init(&r->screen);
@@ -47,8 +58,23 @@ static int setup(void **state)
 	pace_init(&r->pace, &r->screen);
 	pace_start(&r->pace, &set);
 	assert_int_equal(pace_open(&r->pace, &r->loop, on_tick, r), 0);
-	touch_init(&r->touch, &r->pace, &r->screen, &r->cfg);
-	*state = r;
+	budget_init(&r->work, &r->loop, APP_STONE_WORK);
+	touch_init(&r->touch, &r->pace, &r->screen, &r->cfg, &r->work);
+	return r;
+}
+
+static int setup(void **state)
+{
+	*state = rig_open(64, 48, 0, 0, 8, WATER_COSINE);
+	return 0;
+}
+
+/* The largest stones of the documented range, as close as they go, on water of one pixel a
+ * cell: a stone is 201 x 201 cells of work, and a trail of any length is more than one
+ * wake-up's. Stones of the disc shape overwrite what is there: the order they fall in shows. */
+static int setup_heavy(void **state)
+{
+	*state = rig_open(640, 480, 1, 100, 1, WATER_DISC);
 	return 0;
 }
 
@@ -64,11 +90,11 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void contact(struct rig *r, enum input_action a, int x, int y, int from_x, int from_y)
+static bool contact(struct rig *r, enum input_action a, int x, int y, int from_x, int from_y)
 {
 	struct input_contact c = { a, 0, x, y, from_x, from_y, 0 };
 
-	touch_contact(&r->touch, &c);
+	return touch_contact(&r->touch, &c);
 }
 
 /* The touch that wakes a blanked screen only wakes it: no stone, and dragged, no trail
@@ -92,10 +118,112 @@ static void test_waking_swipe_draws_nothing(void **state)
 	contact(r, INPUT_UP, 10, 30, 10, 30);
 }
 
+static bool same_water(const struct water *a, const struct water *b)
+{
+	for (int y = 0; y < a->height; y++)
+		if (memcmp(water_row(a, y), water_row(b, y), (size_t)a->width * sizeof(int16_t)))
+			return false;
+	return true;
+}
+
+/* A swipe as the input devices report it: down, three strokes (right, down, left) as a fast
+ * finger makes them from one frame to the next, up. Every stone of it reaches water that no
+ * stone before it did, so each one shows. */
+static const struct input_contact swipe[] = {
+	{ INPUT_DOWN, 0, 110, 110, 110, 110, 0 },
+	{ INPUT_MOVE, 0, 530, 110, 110, 110, 0 },
+	{ INPUT_MOVE, 0, 530, 370, 530, 110, 0 },
+	{ INPUT_MOVE, 0, 110, 370, 530, 370, 0 },
+	{ INPUT_UP, 0, 110, 370, 110, 370, 0 },
+};
+
+/* want's stones one at a time, after those already dropped, until its water is got's; the
+ * work of those stones. Fails if got's water is no prefix of the swipe's stones. */
+static long catch_up(struct screen *want, const struct config *cfg, struct water_trail *t,
+		     int *stroke, const struct water *got)
+{
+	long work = 0;
+
+	while (!same_water(&want->water, got)) {
+		const struct input_contact *c = &swipe[*stroke];
+
+		if (*stroke == 0 || t->done) {
+			if (++*stroke == 4)
+				fail_msg("the water is no prefix of the swipe's stones");
+			c = &swipe[*stroke];
+			*t = (struct water_trail){ c->from_x, c->from_y, c->x, c->y,
+						   cfg->stone.size, cfg->input.trail_weight,
+						   cfg->input.trail_spacing, 0, false };
+			continue;
+		}
+		work += screen_trail_part(want, t, 1);	/* one stone */
+	}
+	return work;
+}
+
+/* A fast swipe with the largest stones leaves its whole trail, every stone of it in order,
+ * though no wake-up does more than its budget of stone work and a stone: the contacts go on
+ * in the next wake-ups, each offered again until it is done, as the input devices do. A
+ * stroke across the screen took 1 s of one wake-up here at 1920x1080. */
+static void test_a_long_swipe_goes_on_over_wake_ups(void **state)
+{
+	struct rig *r = *state, *want = rig_open(640, 480, 1, 100, 1, WATER_DISC);
+	struct water_trail t = { .done = true };
+	long most = 0, stone = 201 * 201 + 1;
+	int next = 0, stroke = 0, wakeups = 0;
+
+	/* the reference: the tap's stone, then the strokes' one by one */
+	screen_drop(&want->screen, swipe[0].x, swipe[0].y, r->cfg.stone.size, r->cfg.stone.weight);
+	while (next < 5) {
+		long work;
+
+		assert_int_equal(loop_dispatch(&r->loop, 0), 0);
+		while (next < 5 && touch_contact(&r->touch, &swipe[next]))
+			next++;
+		wakeups++;
+		work = catch_up(&want->screen, &r->cfg, &t, &stroke, &r->screen.water);
+		most = work > most ? work : most;
+		if (work > APP_STONE_WORK + stone)
+			fail_msg("wake-up %d: stone work %ld", wakeups, work);
+		assert_true(wakeups < 1000);
+	}
+	assert_int_equal(stroke, 3);
+	assert_true(t.done);
+	assert_true(same_water(&r->screen.water, &want->screen.water));
+	assert_int_equal(r->touch.contacts, 0);
+	printf("# the swipe in %d wake-ups, at most %ld of stone work in one\n", wakeups, most);
+	assert_true(wakeups > 20);
+	teardown((void **)&want);
+}
+
+/* A tap that comes when the wake-up's stone work is spent (by control commands, say) drops
+ * its stone in the next wake-up, once: it counts as one contact, and the next frame shows it. */
+static void test_a_tap_waits_for_the_next_wake_up_only(void **state)
+{
+	struct rig *r = *state;
+
+	assert_int_equal(loop_dispatch(&r->loop, 0), 0);
+	budget_spend(&r->work, budget_left(&r->work, r));
+	assert_false(contact(r, INPUT_DOWN, 10, 10, 10, 10));
+	assert_true(screen_calm(&r->screen));
+	assert_int_equal(r->touch.contacts, 0);
+	assert_int_equal(loop_dispatch(&r->loop, 0), 0);
+	assert_true(contact(r, INPUT_DOWN, 10, 10, 10, 10));
+	assert_false(screen_calm(&r->screen));
+	assert_int_equal(r->touch.contacts, 1);
+	assert_true(r->pace.armed);
+	assert_true(contact(r, INPUT_UP, 10, 10, 10, 10));
+	assert_int_equal(r->touch.contacts, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_waking_swipe_draws_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_long_swipe_goes_on_over_wake_ups,
+						setup_heavy, teardown),
+		cmocka_unit_test_setup_teardown(test_a_tap_waits_for_the_next_wake_up_only, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,6 +21,7 @@
 #include "display/vt.h"
 #include "input/input.h"
 #include "render/render.h"
+#include "util/budget.h"
 #include "util/log.h"
 #include "util/loop.h"
 #include "util/pool.h"
@@ -29,6 +30,9 @@
 #include "water/water.h"
 
 #define APP_MAX_DROPS 64
+#define APP_STONE_WORK 100000	/* stone work (water_drop's) of one wake-up, control's commands
+				 * and input's contacts together: 1.5 to 3 ms of stones; what is
+				 * beyond goes on in the next wake-ups */
 #define SCREEN_SPLASH_APP "@screen"	/* splash.image: the app's frame, read when shown */
 
 struct options {
@@ -113,7 +117,10 @@ struct touch {
 	struct pace *pace;
 	struct screen *screen;
 	const struct config *cfg;
+	struct budget *work;		/* the stone work of a wake-up, shared with control's */
 	struct input *input;		/* NULL: no input (--frames, or none available) */
+	struct input_contact doing;	/* the contact whose trail goes on in a later wake-up */
+	struct water_trail trail;	/* its stones; done when none goes on */
 	int contacts;
 	bool only_woke[INPUT_CONTACTS_MAX];	/* by contact id: its touch woke the screen, or
 						 * came while hidden, and dropped no stone */
@@ -149,6 +156,7 @@ struct app {
 	struct options opt;		/* main.c */
 	struct config cfg;		/* main.c at start, service.c on reload */
 	struct loop loop;		/* daemon.c */
+	struct budget work;		/* main.c: a wake-up's stones, for control and touch */
 	struct loop_source signals;	/* daemon.c */
 	struct loop_source retake;	/* daemon.c: the display taken back after a VT switch */
 	long test_frame_ms;		/* daemon.c: FBRIPPLE_TEST_FRAME_MS, slower frames */
@@ -201,8 +209,6 @@ int screen_reload_splash(struct screen *s, const struct image *splash, char *err
 int screen_reload_walls(struct screen *s, struct walls *walls, char *err, size_t len);
 long screen_drop(struct screen *s, int x, int y, int size, int weight);
 long screen_trail_part(struct screen *s, struct water_trail *t, long budget);
-void screen_trail(struct screen *s, int x0, int y0, int x1, int y1, int size, int weight,
-		  int spacing);
 void screen_set_rain(struct screen *s, double rate, int size, int weight);
 void screen_step(struct screen *s, int steps, double dt);
 bool screen_calm(const struct screen *s);
@@ -247,12 +253,13 @@ int64_t pace_now_ms(void);
 
 /* touch.c */
 void touch_init(struct touch *t, struct pace *pace, struct screen *screen,
-		const struct config *cfg);
+		const struct config *cfg, struct budget *work);
 void touch_options(const struct config *cfg, const struct options *opt,
 		   const struct display_mode *mode, struct input_opts *o, const char **devices);
 void touch_open(struct touch *t, const struct options *opt, struct loop *loop);
-/* What a contact does: the input devices' callback (ctx: the touch). */
-void touch_contact(void *ctx, const struct input_contact *c);
+/* What a contact does, its stones as far as the wake-up's budget goes: the input devices'
+ * callback (ctx: the touch). false: the rest of its trail is due, and c comes again. */
+bool touch_contact(void *ctx, const struct input_contact *c);
 void touch_grab(struct touch *t, bool grab);
 void touch_shown(struct touch *t);
 void touch_close(struct touch *t);

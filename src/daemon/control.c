@@ -201,10 +201,10 @@ int control_parse(const char *line, size_t len, struct control_command *cmd, cha
 /* The server. A client's lines are read one at a time, and the next only once the last one's
  * reply has gone out: the rest wait in its socket, so a client that pipelines commands without
  * reading its replies holds up only itself, and each wake-up reads at most CONTROL_BATCH times
- * from each client. The commands of all clients do at most about CONTROL_WORK of stone work
- * in one wake-up: once it is spent no line is read until the next, where the clients that
- * waited longest go first, and a command that needs more goes on there before its client's
- * next line. */
+ * from each client. The commands of all clients take their stone work from the wake-up's
+ * budget, which input's contacts share: once it is spent no line is read until the next
+ * wake-up, where the clients that waited longest go first, and a command that needs more goes
+ * on there before its client's next line. */
 
 enum read_result { READ_NONE, READ_MORE, READ_LINE, READ_LAST, READ_GONE };
 
@@ -346,16 +346,6 @@ static void start_watching(struct control_client *cl, char *reply, size_t len)
 	}
 }
 
-/* What is left of the stone work of the wake-up the loop is in. */
-static long *work_left(struct control *c)
-{
-	if (c->work_wakeup != c->loop->wakeups) {
-		c->work_wakeup = c->loop->wakeups;
-		c->work = CONTROL_WORK;
-	}
-	return &c->work;
-}
-
 /* Whether the loop wakes up for cl's work: a line (or the end) in its socket to read, or an
  * unfinished command and room in its socket to go on. A client that has had its turn and sent
  * nothing more is not woken, and must not hold up those that are. */
@@ -393,7 +383,7 @@ static bool may_work(struct control_client *cl)
 	struct control *c = cl->owner;
 	uint64_t now = c->loop->wakeups, since = hungry_since(c);
 
-	if (*work_left(c) > 0 && (!since || since >= (cl->hungry ? cl->hungry : now))) {
+	if (budget_left(c->work, c) > 0 && (!since || since >= (cl->hungry ? cl->hungry : now))) {
 		cl->hungry = 0;
 		return true;
 	}
@@ -411,7 +401,10 @@ static bool client_run(struct control_client *cl)
 	struct control *c = cl->owner;
 	struct control_ticket ticket = { (int)(cl - c->clients), cl->serial };
 	char reply[CONTROL_REPLY_MAX];
-	int ret = c->exec(c->ctx, &cl->cmd, ticket, work_left(c), reply, sizeof(reply));
+	long left = budget_left(c->work, c), work = left;
+	int ret = c->exec(c->ctx, &cl->cmd, ticket, &work, reply, sizeof(reply));
+
+	budget_spend(c->work, left - work);
 
 	if (cl->unfinished && ret != CONTROL_MORE) {
 		/* its time to take the reply starts now; the timer skipped it meanwhile */
@@ -479,7 +472,7 @@ static bool client_serve(struct control_client *cl)
 		enum read_result r;
 		bool ok;
 
-		if (i > 0 && *work_left(cl->owner) <= 0)
+		if (i > 0 && budget_left(cl->owner->work, cl->owner) <= 0)
 			return true;	/* it had its turn: it waits from the next wake-up on */
 		if (!may_work(cl))
 			return true;
@@ -820,9 +813,11 @@ void control_broadcast(struct control *c, const char *line)
 	listen_resume(c);
 }
 
-void control_init(struct control *c, struct loop *loop, control_exec_fn *exec, void *ctx)
+void control_init(struct control *c, struct loop *loop, struct budget *work,
+		  control_exec_fn *exec, void *ctx)
 {
 	memset(c, 0, sizeof(*c));
+	c->work = work;
 	c->listen = (struct loop_source){ -1, on_listen, c };
 	c->timer = (struct loop_source){ -1, on_timer, c };
 	c->loop = loop;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "util/budget.h"
 #include "util/loop.h"
 
 #define CONTROL_LINE_MAX 512	/* longer commands are refused */
@@ -15,8 +16,6 @@
 #define CONTROL_PER_PEER 4	/* connections one process may hold: its next closes its oldest */
 #define CONTROL_WATCHERS 4	/* clients that may "watch" at once: only their own process evicts */
 #define CONTROL_BATCH 4		/* reads per client and wake-up, so nobody starves the rest */
-#define CONTROL_WORK 100000	/* stone work (water_drop's) of all commands in one wake-up, 1.5
-				 * to 3 ms of stones; the commands beyond wait for the next */
 #define CONTROL_GRACE_MS 1000	/* a new client's time to send its line before it may be evicted */
 #define CONTROL_IDLE_MS 3000	/* a connection that sends no complete line for this long goes */
 #define CONTROL_COORD_MAX 65535	/* coordinates beyond the screen are clipped by the water */
@@ -103,15 +102,16 @@ struct control {
 	struct loop *loop;
 	control_exec_fn *exec;
 	void *ctx;
-	long work;			/* what is left of CONTROL_WORK in wake-up work_wakeup */
-	uint64_t work_wakeup;
+	struct budget *work;		/* the stone work of a wake-up, shared with input's */
 	unsigned long accepted, clock;
 	char path[256];
 	struct control_client clients[CONTROL_CLIENTS];
 };
 
-/* Marks everything closed; call once before control_listen. */
-void control_init(struct control *c, struct loop *loop, control_exec_fn *exec, void *ctx);
+/* Marks everything closed; call once before control_listen. The commands' stone work is taken
+ * from work, a budget of loop's wake-ups. */
+void control_init(struct control *c, struct loop *loop, struct budget *work,
+		  control_exec_fn *exec, void *ctx);
 
 /* (Re)creates the listening socket at path with mode 0660, replacing a stale socket there;
  * connected clients stay. "" closes it. 0 or -errno (the old socket then stays); -EADDRINUSE

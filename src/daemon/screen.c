@@ -574,12 +574,6 @@ long screen_trail_part(struct screen *s, struct water_trail *t, long budget)
 	return water_trail_part(&s->water, t, budget);
 }
 
-void screen_trail(struct screen *s, int x0, int y0, int x1, int y1, int size, int weight,
-		  int spacing)
-{
-	water_trail(&s->water, x0, y0, x1, y1, size, weight, spacing);
-}
-
 /* rate drops a second (0: none) of size and weight from the next step on. */
 void screen_set_rain(struct screen *s, double rate, int size, int weight)
 {

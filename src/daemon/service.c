@@ -518,7 +518,7 @@ static int on_command(void *ctx, struct control_command *cmd, struct control_tic
 void service_init(struct service *sv, struct app *app)
 {
 	*sv = (struct service){ .watchdog.fd = -1 };
-	control_init(&sv->control, &app->loop, on_command, app);
+	control_init(&sv->control, &app->loop, &app->work, on_command, app);
 	pace_on_saver(&app->pace, on_saver, app);
 }
 

@@ -6,9 +6,10 @@
 #include "app.h"
 
 void touch_init(struct touch *t, struct pace *pace, struct screen *screen,
-		const struct config *cfg)
+		const struct config *cfg, struct budget *work)
 {
-	*t = (struct touch){ .pace = pace, .screen = screen, .cfg = cfg };
+	*t = (struct touch){ .pace = pace, .screen = screen, .cfg = cfg, .work = work,
+			     .trail.done = true };
 }
 
 static void set_only_woke(struct touch *t, int id, bool woke)
@@ -22,43 +23,98 @@ static bool only_woke(const struct touch *t, int id)
 	return id >= 0 && id < INPUT_CONTACTS_MAX && t->only_woke[id];
 }
 
-/* A touch drops a stone, and each contact dragged draws its own trail of lighter drops. A
- * touch that drops none, as it only wakes the screen, draws none either until it lifts. */
-void touch_contact(void *ctx, const struct input_contact *c)
+static bool same_contact(const struct input_contact *a, const struct input_contact *b)
 {
-	struct touch *t = ctx;
+	return a->action == b->action && a->id == b->id && a->x == b->x && a->y == b->y &&
+	       a->from_x == b->from_x && a->from_y == b->from_y && a->time_us == b->time_us;
+}
+
+/* Whether c may drop stones: then it waits while the wake-up has no stone work left. */
+static bool may_drop(const struct touch *t, const struct input_contact *c)
+{
+	if (c->action == INPUT_DOWN)
+		return true;
+	if (!saver_ripples(&t->pace->saver))
+		return false;
+	return (c->action == INPUT_MOVE && !only_woke(t, c->id)) ||
+	       (c->action == INPUT_HOVER && t->cfg->input.hover_ripples);
+}
+
+/* The trail goes on as far as the wake-up's stone work allows; true once it is whole. */
+static bool trail_go_on(struct touch *t)
+{
+	long work = budget_left(t->work, t);
+
+	if (work > 0)
+		budget_spend(t->work, screen_trail_part(t->screen, &t->trail, work));
+	return t->trail.done;
+}
+
+/* Each contact dragged draws its own trail of lighter drops, a hovering mouse lighter still. */
+static bool trail_start(struct touch *t, const struct input_contact *c)
+{
 	const struct config *cfg = t->cfg;
 	int weight = cfg->input.trail_weight;
 
+	if (c->action == INPUT_HOVER)
+		weight = weight > 1 ? weight / 2 : 1;
+	t->doing = *c;
+	t->trail = (struct water_trail){ c->from_x, c->from_y, c->x, c->y, cfg->stone.size,
+					 weight, cfg->input.trail_spacing, 0, false };
+	return trail_go_on(t);
+}
+
+static void touch_down(struct touch *t, const struct input_contact *c)
+{
+	const struct config *cfg = t->cfg;
+
+	t->contacts++;
+	set_only_woke(t, c->id, pace_touched(t->pace));
+	if (only_woke(t, c->id))
+		return;
+	budget_spend(t->work, screen_drop(t->screen, c->x, c->y, cfg->stone.size,
+					  cfg->stone.weight));
+	if (!t->drop_event_us)
+		t->drop_event_us = c->time_us;
+}
+
+/* A touch drops a stone, and each contact dragged draws its own trail. A touch that drops
+ * none, as it only wakes the screen, draws none either until it lifts. A trail longer than
+ * the wake-up's stone work allows goes on when its contact comes again, in the next. */
+bool touch_contact(void *ctx, const struct input_contact *c)
+{
+	struct touch *t = ctx;
+	bool done = true;
+
+	if (!t->trail.done && same_contact(c, &t->doing)) {
+		done = trail_go_on(t);
+		pace_wake(t->pace);
+		return done;
+	}
+	t->trail.done = true;	/* its contact went with its device: so does the rest */
 	if (c->action == INPUT_ACTIVITY) {
 		pace_touched(t->pace);
-		return;
+		return true;
 	}
+	if (may_drop(t, c) && budget_left(t->work, t) <= 0)
+		return false;
 	if (c->action == INPUT_DOWN || c->action == INPUT_UP)
 		log_debug("input: contact %d %s at %d,%d", c->id,
 			  c->action == INPUT_DOWN ? "down" : "up", c->x, c->y);
 	if (c->action == INPUT_DOWN) {
-		t->contacts++;
-		set_only_woke(t, c->id, pace_touched(t->pace));
-		if (!only_woke(t, c->id)) {
-			screen_drop(t->screen, c->x, c->y, cfg->stone.size, cfg->stone.weight);
-			if (!t->drop_event_us)
-				t->drop_event_us = c->time_us;
-		}
+		touch_down(t, c);
 	} else if (c->action == INPUT_UP) {
 		t->contacts -= t->contacts > 0;
 		set_only_woke(t, c->id, false);
 	} else if (!saver_ripples(&t->pace->saver)) {
-		return;		/* hidden or fading: the water stays as it is */
+		return true;	/* hidden or fading: the water stays as it is */
 	} else if (c->action == INPUT_MOVE && only_woke(t, c->id)) {
-		return;
-	} else if (c->action == INPUT_MOVE || cfg->input.hover_ripples) {
-		if (c->action == INPUT_HOVER)
-			weight = weight > 1 ? weight / 2 : 1;
-		screen_trail(t->screen, c->from_x, c->from_y, c->x, c->y, cfg->stone.size, weight,
-			     cfg->input.trail_spacing);
+		return true;
+	} else if (may_drop(t, c)) {
+		done = trail_start(t, c);
 	}
 	pace_wake(t->pace);
+	return done;
 }
 
 static void note_input(void *ctx, enum log_level level, const char *msg)

@@ -64,7 +64,7 @@ struct input {
 	int64_t activity_ms;		/* when INPUT_ACTIVITY was last reported */
 	bool let_go;			/* grabs released while another VT is in front */
 	char retry[INPUT_DEVICES_MAX][INPUT_PATH_MAX];	/* nodes we may not open yet */
-	input_fn *fn;
+	input_take_fn *fn;
 	input_note_fn *note;
 	void *ctx;
 #ifdef HAVE_LIBUDEV
@@ -647,7 +647,7 @@ static int copy_patterns(struct input *in, const struct input_opts *o)
 }
 
 int input_open(struct input **out, const struct input_opts *opts, struct loop *loop,
-	       input_fn *fn, input_note_fn *note_fn, void *ctx)
+	       input_take_fn *fn, input_note_fn *note_fn, void *ctx)
 {
 	struct input *in = calloc(1, sizeof(*in));
 	int rc;

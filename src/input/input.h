@@ -35,9 +35,10 @@ struct input_opts {
 struct input;
 
 /* Opens every matching device and a hotplug watch (udev monitor when udevd runs, else inotify
- * on /dev/input), registered in loop. Contacts go to fn, messages to note. 0 or -errno. */
+ * on /dev/input), registered in loop. Contacts go to fn, in order (one it returns false for
+ * comes again in the next wake-up), messages to note. 0 or -errno. */
 int input_open(struct input **in, const struct input_opts *opts, struct loop *loop,
-	       input_fn *fn, input_note_fn *note, void *ctx);
+	       input_take_fn *fn, input_note_fn *note, void *ctx);
 void input_close(struct input *in);
 
 /* Takes the devices (input.grab) or lets go of them, also those plugged in meanwhile: while

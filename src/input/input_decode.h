@@ -49,6 +49,9 @@ struct input_contact {
 };
 
 typedef void input_fn(void *ctx, const struct input_contact *c);
+/* On the loop, a contact for whoever uses the devices: false when it cannot be done with c in
+ * this wake-up; c then comes again, first, in the next one, and the contacts after it wait. */
+typedef bool input_take_fn(void *ctx, const struct input_contact *c);
 typedef void input_note_fn(void *ctx, enum log_level level, const char *msg);
 
 /* Device axis range -> normalized [0,1) -> calibration -> rotation -> logical pixels. */

@@ -125,11 +125,37 @@ static void rest_until(struct input_reader *r, int64_t when)
 		signal_fd(r->wake.fd);
 }
 
+/* The first n (at most 16) contacts of the queue, left in it. */
+static unsigned peek_contacts(struct input_reader *r, struct input_contact *batch, unsigned n)
+{
+	input_reader_lock(r);
+	if (n > r->len)
+		n = r->len;
+	for (unsigned i = 0; i < n; i++)
+		batch[i] = r->q[(r->head + i) % INPUT_QUEUE_MAX];
+	input_reader_unlock(r);
+	return n;
+}
+
+/* Takes the first n contacts off the queue; how many are left. */
+static unsigned drop_contacts(struct input_reader *r, unsigned n)
+{
+	unsigned left;
+
+	input_reader_lock(r);
+	r->head = (r->head + n) % INPUT_QUEUE_MAX;
+	r->len -= n;
+	left = r->len;
+	input_reader_unlock(r);
+	return left;
+}
+
 /*
  * On the loop: contacts, a batch at a time so that the reader never waits for the loop's
  * callbacks, for at most INPUT_SLICE_MS, so that a frame or a client waits for no more than
- * that; what is left comes next, after whatever else is ready. A queue still over half full
- * after a slice is a panel reporting faster than the water can take: its next slice waits until
+ * that; what is left comes next, after whatever else is ready. A contact that fn cannot be done
+ * with stays first in the queue for the next wake-up. A queue still over half full after a
+ * slice is a panel reporting faster than the water can take: its next slice waits until
  * INPUT_PERIOD_MS after this one began, so it costs a bounded share of the loop, and what it
  * sends meanwhile waits in the kernel, which drops it (SYN_DROPPED; the decoder resyncs).
  */
@@ -137,19 +163,14 @@ static void take_contacts(struct input_reader *r)
 {
 	struct input_contact batch[16];
 	int64_t start = now_ms();
-	unsigned n, left;
+	unsigned n, done, left;
 
 	do {
-		input_reader_lock(r);
-		for (n = 0; n < 16 && r->len; n++, r->len--) {
-			batch[n] = r->q[r->head];
-			r->head = (r->head + 1) % INPUT_QUEUE_MAX;
-		}
-		left = r->len;
-		input_reader_unlock(r);
-		for (unsigned i = 0; i < n; i++)
-			r->fn(r->fn_ctx, &batch[i]);
-	} while (left && now_ms() - start < INPUT_SLICE_MS);
+		n = peek_contacts(r, batch, 16);
+		for (done = 0; done < n && r->fn(r->fn_ctx, &batch[done]); done++)
+			;
+		left = drop_contacts(r, done);
+	} while (done == n && left && now_ms() - start < INPUT_SLICE_MS);
 	if (left > INPUT_QUEUE_MAX / 2)
 		rest_until(r, start + INPUT_PERIOD_MS);
 	else if (left)
@@ -200,8 +221,8 @@ static int open_fds(struct input_reader *r)
 	return 0;
 }
 
-int input_reader_start(struct input_reader *r, struct loop *loop, input_fn *fn, void *fn_ctx,
-		       void (*tend)(void *ctx), void *tend_ctx)
+int input_reader_start(struct input_reader *r, struct loop *loop, input_take_fn *fn,
+		       void *fn_ctx, void (*tend)(void *ctx), void *tend_ctx)
 {
 	int rc;
 

@@ -35,7 +35,7 @@ struct input_reader {
 	struct loop_source wake;	/* eventfd: contacts are waiting for the loop */
 	struct loop_source resume;	/* timerfd: the loop's next slice of contacts is due */
 	bool resting;			/* it used its slice: contacts wait for resume */
-	input_fn *fn;			/* on the loop, for each contact, without the lock */
+	input_take_fn *fn;		/* on the loop, for each contact, without the lock */
 	void *fn_ctx;
 	void (*tend)(void *ctx);	/* on the loop before the contacts, with the lock held */
 	void *tend_ctx;
@@ -44,8 +44,8 @@ struct input_reader {
 };
 
 /* Starts the thread and registers the wake-up in loop. 0 or -errno. */
-int input_reader_start(struct input_reader *r, struct loop *loop, input_fn *fn, void *fn_ctx,
-		       void (*tend)(void *ctx), void *tend_ctx);
+int input_reader_start(struct input_reader *r, struct loop *loop, input_take_fn *fn,
+		       void *fn_ctx, void (*tend)(void *ctx), void *tend_ctx);
 
 /* Ends the thread (waiting for it) and closes what start opened; safe if start failed. */
 void input_reader_stop(struct input_reader *r);
