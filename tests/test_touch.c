@@ -196,6 +196,30 @@ static void test_a_long_swipe_goes_on_over_wake_ups(void **state)
 	teardown((void **)&want);
 }
 
+/* Control commands that want every wake-up's stone work, served before the input devices in
+ * each (as epoll may hand them out), leave touch every other wake-up: a swipe still lands whole. */
+static void test_a_swipe_takes_turns_with_control(void **state)
+{
+	struct rig *r = *state;
+	int control, next = 0, wakeups = 0, mine = 0;
+
+	while (next < 5) {
+		long work;
+
+		assert_int_equal(loop_dispatch(&r->loop, 0), 0);
+		work = budget_left(&r->work, &control);
+		budget_spend(&r->work, work);
+		mine += work == 0;
+		while (next < 5 && touch_contact(&r->touch, &swipe[next]))
+			next++;
+		assert_true(++wakeups < 2000);
+	}
+	printf("# the swipe in %d wake-ups, %d of them touch's turn\n", wakeups, mine);
+	assert_true(mine >= wakeups / 2 - 1);
+	assert_int_equal(r->touch.contacts, 0);
+	assert_false(screen_calm(&r->screen));
+}
+
 /* A tap that comes when the wake-up's stone work is spent (by control commands, say) drops
  * its stone in the next wake-up, once: it counts as one contact, and the next frame shows it. */
 static void test_a_tap_waits_for_the_next_wake_up_only(void **state)
@@ -223,6 +247,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_a_long_swipe_goes_on_over_wake_ups,
 						setup_heavy, teardown),
 		cmocka_unit_test_setup_teardown(test_a_tap_waits_for_the_next_wake_up_only, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_a_swipe_takes_turns_with_control, setup_heavy,
 						teardown),
 	};
 
