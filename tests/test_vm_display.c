@@ -1244,6 +1244,77 @@ static void test_virtio_goes_away(void **state)
 		  GONE_SCRIPT("/sys/bus/virtio/drivers/virtio_gpu"));
 }
 
+/*
+ * Two cards (bochs-drm loaded first: card0 and fb0; virtio-gpu: card1 and fb1) and a display
+ * server (drmhold) master of the one named: fbripple draws on that card's own fbdev emulation,
+ * not on /dev/fb0, the other card's screen. Then the card without fbdev emulation
+ * (drm_kms_helper's fbdev_emulation off, the driver bound again): the error says the card is
+ * held and has no framebuffer device, not that of another card, nor "/dev/fb0: No such file".
+ * Then every connector forced off (a monitor off at start): "auto" says why it draws on
+ * /dev/fb0.
+ */
+static void test_drm_fallbacks_say_which_card(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	static const char *const qemu[] = { "-device", "VGA,xres=640,yres=480", "-device",
+					    "virtio-gpu-pci,xres=640,yres=480", NULL };
+	struct vm_opts o = { .display = VM_NONE, .qemu_args = qemu, .name = "which card",
+			     .script =
+		"l() { while read -r m; do insmod $m 2>/dev/null; done </etc/fbvm/$1.modules;"
+		" n=0; while [ ! -e $2 ] && [ $n -lt 60 ]; do sleep 0.05; n=$((n+1)); done; }\n"
+		"l bochs /dev/fb0; l virtio-gpu /dev/fb1\n"
+		"cardof() { for c in /sys/class/drm/card[0-9]; do [ $(cat $c/device/vendor) = $1 ] &&"
+		" echo /dev/dri/${c##*/}; done; }\n"
+		"vc=$(cardof 0x1af4)\n"
+		"say \"cards bochs $(cardof 0x1234) virtio $vc,"
+		" fb0 $(cat /sys/class/graphics/fb0/name) fb1 $(cat /sys/class/graphics/fb1/name)\"\n"
+		"hold() { rm -f /tmp/hold; drmhold $vc >/tmp/hold & hpid=$!; n=0;"
+		" while [ ! -s /tmp/hold ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n+1)); done;"
+		" say \"hold $(cat /tmp/hold)\"; }\n"
+		"echo \"display: { device = \\\"$vc\\\"; };\" >/tmp/vc.conf\n"
+		"hold; fbripple --list-devices -c /tmp/vc.conf >/tmp/out 2>&1; say \"held exit $?\"\n"
+		"head -n 2 /tmp/out | while read -r l; do say \"held $l\"; done\n"
+		"kill $hpid; wait $hpid\n"
+		"echo 0 >/sys/module/drm_kms_helper/parameters/fbdev_emulation\n"
+		"d=/sys/bus/virtio/drivers/virtio_gpu; vd=$(ls $d | grep '^virtio')\n"
+		"echo $vd >$d/unbind; echo $vd >$d/bind\n"
+		"n=0; while [ ! -e $vc ] && [ $n -lt 60 ]; do sleep 0.05; n=$((n+1)); done\n"
+		"say \"rebound $(cardof 0x1af4), $(ls /dev/fb* | tr '\\n' ' ')\"\n"
+		"hold; fbripple --frames 1 -c /tmp/vc.conf 2>/tmp/err; say \"no fbdev exit $?\"\n"
+		"say \"no fbdev said $(grep error /tmp/err)\"; kill $hpid; wait $hpid\n"
+		"for c in /sys/class/drm/card*-*/status; do echo off >$c; done\n"
+		"say \"connectors $(cat /sys/class/drm/card*-*/status | tr '\\n' ' ')\"\n"
+		"fbripple --list-devices -c /dev/null >/tmp/out 2>&1; say \"auto exit $?\"\n"
+		"head -n 2 /tmp/out | while read -r l; do say \"auto $l\"; done\n"
+		"mv /dev/fb0 /dev/fb0.off; fbripple --frames 1 -c /dev/null 2>/tmp/err;"
+		" say \"no fb0 exit $?\"; say \"no fb0 said $(grep error /tmp/err)\"\n" };
+
+	vm_case_start(s, &o);
+	vm_case_expect(s, "cards bochs /dev/dri/card0 virtio /dev/dri/card1, fb0 bochs-drmdrmfb "
+		       "fb1 virtio_gpudrmfb", 30000);
+	vm_case_expect(s, "hold master", 10000);
+	vm_case_expect(s, "held exit 0", 10000);
+	vm_case_expect(s, "held /dev/dri/card1: another process is its DRM master (a display "
+		       "server or Plymouth); drawing on /dev/fb1 (fbdev) instead", 2000);
+	vm_case_expect(s, "held display /dev/fb1: fbdev virtio_gpudrmfb", 2000);
+	vm_case_expect(s, "rebound /dev/dri/card1, /dev/fb0 ", 10000);
+	vm_case_expect(s, "hold master", 10000);
+	vm_case_expect(s, "no fbdev exit 1", 20000);
+	vm_case_expect(s, "no fbdev said fbripple: error: /dev/dri/card1: another process is its "
+		       "DRM master (a display server or Plymouth), and the card has no framebuffer "
+		       "device (fbdev emulation) to draw on instead", 2000);
+	vm_case_expect(s, "connectors disconnected disconnected ", 10000);
+	vm_case_expect(s, "auto exit 0", 10000);
+	vm_case_expect(s, "auto display.device \"auto\": /dev/dri/card0 has no connected connector "
+		       "(a monitor off or unplugged at start?); drawing on /dev/fb0 (fbdev)", 2000);
+	vm_case_expect(s, "auto display /dev/fb0: fbdev bochs-drmdrmfb", 2000);
+	vm_case_expect(s, "no fb0 exit 1", 10000);
+	vm_case_expect(s, "no fb0 said fbripple: error: /dev/fb0: No such file or directory, and "
+		       "/dev/dri/card0 has no connected connector (a monitor off or unplugged at "
+		       "start?)", 2000);
+	vm_case_expect_exit(s, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1265,6 +1336,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_drm_virtio, vm_case_teardown),
 		cmocka_unit_test_teardown(test_bochs_goes_away, vm_case_teardown),
 		cmocka_unit_test_teardown(test_virtio_goes_away, vm_case_teardown),
+		cmocka_unit_test_teardown(test_drm_fallbacks_say_which_card, vm_case_teardown),
 	};
 
 	if (getenv("FBRIPPLE_TEST_FILTER"))

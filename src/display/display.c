@@ -55,14 +55,20 @@ int display_mode_parse(const char *text, int *width, int *height, int *hz)
 	return 0;
 }
 
+/* why (may be NULL) says why "auto" passes over the cards there are. */
 static const struct display_ops *backend_for(const struct display_request *req, char *path,
-					     size_t len)
+					     size_t len, char *why, size_t whylen)
 {
 	if (req->file)
 		return &display_file;
 	if (strcmp(req->device, "auto") == 0) {
-		if (display_drm_find(path, len) == 0)
+		int ret = display_drm_find(path, len);
+
+		if (ret == 0)
 			return &display_drm;
+		if (ret == -ENODEV && why)
+			snprintf(why, whylen, "%.64s has no connected connector (a monitor off or "
+				 "unplugged at start?)", path);
 		snprintf(path, len, "/dev/fb0");
 		return &display_fbdev;
 	}
@@ -109,7 +115,7 @@ bool display_same_device(const struct display *d, const char *device)
 	struct display_request req = { .device = device };
 	char path[sizeof(d->path)];
 
-	backend_for(&req, path, sizeof(path));
+	backend_for(&req, path, sizeof(path), NULL, 0);
 	return display_node_is(d, path);
 }
 
@@ -123,30 +129,59 @@ int display_errorf(int ret, char *err, size_t errlen, const char *fmt, ...)
 	return ret;
 }
 
+/* A display server (or Plymouth) is the card's master: the card's own fbdev emulation still
+ * takes frames (/dev/fb0 where sysfs cannot tell which is the card's). held says why the card
+ * was refused; on failure why says both, and d->path is the card again. */
+static int open_card_fbdev(struct display *d, const struct display_request *req,
+			   const char *held, char *why, size_t len)
+{
+	char card[sizeof(d->path)], fb[64], fbwhy[200];
+	int ret = display_drm_fbdev(d->path, fb, sizeof(fb));
+
+	if (ret == -ENODEV)
+		return display_errorf(-EBUSY, why, len, "%.120s, and the card has no framebuffer "
+				      "device (fbdev emulation) to draw on instead", held);
+	if (ret < 0)
+		snprintf(fb, sizeof(fb), "/dev/fb0");
+	snprintf(card, sizeof(card), "%s", d->path);
+	snprintf(d->path, sizeof(d->path), "%s", fb);
+	ret = open_with(d, &display_fbdev, req, fbwhy, sizeof(fbwhy));
+	if (ret < 0) {
+		snprintf(d->path, sizeof(d->path), "%s", card);
+		return display_errorf(ret, why, len, "%.120s, and its framebuffer device %s cannot "
+				      "be drawn on instead: %.120s", held, fb, fbwhy);
+	}
+	snprintf(d->note, sizeof(d->note), "%.64s: %.120s; drawing on %.40s (fbdev) instead", card,
+		 held, fb);
+	return 0;
+}
+
 int display_open(struct display *d, const struct display_request *req, char *err,
 		 size_t errlen)
 {
 	const struct display_ops *ops;
-	char why[200];
+	char why[400], passed[160] = "", held[200];
 	struct stat st;
 	int ret;
 
 	memset(d, 0, sizeof(*d));
 	d->watch_fd = d->watch = -1;
 	snprintf(d->path, sizeof(d->path), "%s", req->device);
-	ops = backend_for(req, d->path, sizeof(d->path));
+	ops = backend_for(req, d->path, sizeof(d->path), passed, sizeof(passed));
 	ret = open_with(d, ops, req, why, sizeof(why));
-	/* a display server (or Plymouth) has the card: its fbdev emulation still takes frames */
 	if (ret == -EBUSY && ops == &display_drm) {
-		snprintf(d->note, sizeof(d->note), "%.64s: %.120s; drawing on /dev/fb0 (fbdev) "
-			 "instead", d->path, why);
-		snprintf(d->path, sizeof(d->path), "/dev/fb0");
-		ret = open_with(d, &display_fbdev, req, why, sizeof(why));
+		snprintf(held, sizeof(held), "%.199s", why);
+		ret = open_card_fbdev(d, req, held, why, sizeof(why));
 	}
-	if (ret < 0) {
+	if (ret < 0 && passed[0])
+		snprintf(err, errlen, "%.200s, and %s", why, passed);
+	else if (ret < 0)
 		snprintf(err, errlen, "%s", why);
+	if (ret < 0)
 		return ret;
-	}
+	if (passed[0])
+		snprintf(d->note, sizeof(d->note), "display.device \"auto\": %.160s; drawing on "
+			 "%.40s (fbdev)", passed, d->path);
 	if (!req->file && stat(d->path, &st) == 0 && S_ISCHR(st.st_mode)) {
 		d->node_dev = st.st_dev;
 		d->node_ino = st.st_ino;

@@ -126,9 +126,11 @@ int display_errorf(int ret, char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* The backend for req opens the display: DRM for "auto" when a card has a connected connector
- * and for a path under /dev/dri/, falling back to /dev/fb0 (saying why in note) when another
- * process is the card's DRM master; fbdev for other paths; file for req->file. 0, or -errno
- * with err saying why (without the path, which is in d->path); on failure d stays closed. */
+ * and for a path under /dev/dri/, falling back to the card's own fbdev emulation (saying why in
+ * note) when another process is the card's DRM master; fbdev for other paths, and for "auto"
+ * without a card to draw on (/dev/fb0; note says why where there are cards); file for
+ * req->file. 0, or -errno with err saying why (without the path, which is in d->path); on
+ * failure d stays closed. */
 int display_open(struct display *d, const struct display_request *req, char *err,
 		 size_t errlen);
 
@@ -208,8 +210,13 @@ void *display_map(int fd, size_t len, off_t offset);
 /* For backends: whether path is the device node d has open. */
 bool display_node_is(const struct display *d, const char *path);
 
-/* The first /dev/dri/card* with a connected connector into path: 0 or -ENOENT. */
+/* The first /dev/dri/card* with a connected connector into path: 0; -ENODEV when there are
+ * cards but none has one (the first into path); -ENOENT when there is no card to open. */
 int display_drm_find(char *path, size_t len);
+
+/* The framebuffer device of DRM card's fbdev emulation ("/dev/fb1") into path: 0; -ENODEV
+ * when the card has none; -ENOENT when sysfs cannot tell. */
+int display_drm_fbdev(const char *card, char *path, size_t len);
 
 extern const struct display_ops display_drm;
 extern const struct display_ops display_fbdev;

@@ -1,5 +1,6 @@
 /* drm.c - the display on a DRM/KMS card: a connector and its mode, two dumb buffers shown by
  * page flips with an event (atomic where the driver grants it), the CRTC put back as found. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -8,7 +9,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <linux/capability.h>
@@ -93,6 +96,8 @@ static bool has_connected(int fd)
 
 int display_drm_find(char *path, size_t len)
 {
+	int ret = -ENOENT;
+
 	for (int i = 0; i < 16; i++) {
 		char card[32];
 		int fd;
@@ -104,12 +109,47 @@ int display_drm_find(char *path, size_t len)
 			continue;
 		found = has_connected(fd);
 		close(fd);
-		if (found) {
+		if (found || ret == -ENOENT)
 			snprintf(path, len, "%s", card);
+		if (found)
 			return 0;
-		}
+		ret = -ENODEV;
 	}
-	return -ENOENT;
+	return ret;
+}
+
+/* The card's own fbdev emulation is the fb* the kernel registered on the card's device: on a
+ * machine with two cards /dev/fb0 may be the other card's. */
+int display_drm_fbdev(const char *card, char *path, size_t len)
+{
+	char dir[96];
+	struct stat st;
+	struct dirent *e;
+	DIR *graphics;
+	long best = -1;
+
+	if (stat(card, &st) < 0 || !S_ISCHR(st.st_mode))
+		return -ENOENT;
+	snprintf(dir, sizeof(dir), "/sys/dev/char/%u:%u/device", major(st.st_rdev),
+		 minor(st.st_rdev));
+	if (access(dir, F_OK) < 0)
+		return -ENOENT;		/* no sysfs to ask */
+	strcat(dir, "/graphics");
+	graphics = opendir(dir);
+	while (graphics && (e = readdir(graphics))) {
+		char *end;
+		long n = strtol(e->d_name + 2, &end, 10);
+
+		if (!strncmp(e->d_name, "fb", 2) && end != e->d_name + 2 && !*end && n >= 0 &&
+		    (best < 0 || n < best))
+			best = n;
+	}
+	if (graphics)
+		closedir(graphics);
+	if (best < 0)
+		return -ENODEV;
+	snprintf(path, len, "/dev/fb%ld", best);
+	return 0;
 }
 
 /* The value of the property called name on an object, and its id; -ENOENT without one. */
