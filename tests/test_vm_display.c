@@ -536,6 +536,46 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 	vm_case_expect_exit(s, 0);
 }
 
+/*
+ * Another program sets the mode of the framebuffer fbripple is drawing on, on fbripple's own VT
+ * (fbset in a boot script, a second program): vfb, a driver that takes the mode it is given.
+ * fbripple puts its own mode back at the next frame and says so, with two pages and with one;
+ * its exit puts back the mode found at start.
+ */
+static void test_fbdev_mode_set_under_it(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	struct vm_opts o = { .display = VM_NONE, .name = "vfb mode set under it", .script =
+		"while read -r m; do case $m in */vfb.ko) insmod $m vfb_enable=1"
+		" videomemorysize=4194304 ;; *) insmod $m ;; esac 2>/dev/null; done"
+		" </etc/fbvm/vfb.modules\n"
+		"geometry() { echo \"$(cat /sys/class/graphics/fb0/bits_per_pixel) bpp"
+		" $(cat /sys/class/graphics/fb0/virtual_size) at $(cat /sys/class/graphics/fb0/pan)\"; }\n"
+		"echo 'rain = { enabled = true; rate = 40.0; };' >/tmp/two.conf\n"
+		"cp /tmp/two.conf /tmp/one.conf; echo 'display = { double_buffer = \"off\"; };'"
+		" >>/tmp/one.conf\n"
+		"for c in two one; do\n"
+		"  fbripple -v -c /tmp/$c.conf 2>/tmp/$c.log & pid=$!\n"
+		"  n=0; until grep -q 'fbdev 640x480' /tmp/$c.log || [ $n -ge 200 ]; do sleep 0.05;"
+		" n=$((n+1)); done; sleep 0.3\n"
+		"  say \"$c running $(geometry)\"\n"
+		"  fbfill -M 16x1 >/dev/null; sleep 1; say \"$c after $(geometry)\"\n"
+		"  say \"$c said $(grep -c 'another program set its mode while fbripple was drawing on it; fbripple.s put back' /tmp/$c.log)\"\n"
+		"  kill $pid; wait $pid; say \"$c exit $?, $(geometry)\"; cat /tmp/$c.log\n"
+		"done\n" };
+
+	vm_case_start(s, &o);
+	vm_case_expect(s, "two running 32 bpp 640,960 at 0,", 30000);
+	vm_case_expect(s, "two after 32 bpp 640,960 at 0,", 5000);
+	vm_case_expect(s, "two said 1", 2000);
+	vm_case_expect(s, "two exit 0, 8 bpp 640,480 at 0,0", 5000);
+	vm_case_expect(s, "one running 32 bpp 640,480 at 0,0", 10000);
+	vm_case_expect(s, "one after 32 bpp 640,480 at 0,0", 5000);
+	vm_case_expect(s, "one said 1", 2000);
+	vm_case_expect(s, "one exit 0, 8 bpp 640,480 at 0,0", 5000);
+	vm_case_expect_exit(s, 0);
+}
+
 /* What the real driver offers, as --list-devices tells an integrator. */
 static void test_list_devices_display(void **state)
 {
@@ -1331,6 +1371,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_8bpp_refused_clearly, vm_case_teardown),
 		cmocka_unit_test_teardown(test_list_devices_display, vm_case_teardown),
 		cmocka_unit_test_teardown(test_panning_fbdev_across_a_vt_switch, vm_case_teardown),
+		cmocka_unit_test_teardown(test_fbdev_mode_set_under_it, vm_case_teardown),
 		cmocka_unit_test_teardown(test_no_vt_draws_anyway, vm_case_teardown),
 		cmocka_unit_test_teardown(test_drm_bochs, vm_case_teardown),
 		cmocka_unit_test_teardown(test_drm_virtio, vm_case_teardown),

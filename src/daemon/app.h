@@ -66,6 +66,7 @@ struct screen {
 	bool stripes;			/* FBRIPPLE_TEST_STRIPES: frame numbers in the edge rows */
 	int full_pages;			/* pages still to draw whole */
 	unsigned long frames;		/* frames drawn and presented */
+	unsigned long mode_resets;	/* another program's mode replaced by ours */
 	struct water water;
 	struct render render;
 	struct pool pool;		/* display.threads: steps and frames in bands of rows */

@@ -624,6 +624,17 @@ static void paint_stripes(const struct display_mode *m, uint8_t *pixels, int y0,
 	}
 }
 
+/* Another program set a mode on our VT, and the display put its own back: every page drawn
+ * whole again. Said once; a program that keeps at it is not given a line a frame. */
+static void mode_put_back(struct screen *s)
+{
+	s->full_pages = s->display.mode.pages;
+	if (s->mode_resets++ == 0)
+		log_warn("%s: another program set its mode while fbripple was drawing on it; "
+			 "fbripple's put back (run fbset and the like before fbripple starts, or "
+			 "restart it after)", s->display.path);
+}
+
 /* Draws the water into the page off screen and shows it. full: every row, on every page. */
 void screen_draw(struct screen *s, bool full)
 {
@@ -657,6 +668,8 @@ void screen_draw(struct screen *s, bool full)
 		s->frames++;
 	else if (ret == -ENODEV)
 		lose_display(s);
+	else if (ret == -ESTALE)
+		mode_put_back(s);
 }
 
 void screen_redraw(struct screen *s)

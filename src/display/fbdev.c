@@ -290,14 +290,50 @@ static struct display_buffer fbdev_buffer(const struct display *d)
 	return (struct display_buffer){ fb->page_pixels[fb->page], fb->page };
 }
 
+/* The same picture on screen: size, depth and colours, whatever the virtual size. */
+static bool same_picture(const struct fb_var_screeninfo *a, const struct fb_var_screeninfo *b)
+{
+	return a->xres == b->xres && a->yres == b->yres && a->bits_per_pixel == b->bits_per_pixel &&
+	       !memcmp(&a->red, &b->red, sizeof(a->red)) &&
+	       !memcmp(&a->green, &b->green, sizeof(a->green)) &&
+	       !memcmp(&a->blue, &b->blue, sizeof(a->blue));
+}
+
+static bool same_mode(const struct fb_var_screeninfo *a, const struct fb_var_screeninfo *b)
+{
+	return same_picture(a, b) && a->xres_virtual == b->xres_virtual &&
+	       a->yres_virtual == b->yres_virtual;
+}
+
+static int fbdev_acquire(struct display *d);
+
+/* Another program set a mode while our VT is in front (fbset in a boot script): ours back, as
+ * on our VT's return. -ESTALE when it was put back (the frame goes out whole again), else 0 or
+ * acquire's error. Beside an application, on its VT, the mode is the application's. */
+static int keep_mode(struct display *d)
+{
+	struct fbdev *fb = fbdev_of(d);
+	struct fb_var_screeninfo now;
+	int ret;
+
+	if (fb->shared || ioctl(fb->fd, FBIOGET_VSCREENINFO, &now) < 0)
+		return 0;
+	/* two pages: the pan is ours to change */
+	if (same_mode(&now, &fb->var) && now.xoffset == fb->saved.xoffset &&
+	    (d->mode.pages == 2 || now.yoffset == fb->var.yoffset))
+		return 0;
+	ret = fbdev_acquire(d);
+	return ret < 0 ? ret : -ESTALE;
+}
+
 static int fbdev_present(struct display *d)
 {
 	struct fbdev *fb = fbdev_of(d);
-	int zero = 0, ret;
+	int zero = 0, ret = keep_mode(d);
 	unsigned int yoffset;
 
-	if (d->mode.pages < 2)
-		return 0;
+	if (ret < 0 || d->mode.pages < 2)
+		return ret;
 	yoffset = (unsigned int)((fb->page_pixels[fb->page] - fb->pixels) / d->mode.stride);
 	fb->page ^= 1;
 	ret = pan_to(fb, yoffset);
@@ -322,21 +358,6 @@ static int fbdev_blank(struct display *d, bool blank)
 	int arg = blank ? FB_BLANK_POWERDOWN : FB_BLANK_UNBLANK;
 
 	return ioctl(fbdev_of(d)->fd, FBIOBLANK, arg) < 0 ? -errno : 0;
-}
-
-/* The same picture on screen: size, depth and colours, whatever the virtual size. */
-static bool same_picture(const struct fb_var_screeninfo *a, const struct fb_var_screeninfo *b)
-{
-	return a->xres == b->xres && a->yres == b->yres && a->bits_per_pixel == b->bits_per_pixel &&
-	       !memcmp(&a->red, &b->red, sizeof(a->red)) &&
-	       !memcmp(&a->green, &b->green, sizeof(a->green)) &&
-	       !memcmp(&a->blue, &b->blue, sizeof(a->blue));
-}
-
-static bool same_mode(const struct fb_var_screeninfo *a, const struct fb_var_screeninfo *b)
-{
-	return same_picture(a, b) && a->xres_virtual == b->xres_virtual &&
-	       a->yres_virtual == b->yres_virtual;
 }
 
 static void fbdev_share(struct display *d, bool shared)
