@@ -1355,6 +1355,34 @@ static void test_drm_fallbacks_say_which_card(void **state)
 	vm_case_expect_exit(s, 0);
 }
 
+/*
+ * A kernel without fbdev emulation (CONFIG_DRM_FBDEV_EMULATION off, as images for Wayland
+ * kiosks come): no in-kernel client has probed the connectors at boot, so their status is
+ * "unknown" until a master asks. "auto" must still find the card with the screen on it, not
+ * fall back to a /dev/fb0 that is not there.
+ */
+static void test_drm_auto_without_fbdev(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	static const char *const qemu[] = { "-device", "VGA,xres=640,yres=480", NULL };
+	struct vm_opts o = { .display = VM_NONE, .qemu_args = qemu, .name = "auto without fbdev",
+			     .script =
+		"while read -r m; do case $m in */drm_kms_helper.ko) insmod $m fbdev_emulation=0 ;;"
+		" *) insmod $m ;; esac 2>/dev/null; done </etc/fbvm/bochs.modules\n"
+		"n=0; while [ ! -e /dev/dri/card0 ] && [ $n -lt 60 ]; do sleep 0.05; n=$((n+1)); done\n"
+		"say \"boot $(ls /dev/fb* 2>&1 | grep -c fb0) fb, Virtual-1"
+		" $(cat /sys/class/drm/card0-Virtual-1/status)\"\n"
+		"fbripple --list-devices -c /dev/null >/tmp/out 2>&1; say \"list exit $?\"\n"
+		"head -n 2 /tmp/out | while read -r l; do say \"list $l\"; done\n" };
+
+	vm_case_start(s, &o);
+	vm_case_expect(s, "boot 0 fb, Virtual-1 unknown", 30000);
+	vm_case_expect(s, "list exit 0", 10000);
+	vm_case_expect(s, "list display /dev/dri/card0: drm bochs-drm", 2000);
+	vm_case_expect(s, "list connector Virtual-1: connected; modes 640x480@", 2000);
+	vm_case_expect_exit(s, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1378,6 +1406,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_bochs_goes_away, vm_case_teardown),
 		cmocka_unit_test_teardown(test_virtio_goes_away, vm_case_teardown),
 		cmocka_unit_test_teardown(test_drm_fallbacks_say_which_card, vm_case_teardown),
+		cmocka_unit_test_teardown(test_drm_auto_without_fbdev, vm_case_teardown),
 	};
 
 	if (getenv("FBRIPPLE_TEST_FILTER"))

@@ -79,17 +79,31 @@ static void connector_name(const drmModeConnector *c, char *name, size_t len)
 	snprintf(name, len, "%s-%u", type ? type : "Unknown", c->connector_type_id);
 }
 
+/* What the kernel knows of a connector, probed only where it knows nothing yet: without fbdev
+ * emulation no client in the kernel probes at boot, and the status stays unknown, no modes,
+ * until a master asks (the first opener of a card nobody holds is its master). */
+static bool is_connected(int fd, uint32_t id)
+{
+	drmModeConnector *c = drmModeGetConnectorCurrent(fd, id);
+	bool found;
+
+	if (c && (c->connection == DRM_MODE_UNKNOWNCONNECTION ||
+		  (c->connection == DRM_MODE_CONNECTED && c->count_modes == 0))) {
+		drmModeFreeConnector(c);
+		c = drmModeGetConnector(fd, id);
+	}
+	found = c && c->connection == DRM_MODE_CONNECTED && c->count_modes > 0;
+	drmModeFreeConnector(c);
+	return found;
+}
+
 static bool has_connected(int fd)
 {
 	drmModeRes *res = drmModeGetResources(fd);
 	bool found = false;
 
-	for (int i = 0; res && !found && i < res->count_connectors; i++) {
-		drmModeConnector *c = drmModeGetConnectorCurrent(fd, res->connectors[i]);
-
-		found = c && c->connection == DRM_MODE_CONNECTED && c->count_modes > 0;
-		drmModeFreeConnector(c);
-	}
+	for (int i = 0; res && !found && i < res->count_connectors; i++)
+		found = is_connected(fd, res->connectors[i]);
 	drmModeFreeResources(res);
 	return found;
 }
