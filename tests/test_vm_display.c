@@ -1291,7 +1291,8 @@ static void test_virtio_goes_away(void **state)
  * (drm_kms_helper's fbdev_emulation off, the driver bound again): the error says the card is
  * held and has no framebuffer device, not that of another card, nor "/dev/fb0: No such file".
  * Then every connector forced off (a monitor off at start): "auto" says why it draws on
- * /dev/fb0.
+ * /dev/fb0; the card named, with no connector, the one there is or one it lacks, says which
+ * connectors it has and which is not connected.
  */
 static void test_drm_fallbacks_say_which_card(void **state)
 {
@@ -1326,6 +1327,10 @@ static void test_drm_fallbacks_say_which_card(void **state)
 		"say \"connectors $(cat /sys/class/drm/card*-*/status | tr '\\n' ' ')\"\n"
 		"fbripple --list-devices -c /dev/null >/tmp/out 2>&1; say \"auto exit $?\"\n"
 		"head -n 2 /tmp/out | while read -r l; do say \"auto $l\"; done\n"
+		"for out in '' Virtual-1 HDMI-A-9; do"
+		" echo \"display: { device = \\\"/dev/dri/card0\\\"; output = \\\"$out\\\"; };\" >/tmp/o.conf;"
+		" fbripple --frames 1 -c /tmp/o.conf 2>/tmp/err;"
+		" say \"output '$out' exit $?: $(grep error /tmp/err)\"; done\n"
 		"mv /dev/fb0 /dev/fb0.off; fbripple --frames 1 -c /dev/null 2>/tmp/err;"
 		" say \"no fb0 exit $?\"; say \"no fb0 said $(grep error /tmp/err)\"\n" };
 
@@ -1348,6 +1353,12 @@ static void test_drm_fallbacks_say_which_card(void **state)
 	vm_case_expect(s, "auto display.device \"auto\": /dev/dri/card0 has no connected connector "
 		       "(a monitor off or unplugged at start?); drawing on /dev/fb0 (fbdev)", 2000);
 	vm_case_expect(s, "auto display /dev/fb0: fbdev bochs-drmdrmfb", 2000);
+	vm_case_expect(s, "output '' exit 1: fbripple: error: /dev/dri/card0: no connected "
+		       "connector among Virtual-1 (a monitor off or unplugged at start?)", 10000);
+	vm_case_expect(s, "output 'Virtual-1' exit 1: fbripple: error: /dev/dri/card0: Virtual-1 "
+		       "is not connected (a monitor off or unplugged at start?)", 10000);
+	vm_case_expect(s, "output 'HDMI-A-9' exit 1: fbripple: error: /dev/dri/card0: no "
+		       "connector HDMI-A-9 (the card has Virtual-1)", 10000);
 	vm_case_expect(s, "no fb0 exit 1", 10000);
 	vm_case_expect(s, "no fb0 said fbripple: error: /dev/fb0: No such file or directory, and "
 		       "/dev/dri/card0 has no connected connector (a monitor off or unplugged at "

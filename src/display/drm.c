@@ -188,10 +188,14 @@ static int find_property(int fd, uint32_t obj, uint32_t type, const char *name, 
 	return ret;
 }
 
-/* The connector display.output names, or the first connected one. */
+/* The connector display.output names, or the first connected one; when there is none, the
+ * names of those there are in all. */
 static drmModeConnector *choose_connector(int fd, const drmModeRes *res, const char *want,
-					  char *name, size_t len)
+					  char *name, size_t len, char *all, size_t all_len)
 {
+	size_t at = 0;
+
+	all[0] = '\0';
 	for (int i = 0; i < res->count_connectors; i++) {
 		drmModeConnector *c = drmModeGetConnector(fd, res->connectors[i]);
 
@@ -201,6 +205,8 @@ static drmModeConnector *choose_connector(int fd, const drmModeRes *res, const c
 		if (want && want[0] ? strcmp(name, want) == 0
 				    : c->connection == DRM_MODE_CONNECTED && c->count_modes > 0)
 			return c;
+		if (at < all_len)
+			at += (size_t)snprintf(all + at, all_len - at, "%s%s", at ? ", " : "", name);
 		drmModeFreeConnector(c);
 	}
 	return NULL;
@@ -476,22 +482,31 @@ static int choose_output(struct display *d, const struct display_request *req, c
 	struct drm *st = drm_of(d);
 	drmModeRes *res = drmModeGetResources(st->fd);
 	drmModeConnector *c;
+	char all[128];
 	int ret;
 
 	if (!res) {
 		snprintf(err, errlen, "not a KMS device: %s", strerror(errno));
 		return -ENODEV;
 	}
-	c = choose_connector(st->fd, res, req->output, st->output, sizeof(st->output));
+	c = choose_connector(st->fd, res, req->output, st->output, sizeof(st->output), all,
+			     sizeof(all));
+	if (!c && req->output && req->output[0])
+		snprintf(err, errlen, "no connector %.32s (the card has %.128s)", req->output,
+			 all[0] ? all : "none");
+	else if (!c)
+		snprintf(err, errlen, "no connected connector among %.128s (a monitor off or "
+			 "unplugged at start?)", all[0] ? all : "none");
 	if (!c) {
-		snprintf(err, errlen, req->output && req->output[0] ? "no connector %s"
-			 : "no connected connector", req->output);
 		drmModeFreeResources(res);
 		return -ENODEV;
 	}
 	st->conn_id = c->connector_id;
 	ret = choose_mode(c, req->mode, &st->mode);
-	if (ret < 0)
+	if (ret < 0 && c->connection != DRM_MODE_CONNECTED)
+		snprintf(err, errlen, "%s is not connected (a monitor off or unplugged at start?)",
+			 st->output);
+	else if (ret < 0)
 		snprintf(err, errlen, req->mode && req->mode[0] ? "%s has no mode %s (see "
 			 "--list-devices)" : "%s has no modes%s", st->output,
 			 req->mode ? req->mode : "");
