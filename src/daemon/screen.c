@@ -670,6 +670,10 @@ void screen_draw(struct screen *s, bool full)
 		lose_display(s);
 	else if (ret == -ESTALE)
 		mode_put_back(s);
+	else if (ret == -EIO)
+		log_warn("%s: another program set its mode, and the driver does not take "
+			 "fbripple's back; the picture is wrong until fbripple restarts",
+			 s->display.path);
 }
 
 void screen_redraw(struct screen *s)

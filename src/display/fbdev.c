@@ -27,6 +27,8 @@ struct fbdev {
 	bool shared;		/* taken on the application's own VT: drawn where it pans,
 				 * in no other mode (acquire) */
 	bool mode_changed;	/* saved is to be put back on close */
+	bool mode_lost;		/* another program's mode could not be undone: not tried again
+				 * each frame, only at our VT's next return */
 	char id[17];		/* the driver's name */
 	struct fb_var_screeninfo var, saved;	/* the mode as set; as found, for close */
 	unsigned long smem_start;	/* the memory mapped, as found at open */
@@ -308,22 +310,23 @@ static bool same_mode(const struct fb_var_screeninfo *a, const struct fb_var_scr
 static int fbdev_acquire(struct display *d);
 
 /* Another program set a mode while our VT is in front (fbset in a boot script): ours back, as
- * on our VT's return. -ESTALE when it was put back (the frame goes out whole again), else 0 or
- * acquire's error. Beside an application, on its VT, the mode is the application's. */
+ * on our VT's return. -ESTALE when it was put back (the frame goes out whole again), -EIO
+ * (once) when it could not be, else 0. Beside an application, on its VT, the mode is the application's. */
 static int keep_mode(struct display *d)
 {
 	struct fbdev *fb = fbdev_of(d);
 	struct fb_var_screeninfo now;
 	int ret;
 
-	if (fb->shared || ioctl(fb->fd, FBIOGET_VSCREENINFO, &now) < 0)
+	if (fb->shared || fb->mode_lost || ioctl(fb->fd, FBIOGET_VSCREENINFO, &now) < 0)
 		return 0;
 	/* two pages: the pan is ours to change */
 	if (same_mode(&now, &fb->var) && now.xoffset == fb->saved.xoffset &&
 	    (d->mode.pages == 2 || now.yoffset == fb->var.yoffset))
 		return 0;
 	ret = fbdev_acquire(d);
-	return ret < 0 ? ret : -ESTALE;
+	fb->mode_lost = ret < 0;	/* no mode set a frame */
+	return ret < 0 ? -EIO : -ESTALE;
 }
 
 static int fbdev_present(struct display *d)
@@ -512,6 +515,7 @@ static int fbdev_acquire(struct display *d)
 	struct fb_var_screeninfo now, want = fb->var;
 	struct fb_fix_screeninfo fix;
 
+	fb->mode_lost = false;
 	/* the application pans (between pages of its own), not fbripple; a hidden display
 	 * leaves its panning on close */
 	if (fb->shared) {
