@@ -211,7 +211,8 @@ void *display_map(int fd, size_t len, off_t offset);
 bool display_node_is(const struct display *d, const char *path);
 
 /* The first /dev/dri/card* with a connected connector into path: 0; -ENODEV when there are
- * cards but none has one (the first into path); -ENOENT when there is no card to open. */
+ * cards with connectors but none connected (the first into path); -ENOENT when there is no
+ * card to open with connectors at all. */
 int display_drm_find(char *path, size_t len);
 
 /* The framebuffer device of DRM card's fbdev emulation ("/dev/fb1") into path: 0; -ENODEV

@@ -97,10 +97,12 @@ static bool is_connected(int fd, uint32_t id)
 	return found;
 }
 
-static bool has_connected(int fd)
+/* 1: a connector is connected; 0: none is; -ENODEV: no connectors to ask (a GPU that renders
+ * only, as the Raspberry Pi's v3d and i.MX's etnaviv, is card0 beside the display's card). */
+static int has_connected(int fd)
 {
 	drmModeRes *res = drmModeGetResources(fd);
-	bool found = false;
+	int found = res ? 0 : -ENODEV;
 
 	for (int i = 0; res && !found && i < res->count_connectors; i++)
 		found = is_connected(fd, res->connectors[i]);
@@ -114,8 +116,7 @@ int display_drm_find(char *path, size_t len)
 
 	for (int i = 0; i < 16; i++) {
 		char card[32];
-		int fd;
-		bool found;
+		int fd, found;
 
 		snprintf(card, sizeof(card), "/dev/dri/card%d", i);
 		fd = open(card, O_RDWR | O_CLOEXEC);
@@ -123,11 +124,12 @@ int display_drm_find(char *path, size_t len)
 			continue;
 		found = has_connected(fd);
 		close(fd);
-		if (found || ret == -ENOENT)
+		if (found == 1 || (found == 0 && ret == -ENOENT))
 			snprintf(path, len, "%s", card);
-		if (found)
+		if (found == 1)
 			return 0;
-		ret = -ENODEV;
+		if (found == 0)
+			ret = -ENODEV;
 	}
 	return ret;
 }
