@@ -1394,6 +1394,47 @@ static void test_drm_auto_without_fbdev(void **state)
 	vm_case_expect_exit(s, 0);
 }
 
+/* The middle of the screen is ctx's colour (0xRRGGBB). */
+static int check_middle(const struct image *img, void *ctx, char *why, size_t len)
+{
+	return vm_check_pixel(img, img->width / 2, img->height / 2, *(const uint32_t *)ctx, 24,
+			      why, len);
+}
+
+/*
+ * Idle mode with splash.image "@screen" on the second of two cards (QEMU's VGA, the console the
+ * host dumps, is bochs-drm loaded after virtio-gpu: card1 and fb1): the application's frame is
+ * read from that card's fbdev emulation, red, not from /dev/fb0, the other card's, blue.
+ */
+static void test_drm_screen_splash_of_its_card(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	static const char *const qemu[] = { "-device", "VGA,xres=640,yres=480", "-device",
+					    "virtio-gpu-pci,xres=640,yres=480", NULL };
+	struct vm_opts o = { .display = VM_NONE, .qemu_args = qemu, .name = "@screen of its card",
+			     .script =
+		"l() { while read -r m; do insmod $m 2>/dev/null; done </etc/fbvm/$1.modules;"
+		" n=0; while [ ! -e $2 ] && [ $n -lt 60 ]; do sleep 0.05; n=$((n+1)); done; }\n"
+		"l virtio-gpu /dev/fb0; l bochs /dev/fb1\n"
+		"say \"fb0 $(cat /sys/class/graphics/fb0/name) fb1 $(cat /sys/class/graphics/fb1/name)\"\n"
+		"fbfill -d /dev/fb0 0000ff >/dev/null; fbfill -d /dev/fb1 -g ff0000 >/dev/null\n"
+		"printf '%s\\n' 'display: { device = \"/dev/dri/card1\"; };'"
+		" 'splash: { image = \"@screen\"; };'"
+		" 'screensaver: { mode = \"idle\"; after = 1; };' >/tmp/idle.conf\n"
+		"fbripple -v -c /tmp/idle.conf 2>/tmp/fbr.log & pid=$!; say started\n"
+		"hear cmd; kill $pid; wait $pid; say \"exit $?\"; cat /tmp/fbr.log\n" };
+	uint32_t red = RED;
+
+	vm_case_start(s, &o);
+	vm_case_expect(s, "fb0 virtio_gpudrmfb fb1 bochs-drmdrmfb", 30000);
+	vm_case_expect(s, "started", 10000);
+	usleep(3000000);	/* shown after a second of idle time */
+	vm_case_wait_screen(s, 10000, check_middle, &red);
+	assert_int_equal(vm_send(&s->vm, "bye"), 0);
+	vm_case_expect(s, "exit 0", 10000);
+	vm_case_expect_exit(s, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1418,6 +1459,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_virtio_goes_away, vm_case_teardown),
 		cmocka_unit_test_teardown(test_drm_fallbacks_say_which_card, vm_case_teardown),
 		cmocka_unit_test_teardown(test_drm_auto_without_fbdev, vm_case_teardown),
+		cmocka_unit_test_teardown(test_drm_screen_splash_of_its_card, vm_case_teardown),
 	};
 
 	if (getenv("FBRIPPLE_TEST_FILTER"))

@@ -75,6 +75,8 @@ struct screen {
 	bool standby;			/* screensaver.mode idle, hidden: the app's screen */
 	struct image app_frame;		/* the app's frame read when shown, put back on hiding */
 	const char *app_source;		/* where it was read from, or was to be */
+	char card_fb[64];		/* on a DRM card: its fbdev emulation, where an fbdev
+					 * application draws */
 	int app_vt;			/* the app's VT, in front again on hiding; 0: none */
 	bool shared;			/* shown on the app's own VT, not one of ours */
 };

@@ -828,11 +828,18 @@ void screen_stand_by(struct screen *s)
 		log_warn("%s: release: %s", s->display.path, strerror(-ret));
 }
 
-/* On a DRM card, what an fbdev application (or the console) shows is the kernel's fbdev
- * emulation: /dev/fb0. */
-static int read_fbdev_frame(struct image *img)
+/* On a DRM card, what an fbdev application (or the console) shows is the card's fbdev
+ * emulation: /dev/fb0 on a machine with one card, and where sysfs cannot tell. */
+static const char *card_fbdev(struct screen *s)
 {
-	struct display_request req = { .device = "/dev/fb0", .buffering = DISPLAY_BUFFER_OFF,
+	if (display_drm_fbdev(s->display.path, s->card_fb, sizeof(s->card_fb)) < 0)
+		snprintf(s->card_fb, sizeof(s->card_fb), "/dev/fb0");
+	return s->card_fb;
+}
+
+static int read_fbdev_frame(const char *device, struct image *img)
+{
+	struct display_request req = { .device = device, .buffering = DISPLAY_BUFFER_OFF,
 				       .hidden = true, .keep_depth = true };
 	struct display fb;
 	char err[256];
@@ -891,11 +898,11 @@ static const char *read_app_frame(struct screen *s, const struct config *cfg)
 	image_free(&s->app_frame);
 	if (drm && strcmp(cfg->splash.image, SCREEN_SPLASH_APP) != 0)
 		return NULL;
-	s->app_source = drm ? "/dev/fb0" : s->display.path;
+	s->app_source = drm ? card_fbdev(s) : s->display.path;
 	if (drm && display_shows_another(&s->display)) {
 		why = read_drm_app_frame(s);
 	} else {
-		ret = drm ? read_fbdev_frame(&s->app_frame)
+		ret = drm ? read_fbdev_frame(s->app_source, &s->app_frame)
 			  : display_read(&s->display, &s->app_frame);
 		if (ret == -EMEDIUMTYPE)
 			why = "the application's depth is not one fbripple can read";
