@@ -1327,6 +1327,8 @@ static void test_drm_fallbacks_say_which_card(void **state)
 		"say \"connectors $(cat /sys/class/drm/card*-*/status | tr '\\n' ' ')\"\n"
 		"fbripple --list-devices -c /dev/null >/tmp/out 2>&1; say \"auto exit $?\"\n"
 		"head -n 2 /tmp/out | while read -r l; do say \"auto $l\"; done\n"
+		"echo 'display: { device = \"/dev/dri/renderD128\"; };' >/tmp/r.conf\n"
+		"fbripple --frames 1 -c /tmp/r.conf 2>/tmp/err; say \"render exit $?: $(grep -v debug /tmp/err)\"\n"
 		"for out in '' Virtual-1 HDMI-A-9; do"
 		" echo \"display: { device = \\\"/dev/dri/card0\\\"; output = \\\"$out\\\"; };\" >/tmp/o.conf;"
 		" fbripple --frames 1 -c /tmp/o.conf 2>/tmp/err;"
@@ -1353,6 +1355,8 @@ static void test_drm_fallbacks_say_which_card(void **state)
 	vm_case_expect(s, "auto display.device \"auto\": /dev/dri/card0 has no connected connector "
 		       "(a monitor off or unplugged at start?); drawing on /dev/fb0 (fbdev)", 2000);
 	vm_case_expect(s, "auto display /dev/fb0: fbdev bochs-drmdrmfb", 2000);
+	vm_case_expect(s, "render exit 1: fbripple: error: /dev/dri/renderD128: a render node, "
+		       "which shows nothing (display.device names a /dev/dri/card*)", 10000);
 	vm_case_expect(s, "output '' exit 1: fbripple: error: /dev/dri/card0: no connected "
 		       "connector among Virtual-1 (a monitor off or unplugged at start?)", 10000);
 	vm_case_expect(s, "output 'Virtual-1' exit 1: fbripple: error: /dev/dri/card0: Virtual-1 "

@@ -596,6 +596,10 @@ static int drm_open(struct display *d, const struct display_request *req, char *
 	ret = open_card(st, req);
 	if (ret < 0)
 		return display_errorf(ret, err, errlen, "%s", strerror(-ret));
+	/* it takes no master: that would pass for another process holding the card */
+	if (drmGetNodeTypeFromFd(st->fd) == DRM_NODE_RENDER)
+		return display_errorf(-EINVAL, err, errlen, "a render node, which shows nothing "
+				      "(display.device names a /dev/dri/card*)");
 	ret = take_master(st, req, err, errlen);
 	if (ret < 0)
 		return ret;
