@@ -576,6 +576,47 @@ static void test_fbdev_mode_set_under_it(void **state)
 	vm_case_expect_exit(s, 0);
 }
 
+/*
+ * A reload that opens the framebuffer anew (display.double_buffer changed) on vfb, found at
+ * 8 bpp: the new display draws in the mode on screen, the old one's close puts nothing back
+ * under it, nothing is taken for another program's mode, and the exit puts back the 8 bpp
+ * found at start.
+ */
+static void test_fbdev_reload_keeps_the_mode(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	struct vm_opts o = { .display = VM_NONE, .name = "vfb reload", .script =
+		"while read -r m; do case $m in */vfb.ko) insmod $m vfb_enable=1"
+		" videomemorysize=4194304 ;; *) insmod $m ;; esac 2>/dev/null; done"
+		" </etc/fbvm/vfb.modules\n"
+		"geometry() { echo \"$(cat /sys/class/graphics/fb0/bits_per_pixel) bpp"
+		" $(cat /sys/class/graphics/fb0/virtual_size) at $(cat /sys/class/graphics/fb0/pan)\"; }\n"
+		"printf '%s\\n' 'rain = { enabled = true; rate = 40.0; };'"
+		" 'control = { socket = \"/tmp/fbr.sock\"; };' >/tmp/base.conf\n"
+		"cp /tmp/base.conf /tmp/fbr.conf\n"
+		"fbripple -v -c /tmp/fbr.conf 2>/tmp/fbr.log & pid=$!\n"
+		"n=0; until grep -q 'double buffered' /tmp/fbr.log || [ $n -ge 200 ]; do sleep 0.05;"
+		" n=$((n+1)); done; sleep 0.3; say \"running $(geometry)\"\n"
+		"for b in off auto; do\n"
+		"  cp /tmp/base.conf /tmp/fbr.conf\n"
+		"  echo \"display = { double_buffer = \\\"$b\\\"; };\" >>/tmp/fbr.conf\n"
+		"  say \"reload $b $(fbripple -c /tmp/fbr.conf --send reload)\"; sleep 1\n"
+		"  say \"after $b $(geometry)\"\n"
+		"done\n"
+		"say \"warnings $(grep -c warning /tmp/fbr.log)\"\n"
+		"kill $pid; wait $pid; say \"exit $?, $(geometry)\"; cat /tmp/fbr.log\n" };
+
+	vm_case_start(s, &o);
+	vm_case_expect(s, "running 32 bpp 640,960 at 0,", 30000);
+	vm_case_expect(s, "reload off ok", 10000);
+	vm_case_expect(s, "after off 32 bpp 640,960 at 0,", 5000);
+	vm_case_expect(s, "reload auto ok", 10000);
+	vm_case_expect(s, "after auto 32 bpp 640,960 at 0,", 5000);
+	vm_case_expect(s, "warnings 0", 5000);
+	vm_case_expect(s, "exit 0, 8 bpp 640,480 at 0,0", 5000);
+	vm_case_expect_exit(s, 0);
+}
+
 /* What the real driver offers, as --list-devices tells an integrator. */
 static void test_list_devices_display(void **state)
 {
@@ -1456,6 +1497,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_list_devices_display, vm_case_teardown),
 		cmocka_unit_test_teardown(test_panning_fbdev_across_a_vt_switch, vm_case_teardown),
 		cmocka_unit_test_teardown(test_fbdev_mode_set_under_it, vm_case_teardown),
+		cmocka_unit_test_teardown(test_fbdev_reload_keeps_the_mode, vm_case_teardown),
 		cmocka_unit_test_teardown(test_no_vt_draws_anyway, vm_case_teardown),
 		cmocka_unit_test_teardown(test_drm_bochs, vm_case_teardown),
 		cmocka_unit_test_teardown(test_drm_virtio, vm_case_teardown),

@@ -442,6 +442,7 @@ int screen_reopen(struct screen *s, const struct display_request *req,
 	}
 	if (m.new_display) {
 		unwatch_display(s);	/* before its descriptor closes: a dup of it lives on */
+		display_hand_over(&s->display, &m.display);
 		display_close(&s->display, false);
 		s->display = m.display;
 		display_share(&s->display, s->shared);	/* opened hidden: as it is shown now */

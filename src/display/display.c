@@ -189,6 +189,13 @@ int display_open(struct display *d, const struct display_request *req, char *err
 	return 0;
 }
 
+void display_hand_over(struct display *from, struct display *to)
+{
+	if (from->ops && from->ops == to->ops && from->ops->hand_over && from->node_dev &&
+	    from->node_dev == to->node_dev && from->node_ino == to->node_ino)
+		from->ops->hand_over(from, to);
+}
+
 void display_close(struct display *d, bool clear)
 {
 	if (d->watch >= 0)

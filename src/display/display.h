@@ -101,6 +101,7 @@ struct display_ops {
 	bool (*shows_another)(const struct display *d);	/* another process's buffer on screen */
 	int (*read_another)(const struct display *d, struct image *img);	/* and read */
 	void (*describe)(const struct display *d, FILE *out);
+	void (*hand_over)(struct display *from, struct display *to);
 	void (*crash_guard)(const struct display *d);
 	void (*crash_restore)(bool clear);
 	int (*frame_file)(const struct display *d, const struct image *img);
@@ -133,6 +134,11 @@ int display_errorf(int ret, char *err, size_t errlen, const char *fmt, ...)
  * failure d stays closed. */
 int display_open(struct display *d, const struct display_request *req, char *err,
 		 size_t errlen);
+
+/* A reload opened to on the device from has open, to take its place: what from's close would
+ * put back (fbdev: the mode found when fbripple first opened the device) is to's to put back
+ * now, and from's close leaves the device as to has it. Nothing on another device. */
+void display_hand_over(struct display *from, struct display *to);
 
 /* Puts back what open changed (mode, panning, the CRTC) and closes; d is then closed. clear:
  * blank the picture first, so that the console redraws on a clean screen (not while another

@@ -27,6 +27,7 @@ struct fbdev {
 	bool shared;		/* taken on the application's own VT: drawn where it pans,
 				 * in no other mode (acquire) */
 	bool mode_changed;	/* saved is to be put back on close */
+	bool handed_over;	/* a reload's display took the device: close leaves it as is */
 	bool mode_lost;		/* another program's mode could not be undone: not tried again
 				 * each frame, only at our VT's next return */
 	char id[17];		/* the driver's name */
@@ -271,7 +272,9 @@ static void fbdev_close(struct display *d, bool clear)
 		memset(fb->map, 0, fb->map_len);
 		fbdev_flush(d);
 	}
-	if (fb->fd >= 0 && fb->mode_changed) {
+	if (fb->handed_over) {
+		/* the mode and the pan are the reload's display's */
+	} else if (fb->fd >= 0 && fb->mode_changed) {
 		fb->saved.activate = FB_ACTIVATE_NOW;
 		ioctl(fb->fd, FBIOPUT_VSCREENINFO, &fb->saved);
 	} else if (fb->fd >= 0 && !fb->hidden && fb->var.yoffset != fb->saved.yoffset) {
@@ -436,6 +439,17 @@ static void fbdev_describe(const struct display *d, FILE *out)
 			m->pages == 2 ? "double buffered" : "single buffer");
 }
 
+/* The mode found when fbripple first opened the device, not the one the reload found (the
+ * old display's), is the one to put back at the end. */
+static void fbdev_hand_over(struct display *from, struct display *to)
+{
+	struct fbdev *a = fbdev_of(from), *b = fbdev_of(to);
+
+	b->saved = a->saved;
+	b->mode_changed |= a->mode_changed;
+	a->handed_over = true;
+}
+
 /* What a fatal signal handler puts back: read only there, written only by fbdev_crash_guard. */
 static struct {
 	int fd;
@@ -554,6 +568,7 @@ const struct display_ops display_fbdev = {
 	.share = fbdev_share,
 	.read = fbdev_read,
 	.describe = fbdev_describe,
+	.hand_over = fbdev_hand_over,
 	.crash_guard = fbdev_crash_guard,
 	.crash_restore = fbdev_crash_restore,
 	.frame_file = fbdev_frame_file,
