@@ -1480,6 +1480,32 @@ static void test_drm_screen_splash_of_its_card(void **state)
 	vm_case_expect_exit(s, 0);
 }
 
+/* A user not in the group that owns the device: the error says whose it is and what the user
+ * needs, for the card and for /dev/fb0 ("auto" passes over a card it cannot open). */
+static void test_permission_denied_says_who(void **state)
+{
+	struct vm_suite *s = vm_case_begin(state);
+	struct vm_opts o = { .display = VM_BOCHS, .width = W, .height = H, .name = "permissions",
+			     .script =
+		"printf '%s\\n' 'root:x:0:0:root:/root:/bin/sh' 'kiosk:x:1000:1000::/tmp:/bin/sh'"
+		" >/etc/passwd; printf '%s\\n' 'root:x:0:' 'video:x:44:' 'kiosk:x:1000:' >/etc/group\n"
+		"chgrp 44 /dev/fb0 /dev/dri/card0; chmod 660 /dev/fb0 /dev/dri/card0\n"
+		"echo 'display: { device = \"/dev/dri/card0\"; };' >/tmp/card.conf\n"
+		"user() { su kiosk -c \"fbripple --list-devices -c $1\" 2>&1 | grep error; }\n"
+		"say \"card $(user /tmp/card.conf)\"\n"
+		"say \"auto $(user /dev/null)\"\n"
+		"chmod 600 /dev/fb0; say \"owner $(user /dev/null)\"\n" };
+
+	vm_case_start(s, &o);
+	vm_case_expect(s, "card fbripple: error: /dev/dri/card0: Permission denied (owned by "
+		       "root:video, mode 660: fbripple's user needs to be in group video)", 30000);
+	vm_case_expect(s, "auto fbripple: error: /dev/fb0: Permission denied (owned by root:video, "
+		       "mode 660: fbripple's user needs to be in group video)", 10000);
+	vm_case_expect(s, "owner fbripple: error: /dev/fb0: Permission denied (owned by "
+		       "root:video, mode 600: only root may open it)", 10000);
+	vm_case_expect_exit(s, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1506,6 +1532,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_drm_fallbacks_say_which_card, vm_case_teardown),
 		cmocka_unit_test_teardown(test_drm_auto_without_fbdev, vm_case_teardown),
 		cmocka_unit_test_teardown(test_drm_screen_splash_of_its_card, vm_case_teardown),
+		cmocka_unit_test_teardown(test_permission_denied_says_who, vm_case_teardown),
 	};
 
 	if (getenv("FBRIPPLE_TEST_FILTER"))

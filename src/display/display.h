@@ -126,6 +126,9 @@ struct display {
 int display_errorf(int ret, char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* For backends: err says why path would not open (-ret), and for EACCES who may open it. */
+int display_open_error(const char *path, int ret, char *err, size_t errlen);
+
 /* The backend for req opens the display: DRM for "auto" when a card has a connected connector
  * and for a path under /dev/dri/, falling back to the card's own fbdev emulation (saying why in
  * note) when another process is the card's DRM master; fbdev for other paths, and for "auto"

@@ -595,7 +595,7 @@ static int drm_open(struct display *d, const struct display_request *req, char *
 	st->ev = (drmEventContext){ .version = 2, .page_flip_handler = on_flip };
 	ret = open_card(st, req);
 	if (ret < 0)
-		return display_errorf(ret, err, errlen, "%s", strerror(-ret));
+		return display_open_error(req->device, ret, err, errlen);
 	/* it takes no master: that would pass for another process holding the card */
 	if (drmGetNodeTypeFromFd(st->fd) == DRM_NODE_RENDER)
 		return display_errorf(-EINVAL, err, errlen, "a render node, which shows nothing "

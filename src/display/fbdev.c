@@ -211,7 +211,7 @@ static int fbdev_open(struct display *d, const struct display_request *req, char
 	d->state = fb;
 	fb->fd = open(req->device, O_RDWR | O_CLOEXEC);
 	if (fb->fd < 0)
-		return display_errorf(-errno, err, errlen, "%s", strerror(errno));
+		return display_open_error(req->device, -errno, err, errlen);
 	ret = read_info(fb, &fix);
 	if (ret < 0)
 		return display_errorf(ret, err, errlen, "not a framebuffer: %s", strerror(-ret));
