@@ -1078,6 +1078,30 @@ static void test_a_trail_that_cannot_answer_is_closed_idle(void **state)
 	listening_close(&l);
 }
 
+/* A client that ends its last line with the end of its sending, not a newline, hears the
+ * reply to it all the same: a short line is run, a line too long is refused, never left
+ * unanswered. */
+static void test_a_last_line_without_newline_is_answered(void **state)
+{
+	struct listening l;
+	char big[CONTROL_LINE_MAX + 100], line[128];
+
+	(void)state;
+	listening_open(&l);
+	memset(big, 'x', sizeof(big));
+	for (int i = 0; i < 2; i++) {
+		int fd = connect_here(&l);
+		ssize_t n = i ? (ssize_t)sizeof(big) : 6;
+
+		assert_int_equal(send(fd, i ? big : "status", (size_t)n, 0), n);
+		assert_int_equal(shutdown(fd, SHUT_WR), 0);
+		client_line_of(&l.loop, fd, line, sizeof(line));
+		assert_string_equal(line, i ? "error: line too long" : "ok");
+		close(fd);
+	}
+	listening_close(&l);
+}
+
 static void solid(struct image *img, uint32_t rgb)
 {
 	img->width = 16;
@@ -1164,6 +1188,7 @@ int main(void)
 		cmocka_unit_test(test_a_client_with_nothing_to_send_holds_up_nobody),
 		cmocka_unit_test(test_a_long_trail_is_closed_idle_after_its_reply),
 		cmocka_unit_test(test_a_trail_that_cannot_answer_is_closed_idle),
+		cmocka_unit_test(test_a_last_line_without_newline_is_answered),
 		cmocka_unit_test(test_shot_write),
 	};
 

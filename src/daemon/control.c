@@ -446,8 +446,8 @@ static enum read_result client_read(struct control_client *cl)
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? READ_NONE
 										 : READ_GONE;
-	if (n == 0)
-		return cl->len > 0 && !cl->overflow ? READ_LAST : READ_GONE;
+	if (n == 0)	/* a last line without its newline is answered too, a long one refused */
+		return cl->len > 0 || cl->overflow ? READ_LAST : READ_GONE;
 	nl = memchr(cl->buf + cl->len, '\n', (size_t)n);
 	if (nl)
 		n = nl - (cl->buf + cl->len) + 1;
