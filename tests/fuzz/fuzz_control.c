@@ -1,5 +1,7 @@
 /* fuzz_control.c - libFuzzer target: any bytes as what one client sends down the control socket
- * of a headless daemon (a 64x48 file display, workers, the real socket, commands and loop).
+ * of a headless daemon (a 64x48 file display, workers, the real socket, commands and loop). The
+ * first byte picks the daemon: even, screensaver.mode "always"; odd, "idle" beside an
+ * application, with "show" and "hide" and the application's frame under the water.
  *
  * Every line must be answered, in order, and a screenshot must write only files it made: a
  * screenshot's path is moved into a sandbox (its ".." made "__"), whose fixtures are a file and
@@ -23,8 +25,13 @@
 #define FUZZ_WAIT_MS 20000	/* a client whose lines are not all answered by then: a hang */
 #define VICTIM "not fbripple's"
 
-static struct app app = { .loop.epfd = -1, .signals.fd = -1, .retake.fd = -1 };
-static char sandbox[64], outside[80], sock_path[128], conf_path[128], fb_path[128];
+struct daemon {
+	struct app app;
+	char sock_path[128], conf_path[128], fb_path[128];
+};
+
+static struct daemon daemons[2];
+static char sandbox[64], outside[80];
 
 static void on_tick(struct loop_source *src, uint32_t events)
 {
@@ -59,9 +66,6 @@ static void make_sandbox(void)
 	snprintf(outside, sizeof(outside), "%s-outside", sandbox);
 	if (mkdir(outside, 0700) < 0)
 		abort();
-	snprintf(sock_path, sizeof(sock_path), "%s/control", sandbox);
-	snprintf(conf_path, sizeof(conf_path), "%s/fbripple.conf", sandbox);
-	snprintf(fb_path, sizeof(fb_path), "%s/fb", sandbox);
 	snprintf(path, sizeof(path), "%s/victim.png", sandbox);
 	put_file(path, VICTIM);
 	snprintf(path, sizeof(path), "%s/dir", sandbox);
@@ -75,9 +79,21 @@ static void make_sandbox(void)
 	snprintf(path, sizeof(path), "%s/dangling.png", sandbox);
 	if (symlink("/dev/shm/fbripple-fuzz-nothing/shot.png", path) < 0)
 		abort();
-	snprintf(path, sizeof(path), "control = { socket = \"%s\"; };\nlog = { level = \"error\"; };\n"
-		 "display = { threads = 1; };\n", sock_path);
-	put_file(conf_path, path);
+}
+
+/* The files of daemon i, and its configuration. */
+static void daemon_files(struct daemon *d, int i)
+{
+	char text[512];
+
+	snprintf(d->sock_path, sizeof(d->sock_path), "%s/control%d", sandbox, i);
+	snprintf(d->conf_path, sizeof(d->conf_path), "%s/fbripple%d.conf", sandbox, i);
+	snprintf(d->fb_path, sizeof(d->fb_path), "%s/fb%d", sandbox, i);
+	snprintf(text, sizeof(text), "control = { socket = \"%s\"; };\nlog = { level = \"error\"; };\n"
+		 "display = { threads = 1; };\n%s", d->sock_path, i == 0 ? "" :
+		 "screensaver = { mode = \"idle\"; after = 604800; wake = \"command\"; "
+		 "fade = 0.1; };\nsplash = { image = \"@screen\"; };\n");
+	put_file(d->conf_path, text);
 }
 
 static void remove_sandbox(void)
@@ -106,43 +122,58 @@ static void handlers_restore(void)
 		sigaction(fatal[i], &fuzzer_handlers[i], NULL);
 }
 
-/* The daemon as main.c starts it with --fbdev, and the loop it runs. */
-static void daemon_start(void)
+/* Daemon i as main.c starts it with --fbdev, and the loop it runs. */
+static void daemon_start(struct daemon *d, int i)
 {
-	struct display_request req = { 0 };
+	struct app *app = &d->app;
+	struct display_request req;
 	struct pace_settings set;
 	char err[256];
+	bool idle;
 
+	*app = (struct app){ .loop.epfd = -1, .signals.fd = -1, .retake.fd = -1 };
+	screen_init(&app->screen);
+	pace_init(&app->pace, &app->screen);
+	touch_init(&app->touch, &app->pace, &app->screen, &app->cfg);
+	service_init(&app->service, app);
+	daemon_files(d, i);
+	app->opt = (struct options){ .config_path = d->conf_path, .config_given = true,
+				     .fbdev_file = d->fb_path, .width = 64, .height = 48,
+				     .format = "XRGB8888", .frames = -1 };
+	config_defaults(&app->cfg);
+	if (config_load(&app->cfg, d->conf_path, err, sizeof(err), no_warning, NULL) < 0)
+		abort();
+	idle = app->cfg.screensaver.mode == SAVER_IDLE;
+	req = (struct display_request){ .device = d->fb_path, .file = true, .width = 64,
+					.height = 48, .stride = 64 * 4, .hidden = idle,
+					.await_master = idle, .keep_depth = idle,
+					.buffering = app->cfg.display.double_buffer };
+	if (pixfmt_by_name(&req.fmt, "XRGB8888") < 0)
+		abort();
+	set = pace_settings(&app->cfg);
+	if (screen_open(&app->screen, &req) < 0 || screen_setup(&app->screen, &app->cfg) < 0)
+		abort();
+	pace_start(&app->pace, &set);
+	if (loop_init(&app->loop) < 0 || pace_open(&app->pace, &app->loop, on_tick, app) < 0)
+		abort();
+	screen_attach(&app->screen, &app->loop);
+	if (service_open(app) < 0 || app->service.control.listen.fd < 0)
+		abort();
+	if (idle)
+		screen_stand_by(&app->screen);
+	else
+		screen_redraw(&app->screen);
+}
+
+static void daemons_start(void)
+{
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 		sigaction(fatal[i], NULL, &fuzzer_handlers[i]);
 	log_init(LOG_LEVEL_ERROR);
-	screen_init(&app.screen);
-	pace_init(&app.pace, &app.screen);
-	touch_init(&app.touch, &app.pace, &app.screen, &app.cfg);
-	service_init(&app.service, &app);
 	make_sandbox();
 	atexit(remove_sandbox);
-	app.opt = (struct options){ .config_path = conf_path, .config_given = true,
-				    .fbdev_file = fb_path, .width = 64, .height = 48,
-				    .format = "XRGB8888", .frames = -1 };
-	config_defaults(&app.cfg);
-	if (config_load(&app.cfg, conf_path, err, sizeof(err), no_warning, NULL) < 0)
-		abort();
-	req = (struct display_request){ .device = fb_path, .file = true, .width = 64, .height = 48,
-					.buffering = app.cfg.display.double_buffer };
-	if (pixfmt_by_name(&req.fmt, "XRGB8888") < 0)
-		abort();
-	req.stride = 64 * 4;
-	set = pace_settings(&app.cfg);
-	if (screen_open(&app.screen, &req) < 0 || screen_setup(&app.screen, &app.cfg) < 0)
-		abort();
-	pace_start(&app.pace, &set);
-	if (loop_init(&app.loop) < 0 || pace_open(&app.pace, &app.loop, on_tick, &app) < 0)
-		abort();
-	screen_attach(&app.screen, &app.loop);
-	if (service_open(&app) < 0 || app.service.control.listen.fd < 0)
-		abort();
-	screen_redraw(&app.screen);
+	for (int i = 0; i < 2; i++)
+		daemon_start(&daemons[i], i);
 	handlers_restore();
 }
 
@@ -217,7 +248,7 @@ static int64_t now_ms(void)
 }
 
 /* Sends buf, then the end, running the loop meanwhile; the reply lines (not event lines). */
-static int converse(const char *buf, size_t n)
+static int converse(struct daemon *d, const char *buf, size_t n)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -226,7 +257,7 @@ static int converse(const char *buf, size_t n)
 	int replies = 0;
 	bool at_line_start = true, event = false, eof = false;
 
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock_path);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", d->sock_path);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
 		abort();
 	if (n == 0)
@@ -246,7 +277,7 @@ static int converse(const char *buf, size_t n)
 					shutdown(fd, SHUT_WR);
 			}
 		}
-		loop_dispatch(&app.loop, busy ? 0 : 2);
+		loop_dispatch(&d->app.loop, busy ? 0 : 2);
 		while ((got = recv(fd, in, sizeof(in), 0)) > 0) {
 			for (ssize_t i = 0; i < got; i++) {
 				if (at_line_start)
@@ -292,8 +323,9 @@ static bool is_temp(const char *name)
 /* Checks that no screenshot wrote what it did not make, and takes away what it made. */
 static void check_sandbox(void)
 {
-	static const char *const fixtures[] = { "control", "fbripple.conf", "fb", "victim.png",
-						"dir", "link", "link.png", "dangling.png" };
+	static const char *const fixtures[] = { "control0", "fbripple0.conf", "fb0", "control1",
+						"fbripple1.conf", "fb1", "victim.png", "dir",
+						"link", "link.png", "dangling.png" };
 	char path[512], text[64] = "";
 	DIR *d = opendir(outside);
 	struct dirent *e;
@@ -341,20 +373,27 @@ static void check_sandbox(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char buf[FUZZ_SEND_MAX + 512];
+	static bool started;
+	struct daemon *d;
 	size_t n;
 	int want;
 
-	if (app.loop.epfd < 0)
-		daemon_start();
-	n = sandboxed(data, size < FUZZ_SEND_MAX ? size : FUZZ_SEND_MAX, buf, sizeof(buf));
+	if (size < 1)
+		return 0;
+	if (!started)
+		daemons_start();
+	started = true;
+	d = &daemons[data[0] & 1];
+	size--;
+	n = sandboxed(data + 1, size < FUZZ_SEND_MAX ? size : FUZZ_SEND_MAX, buf, sizeof(buf));
 	want = lines_in(buf, n);
 	handlers_restore();
-	if (converse(buf, n) != want)
+	if (converse(d, buf, n) != want)
 		__builtin_trap();	/* a line unanswered, or answered twice */
 	check_sandbox();
 	/* the next input starts from the same daemon: calm, not paused, no rain */
-	pace_pause(&app.pace, false);
-	pace_set_rain(&app.pace, false);
-	water_clear(&app.screen.water);
+	pace_pause(&d->app.pace, false);
+	pace_set_rain(&d->app.pace, false);
+	water_clear(&d->app.screen.water);
 	return 0;
 }
