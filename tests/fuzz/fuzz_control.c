@@ -131,10 +131,12 @@ static void daemon_start(struct daemon *d, int i)
 	char err[256];
 	bool idle;
 
-	*app = (struct app){ .loop.epfd = -1, .signals.fd = -1, .retake.fd = -1 };
+	*app = (struct app){ .loop.epfd = -1, .signals.fd = -1, .retake.fd = -1,
+			     .status.timer.fd = -1 };
 	screen_init(&app->screen);
 	pace_init(&app->pace, &app->screen);
-	touch_init(&app->touch, &app->pace, &app->screen, &app->cfg);
+	budget_init(&app->work, &app->loop, APP_STONE_WORK);
+	touch_init(&app->touch, &app->pace, &app->screen, &app->cfg, &app->work);
 	service_init(&app->service, app);
 	daemon_files(d, i);
 	app->opt = (struct options){ .config_path = d->conf_path, .config_given = true,
