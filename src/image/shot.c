@@ -7,9 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define SHOT_TRIES 100		/* temporary names to try before giving up */
+/* A client's screenshot leaves this share (1/n) of its file system's blocks and inodes free:
+ * one taking them under new names would fill /run otherwise, a tmpfs the system needs. */
+#define SHOT_KEEP_FREE 8
 
 /* One directory below dir, a link only if follow; the new fd or -errno. */
 static int open_below(int dir, const char *name, bool follow)
@@ -64,6 +68,22 @@ static int open_dir(const char *path, bool follow, const char **name)
 	}
 	*name = p;
 	return dir;
+}
+
+/* Whether dir's file system keeps its free share with a PNG of img in it, bounded by its
+ * pixels' bytes (a PNG is smaller); -EDQUOT if not. A file system that does not say has room. */
+static int room_for(int dir, const struct image *img)
+{
+	struct statvfs fs;
+	unsigned long long bytes = (unsigned long long)img->width * img->height * 3 + 4096;
+
+	if (fstatvfs(dir, &fs) < 0 || !fs.f_frsize || !fs.f_blocks)	/* ramfs says nothing */
+		return 0;
+	if (fs.f_bavail < bytes / fs.f_frsize + 1 + fs.f_blocks / SHOT_KEEP_FREE)
+		return -EDQUOT;
+	if (fs.f_files && fs.f_favail < 2 + fs.f_files / SHOT_KEEP_FREE)
+		return -EDQUOT;
+	return 0;
 }
 
 /* A new file in dir under a name nobody uses; its fd or -errno, the name in tmp. */
@@ -130,6 +150,10 @@ int shot_write(const struct image *img, const char *path, bool replace)
 		close(dir);
 		return -EEXIST;
 	}
+	if (!replace && (ret = room_for(dir, img)) < 0) {
+		close(dir);
+		return ret;
+	}
 	fd = create_temp(dir, name, tmp, sizeof(tmp));
 	if (fd < 0) {
 		close(dir);
@@ -153,6 +177,9 @@ const char *shot_strerror(int err)
 		return "a symbolic link is on the way (a screenshot follows none)";
 	case -EISDIR:
 		return "not a file name";
+	case -EDQUOT:
+		return "its file system would have less than an eighth free (a screenshot leaves "
+		       "that to the system), or a quota is reached";
 	default:
 		return strerror(-err);
 	}

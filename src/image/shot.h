@@ -10,7 +10,8 @@
 /*
  * Writes img as PNG to path: to a temporary file beside it, then renamed to it, so a file there
  * is never truncated. With replace false (a control-socket client's path) no directory on the way
- * may be a link and anything already at path stays untouched: -EEXIST. With replace (the user's
+ * may be a link, anything already at path stays untouched (-EEXIST), and the file system keeps
+ * an eighth of its room free (-EDQUOT). With replace (the user's
  * own --screenshot) links are followed and a file there is replaced. On any error only the
  * temporary file is removed. 0 or -errno. Safe on any thread.
  */
