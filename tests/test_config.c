@@ -91,6 +91,8 @@ static void test_defaults(void **state)
 	assert_true(cfg.rain.rate == 2.0);
 	assert_int_equal(cfg.rain.size, 0);		/* auto */
 	assert_int_equal(cfg.rain.weight, 64);
+	assert_int_equal(cfg.input.trail_spacing, 0);	/* auto */
+	assert_int_equal(cfg.input.trail_weight, 48);
 	assert_int_equal(cfg.log.level, LOG_LEVEL_INFO);
 }
 

@@ -240,9 +240,35 @@ static void test_a_tap_waits_for_the_next_wake_up_only(void **state)
 	assert_int_equal(r->touch.contacts, 0);
 }
 
+/* The input decoder reports a dragged contact each trail_spacing pixels: "auto" is two of the
+ * screen's cells there too, so the trail's drops are not spaced by the moves instead. */
+static void test_auto_spacing_reaches_the_decoder(void **state)
+{
+	static const struct { int w, h, spacing, cell, want; } cases[] = {
+		{ 800, 480, 0, 0, 4 }, { 1920, 1080, 0, 0, 8 }, { 3840, 2160, 0, 0, 16 },
+		{ 1920, 1080, 0, 3, 6 }, { 3840, 2160, 5, 0, 5 },
+	};
+	const char *devices[CONFIG_LIST_MAX];
+	struct options opt = { 0 };
+	struct config cfg;
+
+	(void)state;
+	config_defaults(&cfg);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct display_mode mode = { .width = cases[i].w, .height = cases[i].h };
+		struct input_opts o;
+
+		cfg.input.trail_spacing = cases[i].spacing;
+		cfg.water.cell = cases[i].cell;
+		touch_options(&cfg, &opt, &mode, &o, devices);
+		assert_int_equal(o.min_move, cases[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_auto_spacing_reaches_the_decoder),
 		cmocka_unit_test_setup_teardown(test_waking_swipe_draws_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_long_swipe_goes_on_over_wake_ups,
 						setup_heavy, teardown),

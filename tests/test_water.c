@@ -447,6 +447,28 @@ static void assert_same_water(const struct water *a, const struct water *b, cons
 /* A trail is walked only where its stones can reach the water, and drops there exactly the
  * stones it dropped when every pixel of its line was walked: the same places, the same spacing
  * from its start, in the same order. Whatever lies beyond costs nothing. */
+/* input.trail_spacing "auto" (0): WATER_AUTO_TRAIL_CELLS cells, in pixels at the water's cell,
+ * so a wake looks alike at 800x480 and at 4K. */
+static void test_trail_auto_spacing_is_two_cells(void **state)
+{
+	struct water a, b;
+
+	(void)state;
+	for (int cell = 1; cell <= 8; cell++) {
+		assert_int_equal(water_init(&a, 640, 480, cell, 5), 0);
+		assert_int_equal(water_init(&b, 640, 480, cell, 5), 0);
+		water_trail(&a, 20, 30, 600, 400, 0, 40, 0);
+		water_trail(&b, 20, 30, 600, 400, 0, 40, 2 * cell);
+		assert_memory_equal(a.cur, b.cur, (size_t)a.stride * a.height * sizeof(*a.cur));
+		water_clear(&b);
+		water_trail(&b, 20, 30, 600, 400, 0, 40, 2 * cell + 1);
+		assert_memory_not_equal(a.cur, b.cur,
+					(size_t)a.stride * a.height * sizeof(*a.cur));
+		water_free(&a);
+		water_free(&b);
+	}
+}
+
 static void test_trail_walks_only_near_the_water(void **state)
 {
 	static const int far[][4] = { { -65535, -65535, 65535, 65535 },
@@ -843,6 +865,7 @@ int main(void)
 		cmocka_unit_test(test_edges_reflect),
 		cmocka_unit_test(test_edge_drops_are_clipped_not_lost),
 		cmocka_unit_test(test_trail_hits_every_cell_of_the_line),
+		cmocka_unit_test(test_trail_auto_spacing_is_two_cells),
 		cmocka_unit_test(test_trail_walks_only_near_the_water),
 		cmocka_unit_test(test_trail_in_parts_is_the_trail_whole),
 		cmocka_unit_test(test_rain_rate_and_placement),

@@ -103,7 +103,8 @@ struct config {
 	struct {
 		struct config_strings devices;	/* paths or name globs; none: every device */
 		bool grab;			/* EVIOCGRAB the devices in use */
-		int trail_spacing;		/* pixels between the drops of a swipe's trail */
+		int trail_spacing;		/* pixels between the drops of a swipe's trail; 0:
+					 * WATER_AUTO_TRAIL_CELLS cells */
 		int trail_weight;		/* depth of each trail drop */
 		bool hover_ripples;		/* mouse motion without a button trails lightly */
 		struct config_numbers calibration;	/* 6 numbers, or none: udev's, else identity */

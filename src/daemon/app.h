@@ -210,6 +210,7 @@ int screen_make_pictures(const struct config *cfg, int width, int height,
 			 struct screen_pictures *p, char *err, size_t len);
 int screen_reload_splash(struct screen *s, const struct image *splash, char *err, size_t len);
 int screen_reload_walls(struct screen *s, struct walls *walls, char *err, size_t len);
+int screen_cell_for(const struct config *cfg, const struct display_mode *m);
 long screen_drop(struct screen *s, int x, int y, int size, int weight);
 long screen_trail_part(struct screen *s, struct water_trail *t, long budget);
 void screen_set_rain(struct screen *s, double rate, int size, int weight);

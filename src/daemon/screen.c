@@ -238,11 +238,16 @@ static int make_splash(const struct config *cfg, int width, int height, struct i
 	return 0;
 }
 
-/* water.cell, "auto" resolved for the display: the one cell both the water and the renderer
- * are made with. */
+/* water.cell, "auto" resolved for a display of mode m: the one cell both the water and the
+ * renderer are made with. */
+int screen_cell_for(const struct config *cfg, const struct display_mode *m)
+{
+	return cfg->water.cell ? cfg->water.cell : water_cell_auto(m->width, m->height);
+}
+
 static int cell_for(const struct display *d, const struct config *cfg)
 {
-	return cfg->water.cell ? cfg->water.cell : water_cell_auto(d->mode.width, d->mode.height);
+	return screen_cell_for(cfg, &d->mode);
 }
 
 /* A renderer for the display at cell, turned by display.rotate on top of the panel's own

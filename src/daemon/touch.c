@@ -136,7 +136,10 @@ void touch_options(const struct config *cfg, const struct options *opt,
 				  .has_cal = cfg->input.calibration.n == 6,
 				  .fb_width = mode->width, .fb_height = mode->height,
 				  .rotate = (cfg->display.rotate + mode->rotate) % 360,
-				  .min_move = cfg->input.trail_spacing,
+				  .min_move = cfg->input.trail_spacing
+						      ? cfg->input.trail_spacing
+						      : WATER_AUTO_TRAIL_CELLS *
+								screen_cell_for(cfg, mode),
 				  .axes = cfg->input.axes };
 	memcpy(o->cal, cfg->input.calibration.item, sizeof(o->cal));
 }

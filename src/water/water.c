@@ -388,7 +388,7 @@ long water_trail_part(struct water *w, struct water_trail *t, long budget)
 {
 	struct walk k = walk_of(t->x0, t->y0, t->x1, t->y1);
 	int pad = (t->radius ? t->radius : WATER_AUTO_STONE_CELLS * w->cell) + w->cell;
-	int spacing = t->spacing < 1 ? 1 : t->spacing;
+	int spacing = t->spacing > 0 ? t->spacing : WATER_AUTO_TRAIL_CELLS * w->cell;
 	struct steps near = steps_near(&k, w, pad);
 	long work = 0;
 

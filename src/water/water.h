@@ -27,6 +27,7 @@ _Static_assert(WATER_FINE == 16, "render.c's shade_shift divides by WATER_FINE a
 /* A stone's radius in cells when its size is 0 ("auto"): a fingertip at kiosk scale. */
 #define WATER_AUTO_STONE_CELLS 4
 #define WATER_AUTO_RAIN_CELLS 2
+#define WATER_AUTO_TRAIL_CELLS 2	/* between a trail's drops */
 
 struct water_engine;
 
@@ -120,7 +121,8 @@ int water_set_walls(struct water *w, const uint8_t *mask);
  */
 long water_drop(struct water *w, int x, int y, int radius, int weight);
 
-/* Stones along the line from (x0, y0), excluded, to (x1, y1), included, every spacing pixels;
+/* Stones along the line from (x0, y0), excluded, to (x1, y1), included, every spacing pixels
+ * (0: WATER_AUTO_TRAIL_CELLS cells);
  * returns their work. Only the part of the line whose stones can reach the water is walked,
  * so a line from far off costs what its part on the screen does. Ends more than 2^28 pixels
  * away are brought in to that. */
