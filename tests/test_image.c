@@ -430,6 +430,114 @@ static void test_jpeg_flat(void **state)
 	image_free(&img);
 }
 
+/* An EXIF segment saying orientation o, big or little endian, after a tag before it. */
+static size_t exif_segment(uint8_t *b, int o, bool big)
+{
+	static const uint8_t mm[] = { 'M', 'M', 0, '*', 0, 0, 0, 8, 0, 2,
+				      0x01, 0x0f, 0, 2, 0, 0, 0, 4, 'a', 'b', 'c', 0,
+				      0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t ii[] = { 'I', 'I', '*', 0, 8, 0, 0, 0, 2, 0,
+				      0x0f, 0x01, 2, 0, 4, 0, 0, 0, 'a', 'b', 'c', 0,
+				      0x12, 0x01, 3, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+
+	memcpy(b, "Exif\0\0", 6);
+	memcpy(b + 6, big ? mm : ii, sizeof(mm));
+	b[6 + 30 + big] = (uint8_t)o;
+	return 6 + sizeof(mm);
+}
+
+/* A 48x32 JPEG of six 16-pixel blocks, A B C over D E F, its APP1 segments as given. */
+static void write_blocks_jpeg(const char *path, const uint8_t *const *app1, const size_t *len,
+			      int n)
+{
+	static const uint8_t colour[6][3] = { { 255, 0, 0 }, { 0, 255, 0 }, { 0, 0, 255 },
+					      { 255, 255, 0 }, { 255, 0, 255 }, { 0, 255, 255 } };
+	struct jpeg_compress_struct c;
+	struct jpeg_error_mgr jerr;
+	uint8_t row[48 * 3];
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	c.err = jpeg_std_error(&jerr);
+	jpeg_create_compress(&c);
+	jpeg_stdio_dest(&c, f);
+	c.image_width = 48;
+	c.image_height = 32;
+	c.input_components = 3;
+	c.in_color_space = JCS_RGB;
+	jpeg_set_defaults(&c);
+	jpeg_set_quality(&c, 95, TRUE);
+	jpeg_start_compress(&c, TRUE);
+	for (int i = 0; i < n; i++)
+		jpeg_write_marker(&c, JPEG_APP0 + 1, app1[i], (unsigned)len[i]);
+	for (int y = 0; y < 32; y++) {
+		JSAMPROW r = row;
+
+		for (int x = 0; x < 48; x++)
+			memcpy(row + 3 * x, colour[y / 16 * 3 + x / 16], 3);
+		jpeg_write_scanlines(&c, &r, 1);
+	}
+	jpeg_finish_compress(&c);
+	jpeg_destroy_compress(&c);
+	fclose(f);
+}
+
+/* A photo taken with the camera turned stands upright, as photo viewers show it: by its EXIF
+ * orientation, each block where that orientation puts it (the corners, as read off the EXIF
+ * specification's table, not worked out as the loader does), little and big endian, after an
+ * XMP segment and before a second EXIF one that does not count. */
+static void test_jpeg_exif_orientation(void **state)
+{
+	enum { A = 0xffff0000, C = 0xff0000ff, D = 0xffffff00, F = 0xff00ffff };
+	/* top left, top right, bottom left, bottom right */
+	static const uint32_t corners[9][4] = {
+		{ 0 }, { A, C, D, F }, { C, A, F, D }, { F, D, C, A }, { D, F, A, C },
+		{ A, D, C, F }, { D, A, F, C }, { F, C, D, A }, { C, F, A, D },
+	};
+	static const char xmp[] = "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta/>";
+	uint8_t exif[64], other[64];
+	const char *p = tmp(state, "turned.jpg");
+	struct image img;
+
+	exif_segment(other, 3, true);
+	for (int o = 1; o <= 8; o++) {
+		for (int big = 0; big < 2; big++) {
+			const uint8_t *seg[3] = { (const uint8_t *)xmp, exif, other };
+			size_t len[3] = { sizeof(xmp), exif_segment(exif, o, big), 0 };
+			int w, h;
+
+			len[2] = len[1];
+			write_blocks_jpeg(p, seg, len, 3);
+			assert_int_equal(load(state, p, &img), 0);
+			w = o >= 5 ? 32 : 48;
+			h = o >= 5 ? 48 : 32;
+			assert_int_equal(img.width, w);
+			assert_int_equal(img.height, h);
+			assert_near(img.pixels[8 * w + 8], corners[o][0], 24);
+			assert_near(img.pixels[8 * w + w - 9], corners[o][1], 24);
+			assert_near(img.pixels[(h - 9) * w + 8], corners[o][2], 24);
+			assert_near(img.pixels[(h - 9) * w + w - 9], corners[o][3], 24);
+			image_free(&img);
+		}
+	}
+	/* a segment cut short in its directory, or an orientation out of range: as stored */
+	{
+		const uint8_t *seg[1] = { exif };
+		size_t len[1] = { exif_segment(exif, 6, false) - 14 };
+
+		write_blocks_jpeg(p, seg, len, 1);
+		assert_int_equal(load(state, p, &img), 0);
+		assert_int_equal(img.width, 48);
+		image_free(&img);
+		len[0] = exif_segment(exif, 9, true);
+		write_blocks_jpeg(p, seg, len, 1);
+		assert_int_equal(load(state, p, &img), 0);
+		assert_int_equal(img.width, 48);
+		assert_near(img.pixels[8 * 48 + 8], A, 24);
+		image_free(&img);
+	}
+}
+
 static void test_jpeg_cmyk(void **state)
 {
 	uint8_t cmyk[8 * 8 * 4];
@@ -1472,6 +1580,7 @@ int main(void)
 		cmocka_unit_test(test_png_broken),
 		cmocka_unit_test(test_png_too_large),
 		cmocka_unit_test(test_jpeg_flat),
+		cmocka_unit_test(test_jpeg_exif_orientation),
 		cmocka_unit_test(test_jpeg_cmyk),
 		cmocka_unit_test(test_jpeg_broken),
 		cmocka_unit_test(test_ppm),

@@ -15,6 +15,7 @@
 #include <jerror.h>
 #include <png.h>
 
+#include "image_exif.h"
 #include "util/file.h"
 
 /* Bounds on the work a picture can ask for (README "Splash pictures"): the costliest picture
@@ -29,6 +30,9 @@
  * libjpeg's progression of a CMYK picture needs (11.9); its YCbCr one needs 4 to 7, mozjpeg's
  * 10 at most, a baseline JPEG 1 to 4. */
 #define MAX_SCAN_SAMPLES	(12ULL * MAX_PIXELS)
+/* Of a JPEG's EXIF segment, what is kept: the first directory, where the orientation is, comes
+ * some 200 bytes in. */
+#define EXIF_KEEP	4096
 
 void image_free(struct image *img)
 {
@@ -51,6 +55,8 @@ struct load {
 	void *rows;
 	int scans;		/* JPEG: the scans counted into samples so far */
 	unsigned long long samples;
+	uint8_t exif[EXIF_KEEP];	/* JPEG: the start of its first EXIF segment */
+	size_t exif_len;
 	jmp_buf jb;
 };
 
@@ -285,6 +291,41 @@ static void jpeg_on_progress(j_common_ptr cinfo)
 	}
 }
 
+/* A byte of the segment being read (the stdio source never suspends; past the end of the file
+ * it gives an EOI marker and warns, which jpeg_on_message makes an error). */
+static unsigned jpeg_byte(j_decompress_ptr d)
+{
+	struct jpeg_source_mgr *s = d->src;
+
+	if (!s->bytes_in_buffer && (!s->fill_input_buffer(d) || !s->bytes_in_buffer))
+		ERREXIT(d, JERR_INPUT_EMPTY);
+	s->bytes_in_buffer--;
+	return *s->next_input_byte++;
+}
+
+/* An APP1 segment: the start of the first EXIF one is kept, every other byte skipped, so that
+ * no number of segments costs memory (libjpeg's jpeg_save_markers keeps them all). */
+static boolean jpeg_on_app1(j_decompress_ptr d)
+{
+	struct load *ld = d->client_data;
+	long left = (long)(jpeg_byte(d) << 8);
+	size_t n = 0;
+	uint8_t *keep = ld->exif;
+
+	left += (long)jpeg_byte(d) - 2;
+	while (left > 0 && n < (ld->exif_len ? 0 : EXIF_KEEP)) {
+		keep[n++] = (uint8_t)jpeg_byte(d);
+		left--;
+		if (n == 6 && memcmp(keep, "Exif\0\0", 6) != 0)
+			break;
+	}
+	if (n >= 6 && memcmp(keep, "Exif\0\0", 6) == 0)
+		ld->exif_len = n;
+	if (left > 0)
+		d->src->skip_input_data(d, left);
+	return TRUE;
+}
+
 static void jpeg_cmyk_row(uint32_t *out, const JSAMPLE *in, int w, int inverted)
 {
 	int x;
@@ -304,7 +345,9 @@ static int jpeg_decode(struct load *ld, struct jpeg_decompress_struct *cinfo,
 		       struct jpeg_progress_mgr *progress)
 {
 	JSAMPARRAY buf;
-	int rc, x, want;
+	uint32_t *row;
+	int rc, x, want, turn;
+	long w, h, start, step;
 
 	if (setjmp(ld->jb))
 		return ld->rc;
@@ -313,6 +356,7 @@ static int jpeg_decode(struct load *ld, struct jpeg_decompress_struct *cinfo,
 	progress->progress_monitor = jpeg_on_progress;
 	cinfo->progress = progress;
 	jpeg_stdio_src(cinfo, ld->f);
+	jpeg_set_marker_processor(cinfo, JPEG_APP0 + 1, jpeg_on_app1);
 	jpeg_read_header(cinfo, TRUE);
 	/* its decoder takes some 12 times the CPU of Huffman's for the same picture */
 	if (cinfo->arith_code)
@@ -321,6 +365,14 @@ static int jpeg_decode(struct load *ld, struct jpeg_decompress_struct *cinfo,
 	rc = load_alloc(ld, cinfo->image_width, cinfo->image_height);
 	if (rc < 0)
 		return rc;
+	w = ld->width, h = ld->height;
+	/* a photo taken with the camera turned stands upright, as its viewers show it */
+	turn = exif_orientation(ld->exif, ld->exif_len);
+	if (exif_swaps(turn))
+		ld->width = (int)h, ld->height = (int)w;
+	ld->rows = row = malloc((size_t)w * sizeof(*row));
+	if (!row)
+		return load_fail(ld, -ENOMEM, strerror(ENOMEM));
 	switch (cinfo->jpeg_color_space) {
 	case JCS_GRAYSCALE:
 		cinfo->out_color_space = JCS_GRAYSCALE;
@@ -337,25 +389,27 @@ static int jpeg_decode(struct load *ld, struct jpeg_decompress_struct *cinfo,
 		break;
 	}
 	jpeg_start_decompress(cinfo);
-	if (cinfo->output_components != want || (int)cinfo->output_width != ld->width ||
-	    (int)cinfo->output_height != ld->height)
+	if (cinfo->output_components != want || (long)cinfo->output_width != w ||
+	    (long)cinfo->output_height != h)
 		return load_fail(ld, -EINVAL, "unsupported JPEG colour space");
 	buf = cinfo->mem->alloc_sarray((j_common_ptr)cinfo, JPOOL_IMAGE,
 				       cinfo->output_width * (JDIMENSION)want, 1);
 	while (cinfo->output_scanline < cinfo->output_height) {
-		uint32_t *out = ld->pixels + (size_t)cinfo->output_scanline * ld->width;
 		const JSAMPLE *in = buf[0];
 
+		exif_place_row(turn, w, h, (long)cinfo->output_scanline, &start, &step);
 		jpeg_read_scanlines(cinfo, buf, 1);
 		if (want == 1) {
-			for (x = 0; x < ld->width; x++)
-				out[x] = image_argb(in[x], in[x], in[x], 255);
+			for (x = 0; x < w; x++)
+				row[x] = image_argb(in[x], in[x], in[x], 255);
 		} else if (want == 3) {
-			for (x = 0; x < ld->width; x++, in += 3)
-				out[x] = image_argb(in[0], in[1], in[2], 255);
+			for (x = 0; x < w; x++, in += 3)
+				row[x] = image_argb(in[0], in[1], in[2], 255);
 		} else {
-			jpeg_cmyk_row(out, in, ld->width, cinfo->saw_Adobe_marker);
+			jpeg_cmyk_row(row, in, (int)w, cinfo->saw_Adobe_marker);
 		}
+		for (x = 0; x < w; x++)
+			ld->pixels[start + x * step] = row[x];
 	}
 	/* No jpeg_finish_decompress: every row is in, and a missing EOI is harmless. */
 	return 0;
