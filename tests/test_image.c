@@ -1456,6 +1456,171 @@ static void test_scale_alpha(void **state)
 	image_free(&src);
 }
 
+/* Growing is bilinear between pixel centres: a two-colour edge 4x wider ramps through the
+ * four pixels whose centres lie between the two source centres, along either axis. */
+static void test_scale_magnify_edge(void **state)
+{
+	static const uint32_t edge[] = { 0xff000000, 0xff000000, 0xffffffff, 0xffffffff };
+	static const unsigned want[16] = { 0, 0, 0, 0, 0, 0, 32, 96, 159, 223,
+					   255, 255, 255, 255, 255, 255 };
+	struct image across = make(4, 1, edge), down = make(1, 4, edge), out;
+	int i;
+
+	(void)state;
+	assert_int_equal(image_scale(&out, &across, 16, 1, SCALE_STRETCH, BG), 0);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(out.pixels[i], 0xff000000u | want[i] * 0x010101u);
+	image_free(&out);
+	assert_int_equal(image_scale(&out, &down, 1, 16, SCALE_STRETCH, BG), 0);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(out.pixels[i], 0xff000000u | want[i] * 0x010101u);
+	image_free(&out);
+	image_free(&across);
+	image_free(&down);
+}
+
+/* Stretch may shrink one axis and grow the other: columns are box-averaged (black and blue
+ * to half blue), rows ramp bilinearly to the white below. */
+static void test_scale_shrink_across_grow_down(void **state)
+{
+	static const unsigned red[16] = { 0, 0, 0, 0, 0, 0, 32, 96, 159, 223,
+					  255, 255, 255, 255, 255, 255 };
+	static const unsigned blue[16] = { 128, 128, 128, 128, 128, 128, 143, 175, 207, 239,
+					   255, 255, 255, 255, 255, 255 };
+	uint32_t px[8 * 4];
+	struct image src, out;
+	int x, y;
+
+	(void)state;
+	for (y = 0; y < 4; y++)
+		for (x = 0; x < 8; x++)
+			px[y * 8 + x] = y >= 2 ? 0xffffffff : x & 1 ? 0xff0000ff : 0xff000000;
+	src = make(8, 4, px);
+	assert_int_equal(image_scale(&out, &src, 2, 16, SCALE_STRETCH, BG), 0);
+	for (y = 0; y < 16; y++)
+		for (x = 0; x < 2; x++)
+			assert_near(at(&out, x, y), image_argb(red[y], red[y], blue[y], 255), 1);
+	image_free(&out);
+	image_free(&src);
+}
+
+/* A flat picture grown by any factor, in any mode, is exactly flat: no seams at the edges,
+ * where the taps are clamped, nor between source pixels. */
+static void test_scale_magnify_flat(void **state)
+{
+	static const struct { int w, h; enum scale_mode mode; } to[] = {
+		{ 641, 479, SCALE_STRETCH }, { 500, 101, SCALE_FILL }, { 300, 300, SCALE_FIT },
+		{ 8, 900, SCALE_STRETCH },
+	};
+	static const uint32_t colours[] = { 0xff123456, 0x80123456 };
+	uint32_t px[7 * 5];
+	struct image src, out;
+	size_t i, c, n;
+
+	(void)state;
+	for (c = 0; c < 2; c++) {
+		for (i = 0; i < 7 * 5; i++)
+			px[i] = colours[c];
+		src = make(7, 5, px);
+		for (i = 0; i < sizeof(to) / sizeof(to[0]); i++) {
+			uint32_t want, bg = 0xff000000u | BG;
+
+			assert_int_equal(image_scale(&out, &src, to[i].w, to[i].h, to[i].mode, BG), 0);
+			want = out.pixels[(size_t)to[i].h / 2 * to[i].w + to[i].w / 2];
+			if (c == 0)
+				assert_int_equal(want, 0xff123456);
+			for (n = 0; n < (size_t)to[i].w * to[i].h; n++)
+				if (out.pixels[n] != want && !(to[i].mode == SCALE_FIT &&
+							       out.pixels[n] == bg))
+					fail_msg("%dx%d %s: pixel %zu is %08x, not %08x", to[i].w,
+						 to[i].h, scale_mode_name(to[i].mode), n,
+						 out.pixels[n], want);
+			image_free(&out);
+		}
+		image_free(&src);
+	}
+}
+
+/* Growing an edge from transparent green to opaque red over blue interpolates premultiplied:
+ * red comes in as blue goes out, and the invisible green shows nowhere. */
+static void test_scale_magnify_alpha_edge(void **state)
+{
+	static const uint32_t edge[] = { 0x0000ff00, 0x0000ff00, 0xffff0000, 0xffff0000 };
+	static const unsigned red[16] = { 0, 0, 0, 0, 0, 0, 32, 96, 159, 223,
+					  255, 255, 255, 255, 255, 255 };
+	struct image src = make(4, 1, edge), out;
+	int i;
+
+	(void)state;
+	assert_int_equal(image_scale(&out, &src, 16, 1, SCALE_STRETCH, 0x0000ff), 0);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(out.pixels[i], image_argb(red[i], 0, 255 - red[i], 255));
+	image_free(&out);
+	image_free(&src);
+}
+
+static uint64_t fnv1a(const uint32_t *px, size_t n)
+{
+	uint64_t h = 14695981039346656037u;
+
+	for (size_t i = 0; i < n; i++) {
+		for (int b = 0; b < 32; b += 8) {
+			h ^= px[i] >> b & 0xff;
+			h *= 1099511628211u;
+		}
+	}
+	return h;
+}
+
+/* Shrinking, and a picture of the screen's own size, give the very bytes they gave before
+ * growing was looked at again: checksums recorded from that code (b1ed6fd). */
+static void test_scale_shrink_unchanged(void **state)
+{
+	static const struct { int w, h; enum scale_mode mode; uint64_t fnv; } to[] = {
+		{ 61, 47, SCALE_FILL, 0x34bc1bba033ebf55u },
+		{ 61, 47, SCALE_FIT, 0x34bc1bba033ebf55u },
+		{ 61, 47, SCALE_STRETCH, 0x34bc1bba033ebf55u },
+		{ 61, 47, SCALE_CENTER, 0x34bc1bba033ebf55u },
+		{ 61, 47, SCALE_TILE, 0x34bc1bba033ebf55u },
+		{ 40, 30, SCALE_FILL, 0x93ffda174ea5373du },
+		{ 40, 30, SCALE_FIT, 0x83d5a23caea8e377u },
+		{ 40, 30, SCALE_STRETCH, 0xc8df12bf82b4248bu },
+		{ 17, 47, SCALE_STRETCH, 0x257ab8654e5625bcu },
+		{ 61, 20, SCALE_STRETCH, 0x3c3287c2a4c1cdaeu },
+		{ 33, 29, SCALE_FILL, 0xed84cff430d9e83eu },
+		{ 20, 47, SCALE_FILL, 0x4c1e61b78794cfefu },
+		{ 60, 1, SCALE_FILL, 0xdbe1f65ebf669d56u },
+		{ 1, 1, SCALE_FIT, 0x71669471f5ed65deu },
+		{ 7, 5, SCALE_STRETCH, 0x7a8fe52962ae6e8fu },
+	};
+	uint32_t px[61 * 47];
+	struct image src, out;
+	size_t i;
+	int bad = 0;
+
+	(void)state;
+	for (i = 0; i < 61 * 47; i++) {
+		uint32_t p = (uint32_t)i * 2654435761u;
+
+		px[i] = i % 3 == 0 ? p | 0xff000000u : i % 7 == 0 ? p & 0xffffff : p;
+	}
+	src = make(61, 47, px);
+	for (i = 0; i < sizeof(to) / sizeof(to[0]); i++) {
+		uint64_t got;
+
+		assert_int_equal(image_scale(&out, &src, to[i].w, to[i].h, to[i].mode, BG), 0);
+		got = fnv1a(out.pixels, (size_t)to[i].w * to[i].h);
+		if (got != to[i].fnv) {
+			print_message("%dx%d %s: fnv 0x%016llxu\n", to[i].w, to[i].h,
+				      scale_mode_name(to[i].mode), (unsigned long long)got);
+			bad++;
+		}
+		image_free(&out);
+	}
+	image_free(&src);
+	assert_int_equal(bad, 0);
+}
+
 /* A picture the screen's size is composited in place to exactly what scaling it would give. */
 static void test_flatten_is_same_size_scale(void **state)
 {
@@ -1604,6 +1769,11 @@ int main(void)
 		cmocka_unit_test(test_scale_area_average),
 		cmocka_unit_test(test_scale_box_reference),
 		cmocka_unit_test(test_scale_alpha),
+		cmocka_unit_test(test_scale_magnify_edge),
+		cmocka_unit_test(test_scale_shrink_across_grow_down),
+		cmocka_unit_test(test_scale_magnify_flat),
+		cmocka_unit_test(test_scale_magnify_alpha_edge),
+		cmocka_unit_test(test_scale_shrink_unchanged),
 		cmocka_unit_test(test_scale_opaque_and_sizes),
 		cmocka_unit_test(test_flatten_is_same_size_scale),
 		cmocka_unit_test(test_scale_mode_names),
