@@ -259,6 +259,48 @@ static void test_mask_from_picture(void **state)
 	tu_rmtree(dir);
 }
 
+/* Source column (or row) 11 is a wall one pixel wide; 20..30 a wide one with a one-pixel gap
+ * at 25. */
+static bool thin_wall(int i)
+{
+	return i == 11 || (i >= 20 && i <= 30 && i != 25);
+}
+
+/* A small mask grown to the screen keeps its walls where they were: a screen pixel is a wall
+ * exactly when its centre lies on a wall pixel of the picture (the picture's odd size puts no
+ * centre on a border), so a one-pixel wall neither vanishes nor doubles, nor does the gap. */
+static void test_thin_walls_grown(void **state)
+{
+	static const int screens[][2] = { { 160, 90 }, { 64, 50 } };
+	char *dir = tu_tmpdir(), err[512];
+	const char *across = tu_path(dir, "across.png"), *down = tu_path(dir, "down.png");
+	uint32_t cols[37 * 21], rows[21 * 37];
+	struct walls m = { 0 };
+
+	(void)state;
+	for (int y = 0; y < 21; y++)
+		for (int x = 0; x < 37; x++) {
+			cols[y * 37 + x] = thin_wall(x) ? 0x000000 : 0xffffff;
+			rows[x * 21 + y] = thin_wall(x) ? 0x000000 : 0xffffff;
+		}
+	write_picture(across, 37, 21, cols);
+	write_picture(down, 21, 37, rows);
+	for (int s = 0; s < 2; s++) {
+		int w = screens[s][0], h = screens[s][1];
+
+		assert_int_equal(walls_load(&m, across, SCALE_STRETCH, w, h, err, sizeof(err)), 0);
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++)
+				assert_int_equal(m.mask[y * w + x], thin_wall((2 * x + 1) * 37 / (2 * w)));
+		assert_int_equal(walls_load(&m, down, SCALE_STRETCH, h, w, err, sizeof(err)), 0);
+		for (int y = 0; y < w; y++)
+			for (int x = 0; x < h; x++)
+				assert_int_equal(m.mask[y * h + x], thin_wall((2 * y + 1) * 37 / (2 * w)));
+	}
+	walls_free(&m);
+	tu_rmtree(dir);
+}
+
 /* A file that is not a picture: a one-line error naming it, and the walls as they were. */
 static void test_bad_mask_keeps_walls(void **state)
 {
@@ -419,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_stone_on_a_wall),
 		cmocka_unit_test(test_walls_removed),
 		cmocka_unit_test(test_mask_from_picture),
+		cmocka_unit_test(test_thin_walls_grown),
 		cmocka_unit_test(test_bad_mask_keeps_walls),
 		cmocka_unit_test(test_binary_slit),
 		cmocka_unit_test(test_binary_bad_mask),
