@@ -265,10 +265,27 @@ static void test_auto_spacing_reaches_the_decoder(void **state)
 	}
 }
 
+/* With trail_spacing "auto" the decoder's step is two cells: a reload that makes a new grid
+ * (water.cell) gives the input layer the new step, as one of the display or input does. */
+static void test_a_new_grid_reaches_the_decoder(void **state)
+{
+	struct config cfg;
+
+	(void)state;
+	config_defaults(&cfg);
+	assert_true(touch_reload_wanted(RELOAD_WATER | RELOAD_GRID, &cfg));
+	assert_true(touch_reload_wanted(RELOAD_DISPLAY, &cfg));
+	assert_true(touch_reload_wanted(RELOAD_INPUT, &cfg));
+	assert_false(touch_reload_wanted(RELOAD_WATER | RELOAD_STONE | RELOAD_SPLASH, &cfg));
+	cfg.input.trail_spacing = 8;	/* in pixels: the devices stay open */
+	assert_false(touch_reload_wanted(RELOAD_WATER | RELOAD_GRID, &cfg));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_auto_spacing_reaches_the_decoder),
+		cmocka_unit_test(test_a_new_grid_reaches_the_decoder),
 		cmocka_unit_test_setup_teardown(test_waking_swipe_draws_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_long_swipe_goes_on_over_wake_ups,
 						setup_heavy, teardown),

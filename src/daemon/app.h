@@ -261,6 +261,8 @@ void touch_init(struct touch *t, struct pace *pace, struct screen *screen,
 void touch_options(const struct config *cfg, const struct options *opt,
 		   const struct display_mode *mode, struct input_opts *o, const char **devices);
 void touch_open(struct touch *t, const struct options *opt, struct loop *loop);
+/* Whether a reload's changes (RELOAD_*) to cfg reach what touch_options gives the input. */
+bool touch_reload_wanted(unsigned changes, const struct config *cfg);
 /* What a contact does, its stones as far as the wake-up's budget goes: the input devices'
  * callback (ctx: the touch). false: the rest of its trail is due, and c comes again. */
 bool touch_contact(void *ctx, const struct input_contact *c);

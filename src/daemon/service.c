@@ -128,7 +128,7 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 	memcpy(&app->cfg, cfg, sizeof(*cfg));
 	set = pace_settings(cfg);
 	pace_configure(&app->pace, &set);
-	if ((*changes & (RELOAD_DISPLAY | RELOAD_INPUT)) && app->loop.epfd >= 0)
+	if (touch_reload_wanted(*changes, cfg) && app->loop.epfd >= 0)
 		touch_open(&app->touch, &app->opt, &app->loop);
 	pace_wake(&app->pace);
 	return 0;

@@ -144,6 +144,14 @@ void touch_options(const struct config *cfg, const struct options *opt,
 	memcpy(o->cal, cfg->input.calibration.item, sizeof(o->cal));
 }
 
+bool touch_reload_wanted(unsigned changes, const struct config *cfg)
+{
+	/* the decoder's step of "auto" spacing is in the grid's cells */
+	if ((changes & RELOAD_GRID) && !cfg->input.trail_spacing)
+		return true;
+	return changes & (RELOAD_DISPLAY | RELOAD_INPUT);
+}
+
 /* Every touchscreen, mouse and tablet, also those plugged in later; again after a reload. A
  * headless --fbdev run takes only the devices input.devices names, never the desktop's own
  * mouse. */
