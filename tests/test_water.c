@@ -444,9 +444,6 @@ static void assert_same_water(const struct water *a, const struct water *b, cons
 	}
 }
 
-/* A trail is walked only where its stones can reach the water, and drops there exactly the
- * stones it dropped when every pixel of its line was walked: the same places, the same spacing
- * from its start, in the same order. Whatever lies beyond costs nothing. */
 /* input.trail_spacing "auto" (0): WATER_AUTO_TRAIL_CELLS cells, in pixels at the water's cell,
  * so a wake looks alike at 800x480 and at 4K. */
 static void test_trail_auto_spacing_is_two_cells(void **state)
@@ -469,6 +466,9 @@ static void test_trail_auto_spacing_is_two_cells(void **state)
 	}
 }
 
+/* A trail is walked only where its stones can reach the water, and drops there exactly the
+ * stones it dropped when every pixel of its line was walked: the same places, the same spacing
+ * from its start, in the same order. Whatever lies beyond costs nothing. */
 static void test_trail_walks_only_near_the_water(void **state)
 {
 	static const int far[][4] = { { -65535, -65535, 65535, 65535 },
