@@ -6,6 +6,8 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,9 +176,35 @@ static void fill_varied(struct image *img, int w, int h)
 		img->pixels[w * h - 1] = 0xff000000;
 }
 
-static int channel_diff(uint32_t a, uint32_t b, int shift)
+/* The largest value of a channel of length len at or below v (8 bits): the level below it. */
+static uint32_t level_below(uint32_t v, int len)
 {
-	return abs((int)((a >> shift) & 0xff) - (int)((b >> shift) & 0xff));
+	uint32_t q = v >> (8 - len);
+
+	return representable(q << (8 - len), len) > v ? representable((q - 1) << (8 - len), len)
+						       : representable(q << (8 - len), len);
+}
+
+/* The level above v: v itself when it is one. */
+static uint32_t level_above(uint32_t v, int len)
+{
+	uint32_t lo = level_below(v, len), q = lo >> (8 - len);
+
+	return lo == v ? v : representable((q + 1) << (8 - len), len);
+}
+
+/* Each channel of the converted pixel b is one of the two levels around the picture's a. */
+static void assert_bracketed(const struct pixfmt *f, uint32_t a, uint32_t b)
+{
+	const int len[3] = { f->red.length, f->green.length, f->blue.length };
+
+	for (int i = 0; i < 3; i++) {
+		uint32_t va = a >> (16 - 8 * i) & 0xff, vb = b >> (16 - 8 * i) & 0xff;
+
+		if (vb != level_below(va, len[i]) && vb != level_above(va, len[i]))
+			fail_msg("channel %d: %u became %u, not %u or %u", i, va, vb,
+				 level_below(va, len[i]), level_above(va, len[i]));
+	}
 }
 
 static void roundtrip(const char *name, int w, int h, size_t stride)
@@ -185,8 +213,7 @@ static void roundtrip(const char *name, int w, int h, size_t stride)
 	struct image src, back;
 	size_t row = (size_t)w * f.bytes, i;
 	uint8_t *buf = malloc(stride * h);
-	int tol_r = (1 << (8 - f.red.length)) - 1, tol_g = (1 << (8 - f.green.length)) - 1;
-	int tol_b = (1 << (8 - f.blue.length)) - 1, y;
+	int y;
 
 	assert_non_null(buf);
 	fill_varied(&src, w, h);
@@ -205,18 +232,16 @@ static void roundtrip(const char *name, int w, int h, size_t stride)
 		uint32_t a = src.pixels[i], b = back.pixels[i];
 
 		assert_int_equal(b >> 24, 0xff);
-		assert_true(channel_diff(a, b, 16) <= tol_r);
-		assert_true(channel_diff(a, b, 8) <= tol_g);
-		assert_true(channel_diff(a, b, 0) <= tol_b);
+		assert_bracketed(&f, a, b);
 		if (f.bpp != 16)
 			assert_int_equal(a, b);
 	}
-	/* Each packed value also matches pixfmt_pack, in the documented byte layout. */
+	/* Each packed value also unpacks to what pixfmt_unconvert gave, in the documented byte
+	 * layout. */
 	for (y = 0; y < h; y++) {
-		const uint8_t *p = buf + (size_t)y * stride;
-		uint32_t want = pixfmt_pack(&f, src.pixels[y * w + w - 1]), got = 0;
+		const uint8_t *p = buf + (size_t)y * stride + (size_t)(w - 1) * f.bytes;
+		uint32_t got = 0;
 
-		p += (size_t)(w - 1) * f.bytes;
 		if (f.bytes == 2) {
 			uint16_t v;
 			memcpy(&v, p, 2);
@@ -226,7 +251,9 @@ static void roundtrip(const char *name, int w, int h, size_t stride)
 		} else {
 			memcpy(&got, p, 4);
 		}
-		assert_int_equal(got, want);
+		assert_int_equal(pixfmt_unpack(&f, got), back.pixels[y * w + w - 1]);
+		if (f.bpp != 16)
+			assert_int_equal(got, pixfmt_pack(&f, src.pixels[y * w + w - 1]));
 	}
 	free(back.pixels);
 	free(src.pixels);
@@ -268,7 +295,7 @@ static void test_convert_unnamed(void **state)
 	assert_non_null(back.pixels);
 	pixfmt_unconvert(&f, buf, 4 * sizeof(uint16_t), &back);
 	for (i = 0; i < 8; i++)
-		assert_int_equal(back.pixels[i], pixfmt_unpack(&f, pixfmt_pack(&f, src.pixels[i])));
+		assert_bracketed(&f, src.pixels[i], back.pixels[i]);
 	free(back.pixels);
 	free(src.pixels);
 }
@@ -322,6 +349,188 @@ static void test_alpha_is_opaque(void **state)
 	assert_string_equal(f.name, "XRGB8888");
 }
 
+/* A w x h picture through fmt and back: what the screen shows of it. */
+static struct image shown(const struct pixfmt *f, const struct image *src)
+{
+	size_t stride = (size_t)src->width * f->bytes;
+	uint8_t *buf = malloc(stride * src->height);
+	struct image back = { src->width, src->height, NULL };
+
+	assert_non_null(buf);
+	back.pixels = malloc((size_t)src->width * src->height * sizeof(uint32_t));
+	assert_non_null(back.pixels);
+	pixfmt_convert(f, src, buf, stride);
+	pixfmt_unconvert(f, buf, stride, &back);
+	free(buf);
+	return back;
+}
+
+static struct image picture(int w, int h)
+{
+	struct image img = { w, h, malloc((size_t)w * h * sizeof(uint32_t)) };
+
+	assert_non_null(img.pixels);
+	return img;
+}
+
+static uint32_t grey(uint32_t v)
+{
+	return 0xff000000u | v << 16 | v << 8 | v;
+}
+
+/* The mean of channel shift along a line of n pixels from at, step apart. */
+static double line_mean(const struct image *img, int at, int step, int n, int shift)
+{
+	double sum = 0;
+
+	for (int i = 0; i < n; i++)
+		sum += img->pixels[at + i * step] >> shift & 0xff;
+	return sum / n;
+}
+
+/* Lines across a grey gradient (columns of a horizontal one, rows of a vertical one): each
+ * averages within 0.4 of a step to the grey it stands for (an ordered dither's lines are
+ * balanced only so far), and any 8 side by side within 0.15 of a step, where truncation
+ * draws a staircase up to a whole step (7 of 255 in 5 bits) below the gradient. */
+static void check_gradient(const char *name, bool vertical)
+{
+	struct pixfmt f = named(name);
+	const int len[3] = { f.red.length, f.green.length, f.blue.length };
+	int across = 32, w = vertical ? across : 256, h = vertical ? 256 : across;
+	struct image src = picture(w, h), back;
+	double mean[256];
+
+	for (int i = 0; i < w * h; i++)
+		src.pixels[i] = grey((uint32_t)(vertical ? i / w : i % w));
+	back = shown(&f, &src);
+	for (int c = 0; c < 3; c++) {
+		double step = 255.0 / ((1 << len[c]) - 1), run = 0;
+
+		for (int v = 0; v < 256; v++) {
+			mean[v] = line_mean(&back, vertical ? v * w : v, vertical ? 1 : w, across,
+					    16 - 8 * c);
+			if (fabs(mean[v] - v) > 0.4 * step)
+				fail_msg("%s %s %d, channel %d: mean %.2f", name,
+					 vertical ? "row" : "column", v, c, mean[v]);
+			run += mean[v] - v - (v >= 8 ? mean[v - 8] - (v - 8) : 0);
+			if (v >= 7 && fabs(run / 8) > 0.15 * step)
+				fail_msg("%s %ss %d..%d, channel %d: %.2f off", name,
+					 vertical ? "row" : "column", v - 7, v, c, run / 8);
+		}
+	}
+	free(back.pixels);
+	free(src.pixels);
+}
+
+static void test_gradient_565_is_smooth(void **state)
+{
+	(void)state;
+	check_gradient("RGB565", false);
+	check_gradient("RGB565", true);
+	check_gradient("BGR565", false);
+	check_gradient("BGR565", true);
+}
+
+/* A flat colour between two levels averages to itself over the screen, within a sixteenth of a
+ * step; truncation shows it up to 7 of 255 too dark. */
+static void test_flat_between_levels_averages(void **state)
+{
+	static const uint32_t colours[] = { 0x123456, 0x7f7f7f, 0x808080, 0x0a1b2c, 0xfefdfc,
+					    0x204060, 0x010101, 0xc0ffee };
+	struct pixfmt f = named("RGB565");
+	const int len[3] = { f.red.length, f.green.length, f.blue.length };
+	struct image src = picture(64, 64), back;
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(colours) / sizeof(colours[0]); k++) {
+		for (int i = 0; i < 64 * 64; i++)
+			src.pixels[i] = 0xff000000u | colours[k];
+		back = shown(&f, &src);
+		for (int c = 0; c < 3; c++) {
+			double v = colours[k] >> (16 - 8 * c) & 0xff;
+			double mean = line_mean(&back, 0, 1, 64 * 64, 16 - 8 * c);
+			double tol = 255.0 / ((1 << len[c]) - 1) / 16;
+
+			if (mean < v - tol || mean > v + tol)
+				fail_msg("%06x, channel %d: mean %.2f", colours[k], c, mean);
+		}
+		free(back.pixels);
+	}
+	free(src.pixels);
+}
+
+/* Every colour RGB565 holds, black and white among them, as a flat 8 x 8 tile: each stays
+ * exactly that colour, without a dot of dither. */
+static void test_representable_stays_flat(void **state)
+{
+	struct pixfmt f = named("RGB565");
+	int w = 256 * 8;
+	struct image src = picture(w, w), back;
+
+	(void)state;
+	for (int y = 0; y < w; y++)
+		for (int x = 0; x < w; x++)
+			src.pixels[y * w + x] = pixfmt_unpack(&f, (uint32_t)(y / 8 * 256 + x / 8));
+	back = shown(&f, &src);
+	for (int i = 0; i < w * w; i++)
+		if (back.pixels[i] != src.pixels[i])
+			fail_msg("(%d,%d): %08x became %08x", i % w, i / w, src.pixels[i],
+				 back.pixels[i]);
+	free(back.pixels);
+	free(src.pixels);
+}
+
+/* A frame read back from a 16 bpp screen (an "@screen" app's frame) converts back to exactly
+ * the same bytes, wherever each value stands. */
+static void test_frame_read_back_converts_to_itself(void **state)
+{
+	struct pixfmt f[2] = { named("RGB565"), named("BGR565") };
+	uint16_t *frame = malloc(256 * 256 * sizeof(*frame)), *again = malloc(256 * 256 * 2);
+	struct image img;
+
+	(void)state;
+	assert_non_null(frame);
+	assert_non_null(again);
+	for (int i = 0; i < 256 * 256; i++)
+		frame[i] = (uint16_t)(i * 40503u);	/* every value once, neighbours far apart */
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(pixfmt_read_image(&f[k], frame, 256 * 2, 256, 256, &img), 0);
+		pixfmt_convert(&f[k], &img, again, 256 * 2);
+		assert_memory_equal(again, frame, 256 * 256 * 2);
+		image_free(&img);
+	}
+	free(again);
+	free(frame);
+}
+
+/* Formats of whole bytes a channel convert as they always did: each pixel pixfmt_pack's. */
+static void test_8_bit_formats_unchanged(void **state)
+{
+	static const char *const names[] = { "RGB888", "BGR888", "XRGB8888", "XBGR8888",
+					      "RGBX8888", "BGRX8888" };
+	uint8_t *buf = malloc(64 * 64 * 4);
+	struct image src;
+
+	(void)state;
+	assert_non_null(buf);
+	fill_varied(&src, 64, 64);
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		struct pixfmt f = named(names[k]);
+
+		pixfmt_convert(&f, &src, buf, 64 * (size_t)f.bytes);
+		for (int i = 0; i < 64 * 64; i++) {
+			const uint8_t *p = buf + (size_t)i * f.bytes;
+			uint32_t got = p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
+
+			if (f.bytes == 4)
+				got |= (uint32_t)p[3] << 24;
+			assert_int_equal(got, pixfmt_pack(&f, src.pixels[i]));
+		}
+	}
+	free(src.pixels);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +543,11 @@ int main(void)
 		cmocka_unit_test(test_convert_roundtrip),
 		cmocka_unit_test(test_convert_unnamed),
 		cmocka_unit_test(test_alpha_is_opaque),
+		cmocka_unit_test(test_gradient_565_is_smooth),
+		cmocka_unit_test(test_flat_between_levels_averages),
+		cmocka_unit_test(test_representable_stays_flat),
+		cmocka_unit_test(test_frame_read_back_converts_to_itself),
+		cmocka_unit_test(test_8_bit_formats_unchanged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

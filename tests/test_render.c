@@ -32,6 +32,7 @@ struct scene {
 	struct render render;
 	uint8_t *fb;
 	size_t stride;		/* padded_stride(W, bytes) */
+	uint8_t *picture;	/* the splash as pixfmt_convert makes it: what calm water shows */
 };
 
 /* A splash where every pixel differs from its neighbours even after 5-bit truncation. */
@@ -39,6 +40,15 @@ static uint32_t splash_colour(int x, int y)
 {
 	return (uint32_t)((x * 5 & 0xff) << 16 | (y * 7 & 0xff) << 8 | ((x + y) * 3 & 0xff)) << 0 |
 	       0xff000000u;
+}
+
+/* The splash converted to the scene's format, as the renderer holds it (16 bpp dithered). */
+static void scene_convert(struct scene *s)
+{
+	free(s->picture);
+	s->picture = malloc((size_t)W * H * s->fmt.bytes);
+	assert_non_null(s->picture);
+	pixfmt_convert(&s->fmt, &s->splash, s->picture, (size_t)W * s->fmt.bytes);
 }
 
 static void scene_open(struct scene *s, const char *format)
@@ -54,6 +64,7 @@ static void scene_open(struct scene *s, const char *format)
 	assert_int_equal(water_init(&s->water, W, H, 1, 5), 0);
 	assert_int_equal(render_init(&s->render, W, H, 0, 1, &s->fmt), 0);
 	assert_int_equal(render_set_splash(&s->render, &s->splash), 0);
+	scene_convert(s);
 	s->stride = padded_stride(W, s->fmt.bytes);
 	s->fb = malloc(s->stride * H);
 	memset(s->fb, SENTINEL, s->stride * H);
@@ -62,6 +73,7 @@ static void scene_open(struct scene *s, const char *format)
 static void scene_close(struct scene *s)
 {
 	free(s->splash.pixels);
+	free(s->picture);
 	free(s->fb);
 	water_free(&s->water);
 	render_free(&s->render);
@@ -78,10 +90,22 @@ static uint32_t shown(const struct scene *s, int x, int y)
 	return pixfmt_unpack(&s->fmt, v);
 }
 
-/* The splash pixel at (x, y) as the format can show it. */
+static uint32_t raw_at(const uint8_t *p, int bytes)
+{
+	return bytes == 2 ? *(const uint16_t *)p
+	     : bytes == 4 ? *(const uint32_t *)p : (uint32_t)(p[0] | p[1] << 8 | p[2] << 16);
+}
+
+/* The splash pixel at (x, y) as the format shows it, packed. */
+static uint32_t splash_raw(const struct scene *s, int x, int y)
+{
+	return raw_at(s->picture + ((size_t)y * W + x) * s->fmt.bytes, s->fmt.bytes);
+}
+
+/* The splash pixel at (x, y) as the format shows it. */
 static uint32_t splash_at(const struct scene *s, int x, int y)
 {
-	return pixfmt_unpack(&s->fmt, pixfmt_pack(&s->fmt, splash_colour(x, y) & 0xffffff));
+	return pixfmt_unpack(&s->fmt, splash_raw(s, x, y));
 }
 
 static void set_height(struct water *w, int x, int y, int16_t v)
@@ -337,12 +361,6 @@ static void test_splash_size_must_match(void **state)
 	scene_close(&s);
 }
 
-static uint32_t raw_at(const uint8_t *p, int bytes)
-{
-	return bytes == 2 ? *(const uint16_t *)p
-	     : bytes == 4 ? *(const uint32_t *)p : (uint32_t)(p[0] | p[1] << 8 | p[2] << 16);
-}
-
 /* Channel values at both ends and in between, so that light saturates every way. */
 static const uint32_t harsh[] = { 0xffffff, 0x000000, 0xff00ff, 0x00ff00, 0xfe0180,
 				  0x7f80ff, 0x010203, 0xfdfefc };
@@ -365,6 +383,7 @@ static void test_light_saturates_each_channel_alone(void **state)
 		for (int i = 0; i < W * H; i++)
 			s.splash.pixels[i] = 0xff000000u | harsh[i % 8];
 		assert_int_equal(render_set_splash(&s.render, &s.splash), 0);
+		scene_convert(&s);
 		render_set_light(&s.render, &light);
 		fld[0] = &s.fmt.red, fld[1] = &s.fmt.green, fld[2] = &s.fmt.blue;
 		water_drop(&s.water, 24, 16, 9, 90);
@@ -385,7 +404,7 @@ static void test_light_saturates_each_channel_alone(void **state)
 				sx = sx < 0 ? 0 : sx >= W ? W - 1 : sx;
 				sy = sy < 0 ? 0 : sy >= H ? H - 1 : sy;
 				sh = sh < -255 ? -255 : sh > 255 ? 255 : sh;
-				src = pixfmt_pack(&s.fmt, harsh[(sy * W + sx) % 8]);
+				src = splash_raw(&s, sx, sy);
 				lit += sh != 0;
 				for (int c = 0; c < 3; c++) {
 					int max = (1 << fld[c]->length) - 1;

@@ -139,25 +139,91 @@ uint32_t pixfmt_unpack(const struct pixfmt *fmt, uint32_t pixel)
 	       unpack_field(fmt->green, pixel) << 8 | unpack_field(fmt->blue, pixel);
 }
 
-/* Per-channel lookup tables, built once per call so the pixel loops only index and OR. */
+/*
+ * Per-channel lookup tables, built once per call so the pixel loops only index, compare and
+ * OR. A field of fewer than 8 bits is dithered (8 bits: all shares are 0, the tables are
+ * truncation's): a value between two of its levels (as unpacked, its bits replicated) takes
+ * the upper one where the 8 x 8 Bayer threshold at its place is below its share of the step,
+ * so that every 8 x 8 tile averages to the value within a 128th of a step (a row or a column
+ * of one within 0.4). A value on a level, black and white among them, has no share: it stays,
+ * so a picture read back from the screen converts to the same pixels.
+ */
 struct pack_lut {
-	uint32_t r[256], g[256], b[256];
+	uint32_t r[256], g[256], b[256];	/* the level at or below each value, packed */
+	uint32_t up[3][256];			/* what the level above adds */
+	uint8_t share[3][256];			/* of the step, in 64ths: Bayer thresholds below it */
+	bool dither;				/* some share is not 0 */
 };
+
+static const uint8_t bayer8[8][8] = {
+	{ 0, 32, 8, 40, 2, 34, 10, 42 },	{ 48, 16, 56, 24, 50, 18, 58, 26 },
+	{ 12, 44, 4, 36, 14, 46, 6, 38 },	{ 60, 28, 52, 20, 62, 30, 54, 22 },
+	{ 3, 35, 11, 43, 1, 33, 9, 41 },	{ 51, 19, 59, 27, 49, 17, 57, 25 },
+	{ 15, 47, 7, 39, 13, 45, 5, 37 },	{ 63, 31, 55, 23, 61, 29, 53, 21 },
+};
+
+static uint32_t level_of(struct pixfmt_field f, uint32_t q)
+{
+	struct pixfmt_field at0 = { 0, f.length };
+
+	return unpack_field(at0, q);
+}
+
+/* The field's levels around v: lo at or below it, packed, what the one above adds, and v's
+ * share of the step between them in 64ths (0 on a level). */
+static void lut_field(struct pixfmt_field f, uint32_t v, uint32_t *lo, uint32_t *up,
+		      uint8_t *share)
+{
+	uint32_t q = v >> (8 - f.length), max = (1u << f.length) - 1, below, step;
+
+	if (level_of(f, q) > v)
+		q--;	/* truncation rounds up where the replicated low bits overshoot v */
+	below = level_of(f, q);
+	*lo = q << f.offset;
+	*up = q < max ? 1u << f.offset : 0;
+	step = q < max ? level_of(f, q + 1) - below : 1;
+	*share = (uint8_t)(((v - below) * 128 + step) / (2 * step));
+}
 
 static void pack_lut_init(const struct pixfmt *fmt, struct pack_lut *lut)
 {
+	uint32_t *lo[3] = { lut->r, lut->g, lut->b };
+	const struct pixfmt_field *f[3] = { &fmt->red, &fmt->green, &fmt->blue };
 	uint32_t v;
 
-	for (v = 0; v < 256; v++) {
-		lut->r[v] = fmt->opaque | pack_field(fmt->red, v);
-		lut->g[v] = pack_field(fmt->green, v);
-		lut->b[v] = pack_field(fmt->blue, v);
+	lut->dither = false;
+	for (int i = 0; i < 3; i++) {
+		for (v = 0; v < 256; v++) {
+			lut_field(*f[i], v, &lo[i][v], &lut->up[i][v], &lut->share[i][v]);
+			lut->dither |= lut->share[i][v] != 0;
+		}
 	}
+	for (v = 0; v < 256; v++)
+		lut->r[v] |= fmt->opaque;
 }
 
 static inline uint32_t lut_pack(const struct pack_lut *lut, uint32_t c)
 {
 	return lut->r[(c >> 16) & 0xff] | lut->g[(c >> 8) & 0xff] | lut->b[c & 0xff];
+}
+
+/* c packed where the Bayer threshold is t (0..63). */
+static inline uint32_t lut_dither(const struct pack_lut *lut, uint32_t c, unsigned t)
+{
+	uint32_t p = lut_pack(lut, c);
+
+	for (int i = 0; i < 3; i++) {
+		uint32_t v = c >> (16 - 8 * i) & 0xff;
+
+		p += lut->share[i][v] > t ? lut->up[i][v] : 0;
+	}
+	return p;
+}
+
+/* c packed at a place whose Bayer threshold is t. */
+static inline uint32_t lut_pick(const struct pack_lut *lut, uint32_t c, unsigned t)
+{
+	return lut->dither ? lut_dither(lut, c, t) : lut_pack(lut, c);
 }
 
 void pixfmt_convert(const struct pixfmt *fmt, const struct image *src, void *dst, size_t stride)
@@ -174,17 +240,18 @@ void pixfmt_convert(const struct pixfmt *fmt, const struct image *src, void *dst
 	for (y = 0; y < src->height; y++) {
 		const uint32_t *in = src->pixels + (size_t)y * w;
 		uint8_t *out = (uint8_t *)dst + (size_t)y * stride;
+		const uint8_t *t = bayer8[y & 7];
 
 		switch (fmt->bytes) {
 		case 2:
 			for (x = 0; x < w; x++) {
-				uint16_t v = (uint16_t)lut_pack(&lut, in[x]);
+				uint16_t v = (uint16_t)lut_pick(&lut, in[x], t[x & 7]);
 				memcpy(out + 2 * x, &v, 2);
 			}
 			break;
 		case 3:
 			for (x = 0; x < w; x++) {
-				uint32_t v = lut_pack(&lut, in[x]);
+				uint32_t v = lut_pick(&lut, in[x], t[x & 7]);
 				out[3 * x] = (uint8_t)v;
 				out[3 * x + 1] = (uint8_t)(v >> 8);
 				out[3 * x + 2] = (uint8_t)(v >> 16);
@@ -197,7 +264,7 @@ void pixfmt_convert(const struct pixfmt *fmt, const struct image *src, void *dst
 				memcpy(out + 4 * x, &v, 4);
 			}
 			for (x = xrgb ? w : 0; x < w; x++) {
-				uint32_t v = lut_pack(&lut, in[x]);
+				uint32_t v = lut_pick(&lut, in[x], t[x & 7]);
 				memcpy(out + 4 * x, &v, 4);
 			}
 			break;

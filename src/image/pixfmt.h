@@ -38,7 +38,10 @@ uint32_t pixfmt_unpack(const struct pixfmt *fmt, uint32_t pixel);
 
 /* A whole picture into rows of the format at dst (stride bytes apart), and back. 16 and 32 bpp
  * pixels are native-endian uint16_t/uint32_t, 24 bpp are 3 bytes, lowest byte first; bytes past
- * width * bytes in each row are left alone. pixfmt_unconvert fills dst, whose width, height and
+ * width * bytes in each row are left alone. A colour field of fewer than 8 bits (RGB565) gets
+ * an ordered dither by the pixel's place in the picture, of the part of each value between two
+ * of the field's levels: a value pixfmt_unpack gives (black, white) stays exact. Fields of 8
+ * bits convert as pixfmt_pack. pixfmt_unconvert fills dst, whose width, height and
  * pixels the caller has already set up; the unpacked pixels are opaque. pixfmt_convert may
  * write over src->pixels itself with a stride of at most width * 4: each pixel is read before
  * its bytes, or a later pixel's, are written. */
