@@ -149,10 +149,12 @@ uint32_t pixfmt_unpack(const struct pixfmt *fmt, uint32_t pixel)
  * so a picture read back from the screen converts to the same pixels.
  */
 struct pack_lut {
-	uint32_t r[256], g[256], b[256];	/* the level at or below each value, packed */
-	uint32_t up[3][256];			/* what the level above adds */
-	uint8_t share[3][256];			/* of the step, in 64ths: Bayer thresholds below it */
-	bool dither;				/* some share is not 0 */
+	uint32_t r[256], g[256], b[256];	/* truncated, packed: 8-bit fields' exact value */
+	uint16_t level[3][256];	/* 64 times the field's level at or below each value, plus the
+				 * value's share of the step to the next, in 64ths */
+	uint8_t offset[3];
+	uint32_t opaque;
+	bool dither;		/* some share is not 0 */
 };
 
 static const uint8_t bayer8[8][8] = {
@@ -169,37 +171,38 @@ static uint32_t level_of(struct pixfmt_field f, uint32_t q)
 	return unpack_field(at0, q);
 }
 
-/* The field's levels around v: lo at or below it, packed, what the one above adds, and v's
- * share of the step between them in 64ths (0 on a level). */
-static void lut_field(struct pixfmt_field f, uint32_t v, uint32_t *lo, uint32_t *up,
-		      uint8_t *share)
+/* 64 times the field's level at or below v plus v's share of the step to the next one, in
+ * 64ths (0 on a level; 64 would be the next level, which v is not). */
+static uint16_t lut_level(struct pixfmt_field f, uint32_t v)
 {
 	uint32_t q = v >> (8 - f.length), max = (1u << f.length) - 1, below, step;
 
 	if (level_of(f, q) > v)
 		q--;	/* truncation rounds up where the replicated low bits overshoot v */
 	below = level_of(f, q);
-	*lo = q << f.offset;
-	*up = q < max ? 1u << f.offset : 0;
 	step = q < max ? level_of(f, q + 1) - below : 1;
-	*share = (uint8_t)(((v - below) * 128 + step) / (2 * step));
+	return (uint16_t)(q << 6 | ((v - below) * 128 + step) / (2 * step));
 }
 
 static void pack_lut_init(const struct pixfmt *fmt, struct pack_lut *lut)
 {
-	uint32_t *lo[3] = { lut->r, lut->g, lut->b };
 	const struct pixfmt_field *f[3] = { &fmt->red, &fmt->green, &fmt->blue };
 	uint32_t v;
 
 	lut->dither = false;
+	lut->opaque = fmt->opaque;
+	for (v = 0; v < 256; v++) {
+		lut->r[v] = fmt->opaque | pack_field(fmt->red, v);
+		lut->g[v] = pack_field(fmt->green, v);
+		lut->b[v] = pack_field(fmt->blue, v);
+	}
 	for (int i = 0; i < 3; i++) {
+		lut->offset[i] = f[i]->offset;
 		for (v = 0; v < 256; v++) {
-			lut_field(*f[i], v, &lo[i][v], &lut->up[i][v], &lut->share[i][v]);
-			lut->dither |= lut->share[i][v] != 0;
+			lut->level[i][v] = lut_level(*f[i], v);
+			lut->dither |= (lut->level[i][v] & 63) != 0;
 		}
 	}
-	for (v = 0; v < 256; v++)
-		lut->r[v] |= fmt->opaque;
 }
 
 static inline uint32_t lut_pack(const struct pack_lut *lut, uint32_t c)
@@ -207,16 +210,14 @@ static inline uint32_t lut_pack(const struct pack_lut *lut, uint32_t c)
 	return lut->r[(c >> 16) & 0xff] | lut->g[(c >> 8) & 0xff] | lut->b[c & 0xff];
 }
 
-/* c packed where the Bayer threshold is t (0..63). */
+/* c packed where the Bayer threshold is t (0..63): a field's level goes up by one where its
+ * share is above t, that is where share + 63 - t reaches 64. */
 static inline uint32_t lut_dither(const struct pack_lut *lut, uint32_t c, unsigned t)
 {
-	uint32_t p = lut_pack(lut, c);
+	uint32_t p = lut->opaque;
 
-	for (int i = 0; i < 3; i++) {
-		uint32_t v = c >> (16 - 8 * i) & 0xff;
-
-		p += lut->share[i][v] > t ? lut->up[i][v] : 0;
-	}
+	for (int i = 0; i < 3; i++)
+		p |= (lut->level[i][c >> (16 - 8 * i) & 0xff] + 63 - t) >> 6 << lut->offset[i];
 	return p;
 }
 
