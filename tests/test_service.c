@@ -2580,6 +2580,25 @@ static void test_status_held_back(void **state)
 	stop(d);
 }
 
+/* A newline in what the daemon says (a picture's path, as libconfig's "\n" allows) stays in
+ * the line: in STATUS= it would start a KEY=VALUE of its own in the datagram, in a reply the
+ * answer to the client's next command. */
+static void test_status_is_one_line(void **state)
+{
+	struct daemon *d = *state;
+	char reply[CONTROL_REPLY_MAX], msg[1024];
+
+	write_conf(d, "");
+	start(d, NULL);
+	write_conf(d, "splash = { image = \"/nowhere\\nMAINPID=1\"; };");
+	send_cmd(d, "reload", reply, sizeof(reply));
+	assert_string_equal(reply, "error: splash /nowhere MAINPID=1: No such file or directory");
+	expect_notify(d, "STATUS=", 5000, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "/nowhere MAINPID=1"));
+	assert_null(strstr(msg, "\nMAINPID="));
+	stop(d);
+}
+
 /* A heavy stone, whose rings take the water's own damping 2 s (hooke) to 25 s (spring) to calm
  * at 320x240, and the fade's well under half a second. */
 #define FADE_STONE "drop 160 120 30 2000"
@@ -2695,6 +2714,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_show_during_fade, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_follows_the_state, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_held_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_is_one_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_after_blanked_hide, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_during_fade, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fade_calms_every_engine, setup, teardown),

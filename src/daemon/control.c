@@ -317,11 +317,14 @@ static bool client_flush(struct control_client *cl)
 	return client_watch(cl);
 }
 
+/* A reply is one line: a newline in it (a path's, in an error) would answer the client's next
+ * command with the rest. */
 static bool client_reply(struct control_client *cl, const char *reply)
 {
 	size_t n = strnlen(reply, sizeof(cl->out) - 1);
 
-	memcpy(cl->out, reply, n);
+	for (size_t i = 0; i < n; i++)
+		cl->out[i] = (unsigned char)reply[i] < ' ' ? ' ' : reply[i];
 	cl->out[n++] = '\n';
 	cl->out_len = n;
 	cl->out_off = 0;

@@ -70,6 +70,14 @@ static void describe(const struct app *app, enum status_state state, char *buf, 
 			 d->mode.height, d->path, *reload ? "; " : "", reload);
 }
 
+/* One line: a newline in a path or an error would start another KEY=VALUE of the datagram. */
+static void one_line(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < ' ')
+			*s = ' ';
+}
+
 /* Wakes the loop when a held-back state may go out; status_tell sends it after the dispatch. */
 static void on_timer(struct loop_source *src, uint32_t events)
 {
@@ -130,5 +138,6 @@ void status_tell(struct app *app, const char *also)
 	st->state = (int)state;
 	st->reloads = app->service.reloads_ended;
 	describe(app, state, line, sizeof(line));
+	one_line(line);
 	notify_sendf("%s%sSTATUS=%s", also ? also : "", also ? "\n" : "", line);
 }
