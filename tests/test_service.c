@@ -1510,8 +1510,8 @@ static void test_screenshot_full_disk(void **state)
 {
 	struct daemon *d = *state;
 	char mnt[300], seen[400], cmd[400], want[600], reply[CONTROL_REPLY_MAX];
-	const char *cases[] = { "no block free", "no inode free", "room for the PNG, not the "
-				"eighth left free" };
+	const char *cases[] = { "no block free", "no inode free",
+				"room for the PNG, not the eighth left free" };
 	/* a 640x480 PNG of at most 900 KiB and an eighth: 1156 KiB of 2048 are to be free */
 	off_t keep[] = { 0, 0, (TMPFS_KB - 1100) * 1024 };
 	struct image img;
