@@ -381,6 +381,14 @@ static void test_no_vt_draws_anyway(void **state)
 	vm_case_expect_exit(s, 0);
 }
 
+/* vfb (640x480 at 8 bpp, 4 MB) loaded, and geometry() to say its depth, size and pan. */
+#define VFB_PRELUDE                                                                          \
+	"while read -r m; do case $m in */vfb.ko) insmod $m vfb_enable=1"                    \
+	" videomemorysize=4194304 ;; *) insmod $m ;; esac 2>/dev/null; done"                 \
+	" </etc/fbvm/vfb.modules\n"                                                          \
+	"geometry() { echo \"$(cat /sys/class/graphics/fb0/bits_per_pixel) bpp"              \
+	" $(cat /sys/class/graphics/fb0/virtual_size) at $(cat /sys/class/graphics/fb0/pan)\"; }\n"
+
 /*
  * A framebuffer that pans, as legacy drivers do (vfb: 640x480 at 8 bpp, 4 MB): fbripple
  * switches it to 32 bpp and grows a second page. A VT switch away has the console put its
@@ -391,11 +399,7 @@ static void test_panning_fbdev_across_a_vt_switch(void **state)
 {
 	struct vm_suite *s = vm_case_begin(state);
 	struct vm_opts o = { .display = VM_NONE, .name = "vfb vt switch", .script =
-		"while read -r m; do case $m in */vfb.ko) insmod $m vfb_enable=1"
-		" videomemorysize=4194304 ;; *) insmod $m ;; esac 2>/dev/null; done"
-		" </etc/fbvm/vfb.modules\n"
-		"geometry() { echo \"$(cat /sys/class/graphics/fb0/bits_per_pixel) bpp"
-		" $(cat /sys/class/graphics/fb0/virtual_size) at $(cat /sys/class/graphics/fb0/pan)\"; }\n"
+		VFB_PRELUDE
 		"echo >/dev/tty2\n"	/* allocated now, tty2 keeps the console's mode */
 		"say \"found $(cat /sys/class/graphics/fb0/name) $(geometry)\"\n"
 		/* a look, and idle mode beside whatever shows 8 bpp: no depth switched */
@@ -546,11 +550,7 @@ static void test_fbdev_mode_set_under_it(void **state)
 {
 	struct vm_suite *s = vm_case_begin(state);
 	struct vm_opts o = { .display = VM_NONE, .name = "vfb mode set under it", .script =
-		"while read -r m; do case $m in */vfb.ko) insmod $m vfb_enable=1"
-		" videomemorysize=4194304 ;; *) insmod $m ;; esac 2>/dev/null; done"
-		" </etc/fbvm/vfb.modules\n"
-		"geometry() { echo \"$(cat /sys/class/graphics/fb0/bits_per_pixel) bpp"
-		" $(cat /sys/class/graphics/fb0/virtual_size) at $(cat /sys/class/graphics/fb0/pan)\"; }\n"
+		VFB_PRELUDE
 		"echo 'rain = { enabled = true; rate = 40.0; };' >/tmp/two.conf\n"
 		"cp /tmp/two.conf /tmp/one.conf; echo 'display = { double_buffer = \"off\"; };'"
 		" >>/tmp/one.conf\n"
@@ -586,11 +586,7 @@ static void test_fbdev_reload_keeps_the_mode(void **state)
 {
 	struct vm_suite *s = vm_case_begin(state);
 	struct vm_opts o = { .display = VM_NONE, .name = "vfb reload", .script =
-		"while read -r m; do case $m in */vfb.ko) insmod $m vfb_enable=1"
-		" videomemorysize=4194304 ;; *) insmod $m ;; esac 2>/dev/null; done"
-		" </etc/fbvm/vfb.modules\n"
-		"geometry() { echo \"$(cat /sys/class/graphics/fb0/bits_per_pixel) bpp"
-		" $(cat /sys/class/graphics/fb0/virtual_size) at $(cat /sys/class/graphics/fb0/pan)\"; }\n"
+		VFB_PRELUDE
 		"printf '%s\\n' 'rain = { enabled = true; rate = 40.0; };'"
 		" 'control = { socket = \"/tmp/fbr.sock\"; };' >/tmp/base.conf\n"
 		"cp /tmp/base.conf /tmp/fbr.conf\n"
