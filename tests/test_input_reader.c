@@ -72,18 +72,30 @@ static void on_pipe(struct input_reader_source *src)
 	}
 }
 
-/* A reader on a loop, reading a pipe that is asked for count contacts. */
-static void start(struct input_reader *r, struct loop *loop, struct got *got,
-		  struct input_reader_source *src, int fd[2], uint32_t count)
+/* A reader on a loop, reading a pipe that is asked for count contacts, each to fn. */
+static void start(struct input_reader *r, struct loop *loop, input_take_fn *fn, void *fn_ctx,
+		  struct got *got, struct input_reader_source *src, int fd[2], uint32_t count)
 {
 	assert_int_equal(pipe(fd), 0);
 	assert_int_equal(loop_init(loop), 0);
-	assert_int_equal(input_reader_start(r, loop, on_contact, got, tend, got), 0);
+	assert_int_equal(input_reader_start(r, loop, fn, fn_ctx, tend, got), 0);
 	*src = (struct input_reader_source){ fd[0], on_pipe, r };
 	input_reader_lock(r);
 	assert_int_equal(input_reader_add(r, src), 0);
 	input_reader_unlock(r);
 	assert_int_equal(write(fd[1], &count, sizeof(count)), sizeof(count));
+}
+
+static void stop(struct input_reader *r, struct loop *loop, struct input_reader_source *src,
+		 int fd[2])
+{
+	input_reader_lock(r);
+	input_reader_remove(r, src);
+	input_reader_unlock(r);
+	input_reader_stop(r);
+	loop_free(loop);
+	close(fd[0]);
+	close(fd[1]);
 }
 
 static void run(uint32_t count)
@@ -94,19 +106,13 @@ static void run(uint32_t count)
 	struct input_reader_source src;
 	int fd[2];
 
-	start(&r, &loop, &got, &src, fd, count);
+	start(&r, &loop, on_contact, &got, &got, &src, fd, count);
 	for (int i = 0; i < 2000 && got.n < (int)count; i++)
 		assert_int_equal(loop_dispatch(&loop, 5000), 0);
 	assert_int_equal(got.n, count);
 	assert_int_equal(got.in_order, count);
 	assert_true(got.tended > 0);
-	input_reader_lock(&r);
-	input_reader_remove(&r, &src);
-	input_reader_unlock(&r);
-	input_reader_stop(&r);
-	loop_free(&loop);
-	close(fd[0]);
-	close(fd[1]);
+	stop(&r, &loop, &src, fd);
 }
 
 /* A contact the loop cannot take yet comes again, first, in a later wake-up: none is lost,
@@ -119,30 +125,16 @@ static void test_a_refused_contact_comes_again_first(void **state)
 	struct refusing f = { { 0 }, &loop, 0, 0, 0 };
 	struct input_reader_source src;
 	int fd[2];
-	uint32_t count = COUNT;
 
 	(void)state;
-	assert_int_equal(pipe(fd), 0);
-	assert_int_equal(loop_init(&loop), 0);
-	assert_int_equal(input_reader_start(&r, &loop, refuse_some, &f, tend, &f.got), 0);
-	src = (struct input_reader_source){ fd[0], on_pipe, &r };
-	input_reader_lock(&r);
-	assert_int_equal(input_reader_add(&r, &src), 0);
-	input_reader_unlock(&r);
-	assert_int_equal(write(fd[1], &count, sizeof(count)), sizeof(count));
+	start(&r, &loop, refuse_some, &f, &f.got, &src, fd, COUNT);
 	for (long end = now_ms() + 10000; f.got.n < COUNT && now_ms() < end;)
 		assert_int_equal(loop_dispatch(&loop, 100), 0);
 	assert_int_equal(f.got.n, COUNT);
 	assert_int_equal(f.got.in_order, COUNT);
 	assert_int_equal(f.refused, COUNT / 10);
 	assert_int_equal(f.again_later, COUNT / 10);
-	input_reader_lock(&r);
-	input_reader_remove(&r, &src);
-	input_reader_unlock(&r);
-	input_reader_stop(&r);
-	loop_free(&loop);
-	close(fd[0]);
-	close(fd[1]);
+	stop(&r, &loop, &src, fd);
 }
 
 static void test_a_few(void **state)
@@ -170,7 +162,7 @@ static void test_stop_while_full(void **state)
 	int fd[2];
 
 	(void)state;
-	start(&r, &loop, &got, &src, fd, count);
+	start(&r, &loop, on_contact, &got, &got, &src, fd, count);
 	usleep(100000);
 	input_reader_stop(&r);
 	assert_int_equal(got.n, 0);
