@@ -58,6 +58,7 @@ static void renderer_of(struct render *r, const struct look *l, const struct pix
 	render_set_light(r, l->light ? &lit : &dark);
 	assert_int_equal(render_set_tint(r, l->tint), 0);
 	assert_int_equal(render_set_bands(r, l->threads), 0);
+	render_set_share_min(r, 0);	/* these frames are small: share every one */
 }
 
 /* Light rain: small, shallow drops now and then, whose rings are as gentle as the calm test's

@@ -76,6 +76,7 @@ static uint8_t *frames_of(const struct look *l, int threads, size_t *size)
 	assert_int_equal(render_set_tint(&r, l->tint), 0);
 	assert_int_equal(pool_init(&p, threads), 0);
 	assert_int_equal(render_set_bands(&r, threads), 0);
+	render_set_share_min(&r, 0);	/* these frames are small: share every one */
 	*size = 2 * stride * ph;
 	fb = malloc(*size);
 	memset(fb, SENTINEL, *size);
@@ -192,6 +193,7 @@ static void compare_steps(int cell, double damping)
 		assert_int_equal(water_init(&one, 640, 480, cell, 4), 0);
 		assert_int_equal(water_init(&many, 640, 480, cell, 4), 0);
 		one.tuning.damping = many.tuning.damping = damping;
+		water_set_share_min(&many, 0);	/* a small field: share every step */
 		assert_int_equal(pool_init(&p, threads), 0);
 		for (int step = 0; step < 300; step++) {
 			if (step % 37 == 0) {
@@ -220,6 +222,54 @@ static void test_step_classic(void **state)
 	compare_steps(2, 0.97);
 }
 
+/* A stone's ring drawn, or stepped, on the caller's thread alone; the screen drawn whole, or
+ * water live on every row, shared. */
+static void test_small_work_stays_on_one_thread(void **state)
+{
+	enum { W = 1024, H = 640 };
+	struct image img = splash_of(W, H, 7);
+	struct pixfmt fmt;
+	struct render r;
+	struct water w;
+	struct pool p;
+	unsigned calls;
+	size_t stride = (size_t)W * 4;
+	uint8_t *fb = malloc(stride * H);
+
+	(void)state;
+	assert_true(W * H >= RENDER_SHARE_MIN && W * H >= WATER_SHARE_MIN);
+	assert_int_equal(pixfmt_by_name(&fmt, "XRGB8888"), 0);
+	assert_int_equal(water_init(&w, W, H, 1, 5), 0);
+	assert_int_equal(render_init(&r, W, H, 0, 4, &fmt), 0);
+	assert_int_equal(render_set_splash(&r, &img), 0);
+	render_set_light(&r, &(struct render_light){ 1.5, 300, 0.5 });
+	assert_int_equal(pool_init(&p, 2), 0);
+	assert_int_equal(render_set_bands(&r, 2), 0);
+
+	calls = p.call;
+	render_frame_pool(&r, &w, fb, stride, 0, true, &p);
+	assert_int_equal(p.call, calls + 1);	/* every pixel */
+
+	water_drop(&w, W / 2, H / 2, 12, 600);
+	for (int i = 0; i < 8; i++)
+		water_step_pool(&w, &p);
+	calls = p.call;
+	render_frame_pool(&r, &w, fb, stride, 0, false, &p);
+	assert_int_equal(p.call, calls);	/* a ring's blocks, and its rows' steps */
+
+	for (int y = 0; y < H; y += 16)
+		water_drop(&w, (y * 37) % W, y, 12, 600);
+	calls = p.call;
+	water_step_pool(&w, &p);
+	assert_int_equal(p.call, calls + 1);	/* every row live */
+
+	pool_free(&p);
+	render_free(&r);
+	water_free(&w);
+	free(img.pixels);
+	free(fb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_render_cells_lit),
 		cmocka_unit_test(test_render_cells_tinted),
 		cmocka_unit_test(test_step_classic),
+		cmocka_unit_test(test_small_work_stays_on_one_thread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -193,6 +193,7 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 	}
 	r->path = render_path_default();
 	r->draw_live = draw_live_asked();
+	r->share_min = RENDER_SHARE_MIN;
 	render_set_light(r, &(struct render_light){ 0 });
 	return 0;
 }
@@ -200,6 +201,11 @@ int render_init(struct render *r, int fb_width, int fb_height, int rotate, int c
 void render_draw_live(struct render *r, bool live)
 {
 	r->draw_live = live;
+}
+
+void render_set_share_min(struct render *r, long pixels)
+{
+	r->share_min = pixels;
 }
 
 static void scratch_free(struct render *r)
@@ -416,7 +422,8 @@ static struct water_span rows_wet(const struct render *r, const struct water *w)
  * last time and must show the plain splash again; rows with any in runs. Returns how many.
  * Rows outside the water's and the page's row ranges have none: a stone on a tall screen
  * costs its own height here too. */
-static int plan(struct render *r, const struct water *w, int page, bool full, int *nruns)
+static int plan(struct render *r, const struct water *w, int page, bool full, int *nruns,
+		long *pixels)
 {
 	struct water_span *shown = r->shown[page], whole = { 0, r->width };
 	struct water_span scan = span_join(rows_wet(r, w), r->shown_rows[page]), now = { 0, 0 };
@@ -434,6 +441,7 @@ static int plan(struct render *r, const struct water *w, int page, bool full, in
 		if (draw.lo >= draw.hi)
 			continue;
 		r->cols[y] = (struct render_cols){ draw.lo, draw.hi, wet.lo, wet.hi };
+		*pixels += draw.hi - draw.lo;
 		rows++;
 		if (n && r->runs[n - 1].hi == y)
 			r->runs[n - 1].hi++;
@@ -489,9 +497,10 @@ static int last_set(const uint64_t *bits, int words)
  * left alone. full: every block, calm ones as the picture.
  */
 static int plan_blocks(struct render *r, const struct water *w, int page, bool full,
-		       int *nruns)
+		       int *nruns, long *pixels)
 {
 	int words = r->block_words, rows = 0, n = 0;
+	long blocks = 0;
 	struct water_span scan = span_join(rows_wet(r, w), r->loud_rows[page]), now = { 0, 0 };
 	uint64_t every[RENDER_BLOCK_WORDS];	/* a row of every block, for full frames */
 
@@ -518,6 +527,7 @@ static int plan_blocks(struct render *r, const struct water *w, int page, bool f
 			loud[i] = l;
 			any |= draw[i];
 			loudest |= l;
+			blocks += __builtin_popcountll(draw[i]);
 		}
 		if (loudest)
 			now = span_join(now, (struct water_span){ y, y + 1 });
@@ -533,6 +543,7 @@ static int plan_blocks(struct render *r, const struct water *w, int page, bool f
 	}
 	r->loud_rows[page] = now;
 	r->louds = r->loud[page];
+	*pixels = r->blocks ? blocks * r->width / r->blocks : 0;
 	*nruns = n;
 	return rows;
 }
@@ -922,8 +933,9 @@ int render_frame_pool(struct render *r, const struct water *w, uint8_t *dst,
 		      size_t dst_stride, int page, bool full, struct pool *pool)
 {
 	int nruns, unit = chunk_unit(r), units = 0, chunks;
-	int rows = r->draw_live ? plan(r, w, page, full, &nruns)
-				: plan_blocks(r, w, page, full, &nruns);
+	long pixels = 0;
+	int rows = r->draw_live ? plan(r, w, page, full, &nruns, &pixels)
+				: plan_blocks(r, w, page, full, &nruns, &pixels);
 	struct frame f = { r, w, dst, dst_stride, nruns, unit, 0, 0, r->width };
 	bool by_columns = r->cell > 1;
 
@@ -935,7 +947,7 @@ int render_frame_pool(struct render *r, const struct water *w, uint8_t *dst,
 		frame_columns_span(&f);
 	chunks = min_int(chunks, by_columns ? (f.hi - f.lo) / POOL_STRIP_MIN : units);
 	if (!pool || pool->threads <= 1 || r->bands < pool->threads || rows < POOL_ROWS ||
-	    chunks < 2) {
+	    pixels < r->share_min || chunks < 2) {
 		draw_strips(r, w, dst, dst_stride, r->runs, nruns, 0, r->width);
 		return rows;
 	}

@@ -130,6 +130,7 @@ struct render {
 	 * pixel is drawn instead, as the water's spans say.
 	 */
 	bool draw_live;
+	long share_min;			/* frames drawing fewer pixels: the caller's thread alone */
 	int calm_max;			/* cells whose slopes reach no further are calm */
 	int block_cells, blocks, block_words;
 	int32_t *block_x;		/* [blocks + 1]: the first logical column of each block */
@@ -190,13 +191,24 @@ int render_frame(struct render *r, const struct water *w, uint8_t *dst, size_t d
  * blocks that change (false, the default); the next frame must be drawn full. */
 void render_draw_live(struct render *r, bool live);
 
+/*
+ * Frames that draw fewer pixels than this are not shared: waking a thread and waiting for it
+ * cost more CPU than the half of a small frame it would draw. A screensaver's rain draws a
+ * tenth of a 1080p screen (about 0.3 ms of one core here); a quarter of it, the default,
+ * takes a Raspberry Pi 4's core a few ms, well inside a frame at 60 fps. Tests share every
+ * frame with 0.
+ */
+#define RENDER_SHARE_MIN (512L * 1024)
+void render_set_share_min(struct render *r, long pixels);
+
 /* Scratch for drawing frames in up to bands (1..POOL_MAX) bands at once, made once here and
  * not per frame; 0 or -ENOMEM (then one band). */
 int render_set_bands(struct render *r, int bands);
 
 /* render_frame shared among pool's threads (as many as render_set_bands made room for): its
  * rows at cell 1, strips of its columns above; each byte written by one thread, the same
- * bytes for any thread count. */
+ * bytes for any thread count. A frame that draws fewer than render_set_share_min's pixels is
+ * drawn on the caller's thread alone. */
 struct pool;
 int render_frame_pool(struct render *r, const struct water *w, uint8_t *dst,
 		      size_t dst_stride, int page, bool full, struct pool *pool);

@@ -52,6 +52,7 @@ int water_open(struct water *w, const struct water_engine *engine, int screen_wi
 	w->screen_width = screen_width;
 	w->screen_height = screen_height;
 	w->tuning = *tuning;
+	w->share_min = WATER_SHARE_MIN;
 	for (int i = 0; i < 2; i++) {
 		w->mem[i] = calloc(cells, sizeof(int16_t));
 		w->live_mem[i] = calloc(height + 2, 1);
@@ -206,6 +207,11 @@ void water_swap(struct water *w)
 void water_step(struct water *w)
 {
 	w->engine->step(w);
+}
+
+void water_set_share_min(struct water *w, long cells)
+{
+	w->share_min = cells;
 }
 
 void water_step_pool(struct water *w, struct pool *pool)

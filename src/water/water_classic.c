@@ -143,7 +143,7 @@ static void classic_step_pool(struct water *w, struct pool *pool)
 	chunks = pool->threads * STEP_POOL_CHUNKS;
 	if (chunks > (y1 - y0) / STEP_POOL_ROWS)
 		chunks = (y1 - y0) / STEP_POOL_ROWS;
-	if (chunks < 2)
+	if (chunks < 2 || (long)(y1 - y0) * w->width < w->share_min)
 		step_band(w, y0, y1);
 	else
 		pool_run(pool, step_part, w, chunks);
