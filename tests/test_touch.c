@@ -220,6 +220,45 @@ static void test_a_swipe_takes_turns_with_control(void **state)
 	assert_false(screen_calm(&r->screen));
 }
 
+/* The heights of every row of w, in a copy to free. */
+static int16_t *heights_of(const struct water *w)
+{
+	size_t row = (size_t)w->width * sizeof(int16_t);
+	int16_t *copy = malloc(row * w->height);
+
+	for (int y = 0; y < w->height; y++)
+		memcpy(copy + (size_t)y * w->width, water_row(w, y), row);
+	return copy;
+}
+
+/* A trail left unfinished when the saver begins to fade back to the application is dropped:
+ * its contact offered again in the next wake-up drops no more stones (review: the rest of the
+ * stroke fell into the fading water). */
+static void test_an_unfinished_trail_stops_at_the_fade(void **state)
+{
+	struct rig *r = *state;
+	int16_t *before;
+
+	saver_init(&r->pace.saver, SAVER_IDLE, SAVER_WAKE_COMMAND, 0, 1.0, 0);
+	assert_int_equal(saver_command(&r->pace.saver, true, 0), SAVER_SHOW);
+	assert_int_equal(loop_dispatch(&r->loop, 0), 0);
+	assert_true(touch_contact(&r->touch, &swipe[0]));
+	assert_false(touch_contact(&r->touch, &swipe[1]));	/* the stroke needs more wake-ups */
+	assert_int_equal(saver_command(&r->pace.saver, false, 10), SAVER_FADE);
+	before = heights_of(&r->screen.water);
+	assert_int_equal(loop_dispatch(&r->loop, 0), 0);
+	assert_true(touch_contact(&r->touch, &swipe[1]));
+	assert_true(touch_contact(&r->touch, &swipe[2]));
+	assert_true(touch_contact(&r->touch, &swipe[4]));
+	assert_true(r->touch.trail.done);
+	for (int y = 0; y < r->screen.water.height; y++)
+		if (memcmp(water_row(&r->screen.water, y), before + (size_t)y * r->screen.water.width,
+			   (size_t)r->screen.water.width * sizeof(int16_t)))
+			fail_msg("row %d of the water changed while the saver faded", y);
+	free(before);
+	assert_int_equal(r->touch.contacts, 0);
+}
+
 /* A tap that comes when the wake-up's stone work is spent (by control commands, say) drops
  * its stone in the next wake-up, once: it counts as one contact, and the next frame shows it. */
 static void test_a_tap_waits_for_the_next_wake_up_only(void **state)
@@ -293,6 +332,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_a_swipe_takes_turns_with_control, setup_heavy,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_an_unfinished_trail_stops_at_the_fade,
+						setup_heavy, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

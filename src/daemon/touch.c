@@ -80,13 +80,18 @@ static void touch_down(struct touch *t, const struct input_contact *c)
 
 /* A touch drops a stone, and each contact dragged draws its own trail. A touch that drops
  * none, as it only wakes the screen, draws none either until it lifts. A trail longer than
- * the wake-up's stone work allows goes on when its contact comes again, in the next. */
+ * the wake-up's stone work allows goes on when its contact comes again, in the next, unless
+ * the saver has begun to fade since. */
 bool touch_contact(void *ctx, const struct input_contact *c)
 {
 	struct touch *t = ctx;
 	bool done = true;
 
 	if (!t->trail.done && same_contact(c, &t->doing)) {
+		if (!saver_ripples(&t->pace->saver)) {
+			t->trail.done = true;	/* fading or hidden: the water stays as it is */
+			return true;
+		}
 		done = trail_go_on(t);
 		pace_wake(t->pace);
 		return done;
