@@ -641,12 +641,22 @@ static void mode_put_back(struct screen *s)
 			 "restart it after)", s->display.path);
 }
 
+/* The display gave up flipping pages (the fbdev driver kept refusing to pan): one page from
+ * now on, the one on screen, drawn whole first. Once a display: it stays single buffered. */
+static void one_page_left(struct screen *s, int err)
+{
+	s->full_pages = s->display.mode.pages;
+	log_warn("%s: the driver refused to pan to the page drawn (%s); drawing on the page on "
+		 "screen from now on, single buffered: frames may tear", s->display.path,
+		 strerror(-err));
+}
+
 /* Draws the water into the page off screen and shows it. full: every row, on every page. */
 void screen_draw(struct screen *s, bool full)
 {
 	const struct display_mode *m = &s->display.mode;
 	struct display_buffer buf;
-	int ret;
+	int pages = m->pages, ret;
 
 	if (s->away || s->gone)
 		return;
@@ -672,6 +682,10 @@ void screen_draw(struct screen *s, bool full)
 	ret = display_present(&s->display);
 	if (ret == 0)
 		s->frames++;
+	else if (m->pages < pages)
+		one_page_left(s, ret);
+	else if (ret == -EAGAIN)
+		s->full_pages += full;	/* not shown: the same page is handed out again */
 	else if (ret == -ENODEV)
 		lose_display(s);
 	else if (ret == -ESTALE)
@@ -799,11 +813,13 @@ int screen_return(struct screen *s)
  * tries again shortly), and nothing drawn until then. */
 int screen_retake(struct screen *s)
 {
-	int ret = display_acquire(&s->display);
+	int pages = s->display.mode.pages, ret = display_acquire(&s->display);
 
 	if (ret == -EBUSY)
 		return ret;
-	if (ret < 0)
+	if (ret < 0 && s->display.mode.pages < pages)
+		one_page_left(s, ret);
+	else if (ret < 0)
 		log_warn("%s: acquire: %s", s->display.path, acquire_error(ret));
 	s->away = false;
 	vt_set_away(false);

@@ -14,6 +14,10 @@
 #include "image/pixfmt.h"
 #include "vt_guard.h"
 
+/* Pans refused in a row before fbripple gives up flipping and draws on the page on screen: a
+ * driver busy for a frame or two is waited out, one that keeps refusing is not. */
+#define FBDEV_PAN_TRIES 3
+
 struct fbdev {
 	int fd;
 	uint8_t *map;
@@ -21,6 +25,7 @@ struct fbdev {
 	uint8_t *pixels;	/* the top-left pixel of the virtual screen */
 	uint8_t *page_pixels[2];	/* pixels + yoffset * stride of each page */
 	int page;		/* the page drawn into next (the one not on screen) */
+	int pans_refused;	/* in a row, the page drawn kept off screen each time */
 	bool can_vsync;		/* FBIO_WAITFORVSYNC works */
 	bool pan_tried;		/* for a second page, and vsync */
 	bool hidden;		/* opened hidden: the picture on screen another program's */
@@ -99,6 +104,14 @@ static int choose_format(struct fbdev *fb, struct fb_fix_screeninfo *fix, struct
 	if (switch_depth(fb, fix, fmt, 32) == 0 || switch_depth(fb, fix, fmt, 16) == 0)
 		return 0;
 	return -ENOTSUP;
+}
+
+/* Whether the mapping holds lines rows from the top of the virtual screen. */
+static bool covers(const struct display *d, size_t lines)
+{
+	const struct fbdev *fb = fbdev_of(d);
+
+	return (size_t)(fb->pixels - fb->map) + lines * d->mode.stride <= fb->map_len;
 }
 
 static int pan_to(struct fbdev *fb, unsigned int yoffset)
@@ -312,14 +325,47 @@ static bool same_mode(const struct fb_var_screeninfo *a, const struct fb_var_scr
 
 static int fbdev_acquire(struct display *d);
 
+/* One page from now on, at the line the screen is panned to: frames are drawn where they show,
+ * and may tear. */
+static void one_page(struct display *d, unsigned int on_screen)
+{
+	struct fbdev *fb = fbdev_of(d);
+
+	fb->var.yoffset = on_screen;
+	fb->page_pixels[0] = fb->page_pixels[1] = fb->pixels + (size_t)on_screen * d->mode.stride;
+	fb->page = 0;
+	d->mode.pages = 1;
+}
+
+/* After a mode set, or another program's pan, the screen panned back to our line from
+ * on_screen. Where the driver refuses, one page at on_screen: with two pages the driver's
+ * error (mode.pages then says so), with one 0. -ENOSPC where on_screen is past the mapping. */
+static int pan_back(struct display *d, unsigned int line, unsigned int on_screen)
+{
+	struct fbdev *fb = fbdev_of(d);
+	int pages = d->mode.pages, ret;
+
+	if (line == on_screen)
+		return 0;
+	ret = pan_to(fb, line);
+	if (ret == 0)
+		return 0;
+	if (!covers(d, (size_t)on_screen + fb->var.yres))
+		return -ENOSPC;
+	one_page(d, on_screen);
+	return pages == 2 ? ret : 0;
+}
+
 /* Another program set a mode while our VT is in front (fbset in a boot script): ours back, as
  * on our VT's return. -ESTALE when it was put back (the frame goes out whole again), -EIO
- * (once) when it could not be, else 0. Beside an application, on its VT, the mode is the application's. */
+ * (once) when it could not be, else 0; put back but the pan to our page refused, one page on
+ * screen and the driver's error (as fbdev_present). Beside an application, on its VT, the mode
+ * is the application's. */
 static int keep_mode(struct display *d)
 {
 	struct fbdev *fb = fbdev_of(d);
 	struct fb_var_screeninfo now;
-	int ret;
+	int pages = d->mode.pages, ret;
 
 	if (fb->shared || fb->mode_lost || ioctl(fb->fd, FBIOGET_VSCREENINFO, &now) < 0)
 		return 0;
@@ -328,8 +374,23 @@ static int keep_mode(struct display *d)
 	    (d->mode.pages == 2 || now.yoffset == fb->var.yoffset))
 		return 0;
 	ret = fbdev_acquire(d);
+	if (ret < 0 && d->mode.pages < pages)
+		return ret;
 	fb->mode_lost = ret < 0;	/* no mode set a frame */
 	return ret < 0 ? -EIO : -ESTALE;
+}
+
+/* The driver refused to pan to the page just drawn: it stays off screen and is handed out
+ * again (-EAGAIN). Refused FBDEV_PAN_TRIES times in a row, one page, the one on screen, and the
+ * driver's error. */
+static int pan_refused(struct display *d, int err)
+{
+	struct fbdev *fb = fbdev_of(d);
+
+	if (++fb->pans_refused < FBDEV_PAN_TRIES)
+		return -EAGAIN;
+	one_page(d, fb->var.yoffset);
+	return err;
 }
 
 static int fbdev_present(struct display *d)
@@ -341,13 +402,16 @@ static int fbdev_present(struct display *d)
 	if (ret < 0 || d->mode.pages < 2)
 		return ret;
 	yoffset = (unsigned int)((fb->page_pixels[fb->page] - fb->pixels) / d->mode.stride);
-	fb->page ^= 1;
 	ret = pan_to(fb, yoffset);
+	if (ret < 0)
+		return pan_refused(d, ret);
+	fb->pans_refused = 0;
+	fb->page ^= 1;
 	/* the pan is latched at the next vblank: wait for it before drawing into the other page,
 	 * which is on screen until then */
 	if (fb->can_vsync)
 		ioctl(fb->fd, FBIO_WAITFORVSYNC, &zero);
-	return ret;
+	return 0;
 }
 
 /* Drivers with deferred I/O (DRM's fbdev emulation) show writes only once flushed. */
@@ -545,15 +609,14 @@ static int fbdev_acquire(struct display *d)
 	if (ioctl(fb->fd, FBIOGET_VSCREENINFO, &now) < 0)
 		return -errno;
 	if (same_mode(&now, &want) && now.xoffset == fb->saved.xoffset)
-		return now.yoffset == want.yoffset ? 0 : pan_to(fb, want.yoffset);
+		return pan_back(d, want.yoffset, now.yoffset);
 	want.activate = FB_ACTIVATE_NOW;
 	if (ioctl(fb->fd, FBIOPUT_VSCREENINFO, &want) < 0 || read_info(fb, &fix) < 0)
 		return -errno;
 	if (!same_mode(&fb->var, &want) || fix.line_length != d->mode.stride ||
-	    fb->map_len < (size_t)(fb->pixels - fb->map) + (size_t)fb->var.yres_virtual *
-							  d->mode.stride)
+	    !covers(d, fb->var.yres_virtual))
 		return -EIO;
-	return fb->var.yoffset == want.yoffset ? 0 : pan_to(fb, want.yoffset);
+	return pan_back(d, want.yoffset, fb->var.yoffset);
 }
 
 const struct display_ops display_fbdev = {

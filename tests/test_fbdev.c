@@ -1,0 +1,383 @@
+/* test_fbdev.c - the fbdev backend against a driver faked in this process: pans it refuses,
+ * memory it moves on a mode set. Which page is on screen is the fake's to say. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fb.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "config/config.h"
+#include "daemon/app.h"
+#include "display/display.h"
+#include "testutil.h"
+
+enum { W = 64, H = 48 };
+
+/*
+ * The driver: ioctl() on the device's descriptor is answered here (fbdev.c, linked into this
+ * program, calls this definition); every other descriptor goes to the kernel. The device is a
+ * regular file at first; a driver that moves its memory on a mode set (realloc) puts a memfd
+ * of the new size under the same descriptor, as a driver's mmap then maps the new memory while
+ * an old mapping keeps the old, which nobody shows.
+ */
+static struct {
+	ino_t ino;		/* the file opened as the device */
+	int fd;			/* its descriptor in fbdev.c, once seen; -1 */
+	struct fb_var_screeninfo var;
+	struct fb_fix_screeninfo fix;
+	bool realloc;		/* each mode set gets memory of its own size, elsewhere */
+	int pans;		/* pans asked for */
+	int refuse_from, refuse_to;	/* pans numbered [from, to) refused with refuse_errno */
+	int refuse_errno;
+} fake;
+
+static void fake_layout(struct fb_var_screeninfo *v)
+{
+	static const struct fb_bitfield none = { 0, 0, 0 };
+
+	v->transp = none;
+	if (v->bits_per_pixel == 32) {
+		v->red = (struct fb_bitfield){ 16, 8, 0 };
+		v->green = (struct fb_bitfield){ 8, 8, 0 };
+		v->blue = (struct fb_bitfield){ 0, 8, 0 };
+	} else {
+		v->bits_per_pixel = 16;
+		v->red = (struct fb_bitfield){ 11, 5, 0 };
+		v->green = (struct fb_bitfield){ 5, 6, 0 };
+		v->blue = (struct fb_bitfield){ 0, 5, 0 };
+	}
+}
+
+/* FBIOPUT_VSCREENINFO, the driver's way: 0 or -errno. */
+static int fake_set(const struct fb_var_screeninfo *want)
+{
+	struct fb_var_screeninfo v = *want;
+	size_t need;
+
+	if (v.xres_virtual < v.xres)
+		v.xres_virtual = v.xres;
+	if (v.yres_virtual < v.yres)
+		v.yres_virtual = v.yres;
+	fake_layout(&v);
+	need = (size_t)v.xres_virtual * v.bits_per_pixel / 8 * v.yres_virtual;
+	if (v.yoffset + v.yres > v.yres_virtual)
+		v.yoffset = 0;
+	if (fake.realloc) {
+		int mem = memfd_create("fake-fb", MFD_CLOEXEC);
+
+		if (mem < 0 || ftruncate(mem, (off_t)need) < 0 || dup2(mem, fake.fd) < 0)
+			return -ENOMEM;
+		close(mem);
+		fake.fix.smem_start += 0x1000000;
+		fake.fix.smem_len = (__u32)need;
+	} else if (need > fake.fix.smem_len) {
+		return -ENOMEM;
+	}
+	fake.var = v;
+	fake.fix.line_length = v.xres_virtual * v.bits_per_pixel / 8;
+	return 0;
+}
+
+static int fake_pan(const struct fb_var_screeninfo *v)
+{
+	int n = fake.pans++;
+
+	if (n >= fake.refuse_from && n < fake.refuse_to)
+		return -fake.refuse_errno;
+	if (v->xoffset || v->yoffset + fake.var.yres > fake.var.yres_virtual)
+		return -EINVAL;
+	fake.var.yoffset = v->yoffset;
+	return 0;
+}
+
+static bool is_device(int fd)
+{
+	struct stat st;
+
+	if (fake.fd >= 0)
+		return fd == fake.fd;
+	if (fstat(fd, &st) < 0 || st.st_ino != fake.ino)
+		return false;
+	fake.fd = fd;
+	return true;
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+	int ret = -ENOTTY;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (!is_device(fd))
+		return (int)syscall(SYS_ioctl, fd, req, arg);
+	if (req == FBIOGET_VSCREENINFO) {
+		memcpy(arg, &fake.var, sizeof(fake.var));
+		ret = 0;
+	} else if (req == FBIOGET_FSCREENINFO) {
+		memcpy(arg, &fake.fix, sizeof(fake.fix));
+		ret = 0;
+	} else if (req == FBIOPUT_VSCREENINFO) {
+		ret = fake_set(arg);
+	} else if (req == FBIOPAN_DISPLAY) {
+		ret = fake_pan(arg);
+	} else if (req == FBIOBLANK) {
+		ret = 0;
+	}
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+/* The device found at 32 bpp, W x H with a virtual height of shown pages, memory for pages of
+ * them; path is its file. */
+static char *fake_device(int pages, int shown, bool realloc)
+{
+	char *dir = tu_tmpdir(), *path = malloc(strlen(dir) + 4);
+	size_t len = (size_t)W * 4 * H * pages;
+	struct stat st;
+	int fd;
+
+	sprintf(path, "%s/fb", dir);
+	free(dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)len), 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	close(fd);
+	memset(&fake, 0, sizeof(fake));
+	fake.ino = st.st_ino;
+	fake.fd = -1;
+	fake.realloc = realloc;
+	fake.refuse_from = fake.refuse_to = -1;
+	fake.var = (struct fb_var_screeninfo){ .xres = W, .yres = H, .xres_virtual = W,
+					       .yres_virtual = H * shown, .bits_per_pixel = 32 };
+	fake_layout(&fake.var);
+	fake.fix = (struct fb_fix_screeninfo){ .smem_start = 0x10000000, .smem_len = (__u32)len,
+					       .type = FB_TYPE_PACKED_PIXELS,
+					       .visual = FB_VISUAL_TRUECOLOR, .ypanstep = 1,
+					       .line_length = W * 4 };
+	return path;
+}
+
+static void remove_device(char *path)
+{
+	*strrchr(path, '/') = '\0';
+	tu_rmtree(path);
+}
+
+static void open_device(struct display *d, const char *path)
+{
+	struct display_request req = { .device = path, .buffering = DISPLAY_BUFFER_AUTO };
+	char err[256] = "";
+	int ret = display_open(d, &req, err, sizeof(err));
+
+	if (ret < 0)
+		fail_msg("open %s: %s", path, err);
+	assert_string_equal(d->ops->name, "fbdev");
+}
+
+/* Frame n drawn whole into the buffer handed out: every pixel n. */
+static void draw_frame(struct display *d, uint32_t n)
+{
+	struct display_buffer buf = display_buffer(d);
+
+	for (int y = 0; y < d->mode.height; y++) {
+		uint32_t *row = (uint32_t *)(buf.pixels + (size_t)y * d->mode.stride);
+
+		for (int x = 0; x < d->mode.width; x++)
+			row[x] = n;
+	}
+}
+
+/* What the screen shows, as the driver scans it out: the frame number every pixel of the
+ * page it is panned to holds, or -1 when they differ (a frame torn or half drawn). */
+static long shown_frame(void)
+{
+	size_t stride = fake.fix.line_length;
+	uint32_t row[W], first;
+
+	assert_int_equal(fake.var.bits_per_pixel, 32);
+	assert_true(pread(fake.fd, &first, 4, (off_t)(fake.var.yoffset * stride)) == 4);
+	for (unsigned int y = 0; y < fake.var.yres; y++) {
+		assert_true(pread(fake.fd, row, sizeof(row),
+				  (off_t)((fake.var.yoffset + y) * stride)) == sizeof(row));
+		for (int x = 0; x < W; x++)
+			if (row[x] != first)
+				return -1;
+	}
+	return first;
+}
+
+/* Whether the buffer handed out next is the page on screen, two pages being y 0 and y yres. */
+static bool drawing_on_screen(const struct display *d)
+{
+	struct display_buffer buf = display_buffer(d);
+
+	return d->mode.pages == 2 && (unsigned int)buf.page * fake.var.yres == fake.var.yoffset;
+}
+
+/* Frames 1 .. frames drawn and presented: each either shown whole or refused, the screen then
+ * still showing the last one shown whole; never one drawn on the page on screen while two
+ * pages are flipped. How many presents fell back to one page, in *fallbacks. */
+static long run_frames(struct display *d, uint32_t first, uint32_t last, long shown,
+		       int refused_errno, int *fallbacks)
+{
+	for (uint32_t n = first; n <= last; n++) {
+		int pages = d->mode.pages, ret;
+
+		if (drawing_on_screen(d))
+			fail_msg("frame %u handed the page on screen (line %u) to draw into", n,
+				 fake.var.yoffset);
+		draw_frame(d, n);
+		ret = display_present(d);
+		if (ret == 0) {
+			shown = n;
+		} else if (d->mode.pages < pages) {
+			/* given up flipping: the driver's own error, said once by the caller */
+			assert_int_equal(ret, -refused_errno);
+			++*fallbacks;
+		} else {
+			assert_int_equal(ret, -EAGAIN);	/* not shown: the same page again */
+		}
+		if (shown_frame() != shown)
+			fail_msg("after frame %u the screen shows %ld, not frame %ld", n,
+				 shown_frame(), shown);
+	}
+	return shown;
+}
+
+/* A driver that pans at first and then refuses every pan (-EBUSY): after a few tries one
+ * page, the one on screen, and every frame from then on shown whole there. */
+static void test_refused_pans_fall_back_to_the_page_on_screen(void **state)
+{
+	char *path = fake_device(2, 1, false);
+	struct display d;
+	int fallbacks = 0;
+
+	(void)state;
+	open_device(&d, path);
+	assert_int_equal(d.mode.pages, 2);
+	fake.refuse_from = fake.pans + 3;
+	fake.refuse_to = 1 << 30;
+	fake.refuse_errno = EBUSY;
+	assert_int_equal(run_frames(&d, 1, 12, 0, EBUSY, &fallbacks), 12);
+	assert_int_equal(fallbacks, 1);
+	assert_int_equal(d.mode.pages, 1);
+	display_close(&d, false);
+	remove_device(path);
+}
+
+/* One pan refused (-EINVAL, as a driver says when busy elsewhere): the frame is not shown,
+ * its page stays off screen and is drawn again, and the next pan flips as before. */
+static void test_one_refused_pan_keeps_the_page(void **state)
+{
+	char *path = fake_device(2, 1, false);
+	struct display d;
+	int fallbacks = 0;
+
+	(void)state;
+	open_device(&d, path);
+	assert_int_equal(d.mode.pages, 2);
+	fake.refuse_from = fake.pans + 3;
+	fake.refuse_to = fake.refuse_from + 1;
+	fake.refuse_errno = EINVAL;
+	assert_int_equal(run_frames(&d, 1, 8, 0, EINVAL, &fallbacks), 8);
+	assert_int_equal(fallbacks, 0);
+	assert_int_equal(d.mode.pages, 2);
+	display_close(&d, false);
+	remove_device(path);
+}
+
+/* The frame number screen_draw's test stripes put in rows y0 .. y0 + 7 of the page on
+ * screen (bit i the 8x8 square at x = 8i, white for 1). */
+static uint32_t shown_stripe(int y0)
+{
+	size_t stride = fake.fix.line_length;
+	uint32_t n = 0, px;
+
+	for (int i = 0; i < W / 8; i++) {
+		off_t at = (off_t)((fake.var.yoffset + y0 + 4) * stride + (size_t)(8 * i + 4) * 4);
+
+		assert_true(pread(fake.fd, &px, 4, at) == 4);
+		n |= (uint32_t)((px & 0xffffff) == 0xffffff) << i;
+	}
+	return n;
+}
+
+/* The daemon's screen over a driver that stops panning: one warning that says so and why,
+ * and from then on every frame shown whole (its number at the top and at the bottom). */
+static void test_screen_says_once_it_draws_on_one_page(void **state)
+{
+	char *path = fake_device(2, 1, false), log[] = "/tmp/fbripple-test-fbdev-XXXXXX";
+	struct display_request req = { .device = path, .buffering = DISPLAY_BUFFER_AUTO };
+	struct config cfg;
+	struct screen s;
+	char text[4096] = "";
+	int logfd = mkstemp(log), err = dup(2);
+	ssize_t len;
+
+	(void)state;
+	assert_true(logfd >= 0 && err >= 0);
+	config_defaults(&cfg);
+	cfg.display.threads = 1;
+	screen_init(&s);
+	s.stripes = true;
+	assert_int_equal(screen_open(&s, &req), 0);
+	assert_int_equal(screen_setup(&s, &cfg), 0);
+	assert_int_equal(s.display.mode.pages, 2);
+	fake.refuse_from = fake.pans + 2;
+	fake.refuse_to = 1 << 30;
+	fake.refuse_errno = EBUSY;
+	dup2(logfd, 2);
+	for (int i = 0; i < 10; i++)
+		screen_draw(&s, false);
+	dup2(err, 2);
+	assert_int_equal(s.display.mode.pages, 1);
+	/* 2 flipped, 3 refused, 5 on the page on screen */
+	assert_int_equal(s.frames, 7);
+	assert_int_equal(shown_stripe(0), 6);
+	assert_int_equal(shown_stripe(H - 8), 6);
+	len = pread(logfd, text, sizeof(text) - 1, 0);
+	assert_true(len > 0);
+	text[len] = '\0';
+	assert_non_null(strstr(text, ": the driver refused to pan to the page drawn (Device or "
+				     "resource busy); drawing on the page on screen from now on, "
+				     "single buffered: frames may tear\n"));
+	assert_null(strstr(strstr(text, "refused to pan") + 1, "refused to pan"));	/* once */
+	screen_release(&s);
+	close(logfd);
+	close(err);
+	unlink(log);
+	remove_device(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refused_pans_fall_back_to_the_page_on_screen),
+		cmocka_unit_test(test_one_refused_pan_keeps_the_page),
+		cmocka_unit_test(test_screen_says_once_it_draws_on_one_page),
+	};
+
+	if (getenv("FBRIPPLE_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("FBRIPPLE_TEST_FILTER"));
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
