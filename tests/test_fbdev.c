@@ -306,6 +306,53 @@ static void test_one_refused_pan_keeps_the_page(void **state)
 	remove_device(path);
 }
 
+/* A driver whose memory is sized to each mode and moves when it changes: the second page
+ * fbripple grows is in memory mapped anew, and the frames drawn there show. */
+static void test_second_page_in_moved_memory(void **state)
+{
+	char *path = fake_device(1, 1, true);
+	struct display d;
+	int fallbacks = 0;
+
+	(void)state;
+	open_device(&d, path);
+	assert_int_equal(fake.var.yres_virtual, 2 * H);
+	assert_int_equal(d.mode.pages, 2);
+	assert_int_equal(run_frames(&d, 1, 4, 0, 0, &fallbacks), 4);
+	display_close(&d, false);
+	remove_device(path);
+}
+
+/* Another program sets its mode (16 bpp, one page) on such a driver while fbripple draws:
+ * fbripple's own goes back at the next frame, in memory that moved twice, and the frames after
+ * show there. */
+static void test_mode_put_back_in_moved_memory(void **state)
+{
+	char *path = fake_device(2, 2, true);
+	struct fb_var_screeninfo other;
+	struct display d;
+	int fallbacks = 0;
+	long shown;
+
+	(void)state;
+	open_device(&d, path);
+	assert_int_equal(d.mode.pages, 2);
+	shown = run_frames(&d, 1, 3, 0, 0, &fallbacks);
+	other = fake.var;
+	other.bits_per_pixel = 16;
+	other.yres_virtual = H;
+	other.yoffset = 0;
+	assert_int_equal(fake_set(&other), 0);
+	draw_frame(&d, 4);
+	assert_int_equal(display_present(&d), -ESTALE);	/* put back; drawn whole again */
+	assert_int_equal(fake.var.bits_per_pixel, 32);
+	assert_int_equal(fake.var.yres_virtual, 2 * H);
+	assert_int_equal(run_frames(&d, 5, 8, shown, 0, &fallbacks), 8);
+	assert_int_equal(d.mode.pages, 2);
+	display_close(&d, false);
+	remove_device(path);
+}
+
 /* The frame number screen_draw's test stripes put in rows y0 .. y0 + 7 of the page on
  * screen (bit i the 8x8 square at x = 8i, white for 1). */
 static uint32_t shown_stripe(int y0)
@@ -374,6 +421,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refused_pans_fall_back_to_the_page_on_screen),
 		cmocka_unit_test(test_one_refused_pan_keeps_the_page),
+		cmocka_unit_test(test_second_page_in_moved_memory),
+		cmocka_unit_test(test_mode_put_back_in_moved_memory),
 		cmocka_unit_test(test_screen_says_once_it_draws_on_one_page),
 	};
 

@@ -37,7 +37,8 @@ struct fbdev {
 				 * each frame, only at our VT's next return */
 	char id[17];		/* the driver's name */
 	struct fb_var_screeninfo var, saved;	/* the mode as set; as found, for close */
-	unsigned long smem_start;	/* the memory mapped, as found at open */
+	unsigned long smem_start;	/* the memory mapped: found at open, or after a mode set
+					 * that moved it */
 	__u32 smem_len;
 };
 
@@ -114,6 +115,45 @@ static bool covers(const struct display *d, size_t lines)
 	return (size_t)(fb->pixels - fb->map) + lines * d->mode.stride <= fb->map_len;
 }
 
+static void crash_follow_map(const uint8_t *old, uint8_t *map, size_t len);
+
+/* After a mode set: a driver may have moved or resized its memory (smem_start, smem_len), which
+ * the old mapping then no longer shows, or overruns. Mapped anew then, the pages where they
+ * were in it; 0, or -errno with the old mapping kept. */
+static int follow_memory(struct display *d, const struct fb_fix_screeninfo *fix)
+{
+	struct fbdev *fb = fbdev_of(d);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t offset = fix->smem_start & (page - 1), len = offset + fix->smem_len;
+	size_t pixels = (size_t)(fb->pixels - fb->map) - (fb->smem_start & (page - 1));
+	ptrdiff_t at[2] = { fb->page_pixels[0] - fb->pixels, fb->page_pixels[1] - fb->pixels };
+	uint8_t *map;
+
+	if (fix->smem_start == fb->smem_start && fix->smem_len == fb->smem_len)
+		return 0;
+	map = display_map(fb->fd, len, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	crash_follow_map(fb->map, map, len);
+	munmap(fb->map, fb->map_len);
+	fb->map = map;
+	fb->map_len = len;
+	fb->pixels = map + offset + pixels;
+	fb->page_pixels[0] = fb->pixels + at[0];
+	fb->page_pixels[1] = fb->pixels + at[1];
+	fb->smem_start = fix->smem_start;
+	fb->smem_len = fix->smem_len;
+	return 0;
+}
+
+/* A mode set read back, and the memory followed where the driver moved it. */
+static int read_back(struct display *d, struct fb_fix_screeninfo *fix)
+{
+	int ret = read_info(fbdev_of(d), fix);
+
+	return ret < 0 ? ret : follow_memory(d, fix);
+}
+
 static int pan_to(struct fbdev *fb, unsigned int yoffset)
 {
 	struct fb_var_screeninfo var = fb->var;
@@ -146,13 +186,13 @@ static bool grow_virtual(struct display *d)
 	var.activate = FB_ACTIVATE_NOW;
 	if (ioctl(fb->fd, FBIOPUT_VSCREENINFO, &var) < 0)
 		return false;
-	if (read_info(fb, &fix) == 0 && fb->var.yres_virtual >= 2 * fb->var.yres &&
+	if (read_back(d, &fix) == 0 && fb->var.yres_virtual >= 2 * fb->var.yres &&
 	    fix.line_length == d->mode.stride && fb->map_len >= two_pages(d)) {
 		fb->mode_changed = true;
 		return true;
 	}
 	ioctl(fb->fd, FBIOPUT_VSCREENINFO, &before);
-	ioctl(fb->fd, FBIOGET_VSCREENINFO, &fb->var);
+	read_back(d, &fix);
 	return false;
 }
 
@@ -177,21 +217,23 @@ static bool probe_pan(struct display *d)
 	return true;
 }
 
-/* Probes panning (and vsync) once and sets the pages. */
-static void setup_pages(struct display *d, enum display_buffering mode)
+/* Probes panning (and vsync) once and sets the pages. -ENOSPC where the mode sets on the way
+ * left the driver's memory too small for even the page on screen. */
+static int setup_pages(struct display *d, enum display_buffering mode)
 {
 	struct fbdev *fb = fbdev_of(d);
 	int zero = 0;
 
 	fb->pan_tried = mode != DISPLAY_BUFFER_OFF;
 	if (mode == DISPLAY_BUFFER_OFF || !probe_pan(d))
-		return;
+		return covers(d, (size_t)fb->var.yoffset + fb->var.yres) ? 0 : -ENOSPC;
 	fb->can_vsync = ioctl(fb->fd, FBIO_WAITFORVSYNC, &zero) == 0;
 	d->mode.pages = 2;
 	fb->page_pixels[0] = fb->pixels;
 	fb->page_pixels[1] = fb->pixels + (size_t)fb->var.yres * d->mode.stride;
 	/* the first frame goes into the page not on screen */
 	fb->page = fb->saved.yoffset == fb->var.yres ? 0 : 1;
+	return 0;
 }
 
 static int map_device(struct display *d, const struct fb_fix_screeninfo *fix)
@@ -267,9 +309,17 @@ static int fbdev_open(struct display *d, const struct display_request *req, char
 			return display_errorf(-errno, err, errlen, "cannot put %u bpp back: %s",
 				    fb->saved.bits_per_pixel, strerror(errno));
 		fb->mode_changed = false;	/* nothing left to put back */
+		ret = ioctl(fb->fd, FBIOGET_FSCREENINFO, &fix) < 0 ? -errno : follow_memory(d, &fix);
+		if (ret < 0)
+			return display_errorf(ret, err, errlen, "mmap after putting %u bpp back: %s",
+				    fb->saved.bits_per_pixel, strerror(-ret));
 	}
 	/* probing for a second page pans the screen: not while an application shows its own */
-	setup_pages(d, req->hidden ? DISPLAY_BUFFER_OFF : req->buffering);
+	ret = setup_pages(d, req->hidden ? DISPLAY_BUFFER_OFF : req->buffering);
+	if (ret < 0)
+		return display_errorf(ret, err, errlen, "after a mode set the driver's memory "
+			    "(%u bytes) no longer holds a %dx%d page of %zu-byte lines",
+			    fb->smem_len, m->width, m->height, m->stride);
 	return 0;
 }
 
@@ -523,6 +573,17 @@ static struct {
 	size_t map_len;
 } crash = { .fd = -1 };
 
+/* The guarded mapping moved (follow_memory): the handler clears the new one, never an old
+ * one unmapped. */
+static void crash_follow_map(const uint8_t *old, uint8_t *map, size_t len)
+{
+	if (crash.map != old)
+		return;
+	crash.map_len = 0;
+	crash.map = map;
+	crash.map_len = len;
+}
+
 static void fbdev_crash_guard(const struct display *d)
 {
 	const struct fbdev *fb = fbdev_of(d);
@@ -592,6 +653,7 @@ static int fbdev_acquire(struct display *d)
 	struct fbdev *fb = fbdev_of(d);
 	struct fb_var_screeninfo now, want = fb->var;
 	struct fb_fix_screeninfo fix;
+	int ret;
 
 	fb->mode_lost = false;
 	/* the application pans (between pages of its own), not fbripple; a hidden display
@@ -611,8 +673,11 @@ static int fbdev_acquire(struct display *d)
 	if (same_mode(&now, &want) && now.xoffset == fb->saved.xoffset)
 		return pan_back(d, want.yoffset, now.yoffset);
 	want.activate = FB_ACTIVATE_NOW;
-	if (ioctl(fb->fd, FBIOPUT_VSCREENINFO, &want) < 0 || read_info(fb, &fix) < 0)
+	if (ioctl(fb->fd, FBIOPUT_VSCREENINFO, &want) < 0)
 		return -errno;
+	ret = read_back(d, &fix);
+	if (ret < 0)
+		return ret;
 	if (!same_mode(&fb->var, &want) || fix.line_length != d->mode.stride ||
 	    !covers(d, fb->var.yres_virtual))
 		return -EIO;
