@@ -39,6 +39,7 @@ static struct {
 	struct fb_var_screeninfo var;
 	struct fb_fix_screeninfo fix;
 	bool realloc;		/* each mode set gets memory of its own size, elsewhere */
+	bool reset_pan;		/* each mode set shows line 0 */
 	int pans;		/* pans asked for */
 	int refuse_from, refuse_to;	/* pans numbered [from, to) refused with refuse_errno */
 	int refuse_errno;
@@ -73,7 +74,7 @@ static int fake_set(const struct fb_var_screeninfo *want)
 		v.yres_virtual = v.yres;
 	fake_layout(&v);
 	need = (size_t)v.xres_virtual * v.bits_per_pixel / 8 * v.yres_virtual;
-	if (v.yoffset + v.yres > v.yres_virtual)
+	if (fake.reset_pan || v.yoffset + v.yres > v.yres_virtual)
 		v.yoffset = 0;
 	if (fake.realloc) {
 		int mem = memfd_create("fake-fb", MFD_CLOEXEC);
@@ -353,6 +354,40 @@ static void test_mode_put_back_in_moved_memory(void **state)
 	remove_device(path);
 }
 
+/* Another program's mode set on a driver that then shows line 0 and refuses every pan: the
+ * next frame puts fbripple's mode back, cannot pan back to the page it showed, and draws on
+ * the page on screen from then on (the driver's error once), never on a page not shown. */
+static void test_mode_put_back_where_pans_are_refused(void **state)
+{
+	char *path = fake_device(2, 2, false);
+	struct fb_var_screeninfo other;
+	struct display d;
+	int fallbacks = 0;
+
+	(void)state;
+	open_device(&d, path);
+	assert_int_equal(d.mode.pages, 2);
+	assert_int_equal(run_frames(&d, 1, 3, 0, 0, &fallbacks), 3);
+	assert_int_equal(fake.var.yoffset, H);
+	other = fake.var;
+	other.bits_per_pixel = 16;
+	other.yres_virtual = H;
+	fake.reset_pan = true;
+	assert_int_equal(fake_set(&other), 0);
+	fake.refuse_from = fake.pans;
+	fake.refuse_to = 1 << 30;
+	fake.refuse_errno = EINVAL;
+	draw_frame(&d, 4);
+	assert_int_equal(display_present(&d), -EINVAL);
+	assert_int_equal(d.mode.pages, 1);
+	assert_int_equal(fake.var.bits_per_pixel, 32);
+	assert_int_equal(fake.var.yoffset, 0);
+	assert_int_equal(run_frames(&d, 5, 8, 0, 0, &fallbacks), 8);
+	assert_int_equal(fallbacks, 0);
+	display_close(&d, false);
+	remove_device(path);
+}
+
 /* The frame number screen_draw's test stripes put in rows y0 .. y0 + 7 of the page on
  * screen (bit i the 8x8 square at x = 8i, white for 1). */
 static uint32_t shown_stripe(int y0)
@@ -423,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_one_refused_pan_keeps_the_page),
 		cmocka_unit_test(test_second_page_in_moved_memory),
 		cmocka_unit_test(test_mode_put_back_in_moved_memory),
+		cmocka_unit_test(test_mode_put_back_where_pans_are_refused),
 		cmocka_unit_test(test_screen_says_once_it_draws_on_one_page),
 	};
 
