@@ -40,6 +40,7 @@ static struct {
 	struct fb_fix_screeninfo fix;
 	bool realloc;		/* each mode set gets memory of its own size, elsewhere */
 	bool reset_pan;		/* each mode set shows line 0 */
+	size_t cap;		/* realloc: at most this much memory (0: no limit) */
 	int pans;		/* pans asked for */
 	int refuse_from, refuse_to;	/* pans numbered [from, to) refused with refuse_errno */
 	int refuse_errno;
@@ -79,6 +80,8 @@ static int fake_set(const struct fb_var_screeninfo *want)
 	if (fake.realloc) {
 		int mem = memfd_create("fake-fb", MFD_CLOEXEC);
 
+		if (fake.cap && need > fake.cap)
+			need = fake.cap;
 		if (mem < 0 || ftruncate(mem, (off_t)need) < 0 || dup2(mem, fake.fd) < 0)
 			return -ENOMEM;
 		close(mem);
@@ -354,6 +357,25 @@ static void test_mode_put_back_in_moved_memory(void **state)
 	remove_device(path);
 }
 
+/* A driver that moves its memory on a mode set and then has less of it than a page (half): the
+ * open fails and says why, rather than drawing past the driver's memory or into memory it no
+ * longer shows. */
+static void test_memory_short_after_a_mode_set_fails_the_open(void **state)
+{
+	char *path = fake_device(1, 1, true);
+	struct display_request req = { .device = path, .buffering = DISPLAY_BUFFER_AUTO };
+	struct display d;
+	char err[256] = "";
+
+	(void)state;
+	fake.cap = (size_t)W * 4 * H / 2;
+	assert_int_equal(display_open(&d, &req, err, sizeof(err)), -ENOSPC);
+	assert_string_equal(err, "after a mode set the driver's memory (6144 bytes) no longer "
+				 "holds a 64x48 page of 256-byte lines");
+	assert_false(display_is_open(&d));
+	remove_device(path);
+}
+
 /* Another program's mode set on a driver that then shows line 0 and refuses every pan: the
  * next frame puts fbripple's mode back, cannot pan back to the page it showed, and draws on
  * the page on screen from then on (the driver's error once), never on a page not shown. */
@@ -458,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_one_refused_pan_keeps_the_page),
 		cmocka_unit_test(test_second_page_in_moved_memory),
 		cmocka_unit_test(test_mode_put_back_in_moved_memory),
+		cmocka_unit_test(test_memory_short_after_a_mode_set_fails_the_open),
 		cmocka_unit_test(test_mode_put_back_where_pans_are_refused),
 		cmocka_unit_test(test_screen_says_once_it_draws_on_one_page),
 	};
