@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/fb.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -579,8 +580,10 @@ static void crash_follow_map(const uint8_t *old, uint8_t *map, size_t len)
 {
 	if (crash.map != old)
 		return;
-	crash.map_len = 0;
+	crash.map_len = 0;	/* a signal between these stores clears nothing */
+	atomic_signal_fence(memory_order_seq_cst);
 	crash.map = map;
+	atomic_signal_fence(memory_order_seq_cst);
 	crash.map_len = len;
 }
 
