@@ -5,10 +5,13 @@
 #include <fcntl.h>
 #include <linux/fb.h>
 #include <linux/kd.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -28,6 +31,9 @@ static void usage(void)
 		"  -w RGB  wait (up to 30 s) until the middle pixel is RGB (+-24 per channel) in\n"
 		"          the framebuffer's memory; print 'seen USEC after SAMPLES' (or 'timeout')\n"
 		"  -b MS   watch the middle pixel for MS ms, print 'black N of SAMPLES'\n"
+		"  -c      count the writes to DEV (inotify's IN_MODIFY, which write() and pwrite()\n"
+		"          raise, not stores through a mapping) until SIGTERM: print 'watching' once\n"
+		"          watching, then 'writes N' (N is 0, or at least 1: inotify merges repeats)\n"
 		"  RRGGBB  colours of equal horizontal bands, top to bottom\n");
 	exit(2);
 }
@@ -195,6 +201,46 @@ static void graphics_mode(void)
 		close(tty);
 }
 
+static volatile sig_atomic_t counted_enough;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	counted_enough = 1;
+}
+
+static int count_writes(const char *dev)
+{
+	struct sigaction sa = { .sa_handler = on_term };	/* no SA_RESTART: ppoll ends */
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	sigset_t term, none;
+	struct pollfd p = { .events = POLLIN };
+	long writes = 0;
+	ssize_t len;
+
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigemptyset(&none);
+	sigprocmask(SIG_BLOCK, &term, NULL);	/* delivered only inside ppoll: no lost wake-up */
+	sigaction(SIGTERM, &sa, NULL);
+	p.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (p.fd < 0 || inotify_add_watch(p.fd, dev, IN_MODIFY) < 0)
+		return -errno;
+	printf("watching\n");
+	fflush(stdout);
+	while (!counted_enough) {
+		if (ppoll(&p, 1, NULL, &none) < 0 && errno != EINTR)
+			break;
+		while ((len = read(p.fd, buf, sizeof(buf))) > 0)
+			for (ssize_t at = 0; at < len; writes++)
+				at += (ssize_t)(sizeof(struct inotify_event) +
+						((const struct inotify_event *)(buf + at))->len);
+	}
+	printf("writes %ld\n", writes);
+	close(p.fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = "/dev/fb0";
@@ -203,11 +249,14 @@ int main(int argc, char **argv)
 	long pan_y = -1;
 	const char *wait_rgb = NULL;
 	long watch_ms = 0;
+	int count = 0;
 	struct fb_var_screeninfo v;
 	struct fb_fix_screeninfo f;
 
-	while ((opt = getopt(argc, argv, "d:igtw:b:M:P:m")) != -1) {
-		if (opt == 't') {
+	while ((opt = getopt(argc, argv, "d:igtw:b:M:P:mc")) != -1) {
+		if (opt == 'c') {
+			count = 1;
+		} else if (opt == 't') {
 			printf("mono %llu\n", mono_us());
 			return 0;
 		} else if (opt == 'w')
@@ -228,6 +277,12 @@ int main(int argc, char **argv)
 			graphics_mode();
 		else
 			usage();
+	}
+	if (count) {	/* the node watched, the device itself never opened */
+		rc = count_writes(dev);
+		if (rc)
+			fprintf(stderr, "fbfill: %s: %s\n", dev, strerror(-rc));
+		return rc ? 1 : 0;
 	}
 	fd = open(dev, O_RDWR);
 	if (fd < 0 || ioctl(fd, FBIOGET_VSCREENINFO, &v) || ioctl(fd, FBIOGET_FSCREENINFO, &f)) {
