@@ -1445,7 +1445,9 @@ static int check_middle(const struct image *img, void *ctx, char *why, size_t le
 /*
  * Idle mode with splash.image "@screen" on the second of two cards (QEMU's VGA, the console the
  * host dumps, is bochs-drm loaded after virtio-gpu: card1 and fb1): the application's frame is
- * read from that card's fbdev emulation, red, not from /dev/fb0, the other card's, blue.
+ * read from that card's fbdev emulation, red, not from /dev/fb0, the other card's, blue. Killed
+ * (SIGKILL) while shown, the console's guard has that card's emulation show the application's
+ * frame anew (it showed black) by writing fb1 onto itself, and writes nothing to fb0.
  */
 static void test_drm_screen_splash_of_its_card(void **state)
 {
@@ -1462,8 +1464,24 @@ static void test_drm_screen_splash_of_its_card(void **state)
 		"printf '%s\\n' 'display: { device = \"/dev/dri/card1\"; };'"
 		" 'splash: { image = \"@screen\"; };'"
 		" 'screensaver: { mode = \"idle\"; after = 1; };' >/tmp/idle.conf\n"
+		"printf '%s\\n' 'display: { device = \"/dev/dri/card1\"; vt = 2; };'"
+		" 'splash: { image = \"@screen\"; };'"
+		" 'screensaver: { mode = \"idle\"; after = 1; };' >/tmp/vt.conf\n"
+		"killed() { fbfill -c -d /dev/fb0 >/tmp/w0 & w0=$!; fbfill -c -d /dev/fb1 >/tmp/w1 & w1=$!;"
+		" n=0; until grep -q watching /tmp/w0 && grep -q watching /tmp/w1 || [ $n -ge 50 ];"
+		" do sleep 0.1; n=$((n+1)); done;"
+		" kill -9 $pid; wait $pid; say \"$1 killed $?\";"
+		" n=0; while grep -qs fbripple-guard /proc/[0-9]*/comm && [ $n -lt 50 ];"
+		" do sleep 0.1; n=$((n+1)); done;"
+		" kill $w0 $w1; wait $w0 $w1; say \"$1 guard gone, fb0 $(tail -n 1 /tmp/w0),"
+		" fb1 $(grep -q '^writes [1-9]' /tmp/w1 && echo written || tail -n 1 /tmp/w1)\"; }\n"
 		"fbripple -v -c /tmp/idle.conf 2>/tmp/fbr.log & pid=$!; say started\n"
-		"hear cmd; kill $pid; wait $pid; say \"exit $?\"; cat /tmp/fbr.log\n" };
+		"hear cmd; killed alone\n"
+		"fbripple -v -c /tmp/vt.conf 2>>/tmp/fbr.log & pid=$!\n"
+		"n=0; until [ $(grep -c 'screensaver: shown' /tmp/fbr.log) = 2 ] || [ $n -ge 100 ];"
+		" do sleep 0.1; n=$((n+1)); done; say \"shown on vt 2\"\n"
+		"hear cmd; killed vt\n"
+		"say \"front $(vtstate /dev/tty2 | sed 's/.*active=//')\"; hear cmd; cat /tmp/fbr.log\n" };
 	uint32_t red = RED;
 
 	vm_case_start(s, &o);
@@ -1471,8 +1489,21 @@ static void test_drm_screen_splash_of_its_card(void **state)
 	vm_case_expect(s, "started", 10000);
 	usleep(3000000);	/* shown after a second of idle time */
 	vm_case_wait_screen(s, 10000, check_middle, &red);
+	/* killed: its guard writes the application's framebuffer, fb1, onto itself for the card's
+	 * fbdev emulation to show it anew; fb0 is the other card's, and nobody writes it */
+	assert_int_equal(vm_send(&s->vm, "kill"), 0);
+	vm_case_expect(s, "alone killed 137", 10000);
+	vm_case_expect(s, "alone guard gone, fb0 writes 0, fb1 written", 10000);
+	vm_case_wait_screen(s, 10000, check_middle, &red);
+	/* on a VT of its own, the guard hands the application's VT back first */
+	vm_case_expect(s, "shown on vt 2", 15000);
+	vm_case_wait_screen(s, 10000, check_middle, &red);
+	assert_int_equal(vm_send(&s->vm, "kill"), 0);
+	vm_case_expect(s, "vt killed 137", 10000);
+	vm_case_expect(s, "vt guard gone, fb0 writes 0, fb1 written", 10000);
+	vm_case_expect(s, "front 1", 10000);
+	vm_case_wait_screen(s, 10000, check_middle, &red);
 	assert_int_equal(vm_send(&s->vm, "bye"), 0);
-	vm_case_expect(s, "exit 0", 10000);
 	vm_case_expect_exit(s, 0);
 }
 

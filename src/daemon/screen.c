@@ -110,7 +110,9 @@ void screen_open_console(struct screen *s, int vt)
 	char err[256];
 	int ret = vt_open(&s->vt, vt, err, sizeof(err));
 
-	if (ret == 0 && (ret = vt_take(&s->vt, SIGUSR1, SIGUSR2)) < 0)
+	/* the guard of a VT with no application's to bring back refreshes nothing: text mode
+	 * has the console redraw itself */
+	if (ret == 0 && (ret = vt_take(&s->vt, SIGUSR1, SIGUSR2, NULL)) < 0)
 		snprintf(err, sizeof(err), "VT %d: %s", s->vt.num, strerror(-ret));
 	if (ret == 0 && s->vt.guard.fd < 0)
 		log_warn("VT %d: no guard process; killed, fbripple would leave it in graphics mode",
@@ -851,12 +853,24 @@ void screen_stand_by(struct screen *s)
 }
 
 /* On a DRM card, what an fbdev application (or the console) shows is the card's fbdev
- * emulation: /dev/fb0 on a machine with one card, and where sysfs cannot tell. */
+ * emulation: /dev/fb0 where sysfs cannot tell which it is; NULL when the card has none. */
 static const char *card_fbdev(struct screen *s)
 {
-	if (display_drm_fbdev(s->display.path, s->card_fb, sizeof(s->card_fb)) < 0)
+	int ret = display_drm_fbdev(s->display.path, s->card_fb, sizeof(s->card_fb));
+
+	if (ret == -ENODEV)
+		return NULL;
+	if (ret < 0)
 		snprintf(s->card_fb, sizeof(s->card_fb), "/dev/fb0");
 	return s->card_fb;
+}
+
+/* The framebuffer device the console's guard writes onto itself once fbripple is gone, for it
+ * to show anew: the display's own, or on a DRM card its fbdev emulation, through which the
+ * application (or the console) draws, and not /dev/fb0, another card's on a machine with two. */
+static const char *guard_refresh(struct screen *s)
+{
+	return s->display.ops == &display_drm ? card_fbdev(s) : s->display.path;
 }
 
 static int read_fbdev_frame(const char *device, struct image *img)
@@ -923,6 +937,9 @@ static const char *read_app_frame(struct screen *s, const struct config *cfg)
 	s->app_source = drm ? card_fbdev(s) : s->display.path;
 	if (drm && display_shows_another(&s->display)) {
 		why = read_drm_app_frame(s);
+	} else if (!s->app_source) {
+		s->app_source = s->display.path;
+		why = "the card has no framebuffer device (fbdev emulation) to read it from";
 	} else {
 		ret = drm ? read_fbdev_frame(s->app_source, &s->app_frame)
 			  : display_read(&s->display, &s->app_frame);
@@ -963,15 +980,14 @@ void screen_keep_app_frame(struct screen *s, const struct config *cfg)
 }
 
 /* No VT of fbripple's own: a guard of the app's frame alone, on a device (a file is nobody's
- * screen), which then has the framebuffer show anew: on a DRM card /dev/fb0, its fbdev
- * emulation, through which the app draws. */
+ * screen), which then has the framebuffer show anew (guard_refresh). */
 static void guard_frame_alone(struct screen *s)
 {
 	int ret;
 
 	if (!s->display.node_dev)
 		return;
-	ret = vt_guard_alone(&s->vt, s->display.ops == &display_drm ? "/dev/fb0" : s->display.path);
+	ret = vt_guard_alone(&s->vt, guard_refresh(s));
 	if (ret < 0)
 		log_warn("no guard process (%s); killed, fbripple would leave its water on the "
 			 "application's screen", strerror(-ret));
@@ -997,7 +1013,7 @@ static bool take_vt(struct screen *s, int num)
 		ret = vt_front(&s->vt, &front);
 	s->vt.back_to = front != num ? front : 0;
 	if (ret == 0)
-		ret = vt_take(&s->vt, SIGUSR1, SIGUSR2);
+		ret = vt_take(&s->vt, SIGUSR1, SIGUSR2, guard_refresh(s));
 	if (ret == 0 && front != num)
 		ret = vt_show(&s->vt, front);
 	if (ret == 0) {

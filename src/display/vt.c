@@ -227,7 +227,7 @@ int vt_open(struct vt *vt, int num, char *err, size_t errlen)
 	return ret;
 }
 
-int vt_take(struct vt *vt, int release_sig, int acquire_sig)
+int vt_take(struct vt *vt, int release_sig, int acquire_sig, const char *refresh)
 {
 	struct vt_mode mode = { .mode = VT_PROCESS, .relsig = release_sig,
 				.acqsig = acquire_sig };
@@ -237,7 +237,7 @@ int vt_take(struct vt *vt, int release_sig, int acquire_sig)
 	vt->taken = true;
 	if (ioctl(vt->fd, VT_SETMODE, &mode) < 0)
 		return -errno;
-	vt_guard_start(&vt->guard, vt->fd, vt->num, vt->back_to, "/dev/fb0");
+	vt_guard_start(&vt->guard, vt->fd, vt->num, vt->back_to, refresh);
 	return 0;
 }
 

@@ -44,8 +44,9 @@ int vt_give_to(struct vt *vt, int front);
 
 /* Graphics mode (no cursor, no kernel messages drawn over us), and VT switches that ask first:
  * release_sig when the user switches away, acquire_sig when back; and a guard (vt_guard.h)
- * that undoes both if the daemon is killed (vt->guard.fd < 0: none could be had). 0 or -errno. */
-int vt_take(struct vt *vt, int release_sig, int acquire_sig);
+ * that undoes both if the daemon is killed (vt->guard.fd < 0: none could be had), and
+ * refreshes the framebuffer device refresh (may be NULL) as vt_guard_start says. 0 or -errno. */
+int vt_take(struct vt *vt, int release_sig, int acquire_sig, const char *refresh);
 
 /* Answers to those signals, after drawing has stopped or before it resumes. */
 int vt_ack_release(struct vt *vt);

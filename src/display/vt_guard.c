@@ -75,8 +75,9 @@ static int hand_back(int vt_fd, int back_to)
 }
 
 /* On a DRM card, a VT switch made without a DRM master leaves the kernel's fbdev emulation
- * showing a stale copy of /dev/fb0 (black on bochs-drm), and an fbdev application does not
- * repaint: /dev/fb0 written with what it holds makes the emulation copy the frame anew (a
+ * showing a stale copy of the card's framebuffer device (black on bochs-drm), and an fbdev
+ * application does not repaint: that device (path; /dev/fb1 for a second card) written with
+ * what it holds makes the emulation copy the frame anew (a
  * write(), not a store through a mapping, which it did not copy here). Its frame written back
  * alone was not enough there either. On a plain fbdev driver this changes nothing. */
 static void refresh_fbdev(const char *path)
