@@ -1,7 +1,5 @@
 /* display.c - the backend for a request, and calls through it. */
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,46 +127,6 @@ int display_errorf(int ret, char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return ret;
-}
-
-static void user_name(uid_t uid, char *name, size_t len)
-{
-	struct passwd pw, *found = NULL;
-	char buf[1024];
-
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) == 0 && found)
-		snprintf(name, len, "%s", found->pw_name);
-	else
-		snprintf(name, len, "%u", (unsigned)uid);
-}
-
-static void group_name(gid_t gid, char *name, size_t len)
-{
-	struct group gr, *found = NULL;
-	char buf[1024];
-
-	if (getgrgid_r(gid, &gr, buf, sizeof(buf), &found) == 0 && found)
-		snprintf(name, len, "%s", found->gr_name);
-	else
-		snprintf(name, len, "%u", (unsigned)gid);
-}
-
-int display_open_error(const char *path, int ret, char *err, size_t errlen)
-{
-	char owner[64], group[64];
-	struct stat st;
-
-	if (ret != -EACCES || stat(path, &st) < 0)
-		return display_errorf(ret, err, errlen, "%s", strerror(-ret));
-	user_name(st.st_uid, owner, sizeof(owner));
-	group_name(st.st_gid, group, sizeof(group));
-	if ((st.st_mode & 060) == 060)
-		return display_errorf(ret, err, errlen, "%s (owned by %s:%s, mode %03o: fbripple's "
-				      "user needs to be in group %s)", strerror(EACCES), owner,
-				      group, (unsigned)st.st_mode & 0777, group);
-	return display_errorf(ret, err, errlen, "%s (owned by %s:%s, mode %03o: only %s may "
-			      "open it)", strerror(EACCES), owner, group,
-			      (unsigned)st.st_mode & 0777, owner);
 }
 
 /* A display server (or Plymouth) is the card's master: the card's own fbdev emulation still

@@ -1,0 +1,140 @@
+/* access.c - why a display device would not open: whose it is, and what would let fbripple's
+ * user in, said only where it is true. */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/posix_acl.h>
+#include <linux/posix_acl_xattr.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "display.h"
+
+/* What a display needs of its device. */
+#define ACCESS_RW (ACL_READ | ACL_WRITE)
+
+/* What the file's permissions say of the owning group and of us. */
+struct access_facts {
+	bool acl;		/* a POSIX access ACL, whose mask the mode's group bits show */
+	int group;		/* what the owning group may: ACL_READ | ACL_WRITE | ... */
+	bool named;		/* an ACL entry names our user: the groups are never asked */
+};
+
+/* The access ACL of path, as the kernel keeps it (system.posix_acl_access), into f: the
+ * owning group's entry under the mask, and whether an entry names uid. One too long to read
+ * is an ACL whose group grants nothing known. */
+static void access_read_acl(const char *path, uid_t uid, struct access_facts *f)
+{
+	struct {
+		struct posix_acl_xattr_header head;
+		struct posix_acl_xattr_entry e[32];
+	} acl;
+	ssize_t n = getxattr(path, "system.posix_acl_access", &acl, sizeof(acl));
+	int mask = ACL_READ | ACL_WRITE | ACL_EXECUTE;
+
+	if (n < 0 && errno == ERANGE)
+		*f = (struct access_facts){ .acl = true };
+	if (n < (ssize_t)sizeof(acl.head) || le32toh(acl.head.a_version) != POSIX_ACL_XATTR_VERSION)
+		return;
+	f->acl = true;
+	for (size_t i = 0; i < ((size_t)n - sizeof(acl.head)) / sizeof(acl.e[0]); i++) {
+		unsigned tag = le16toh(acl.e[i].e_tag), perm = le16toh(acl.e[i].e_perm);
+
+		if (tag == ACL_GROUP_OBJ)
+			f->group = (int)perm;
+		else if (tag == ACL_MASK)
+			mask = (int)perm;
+		else if (tag == ACL_USER && le32toh(acl.e[i].e_id) == uid)
+			f->named = true;
+	}
+	f->group &= mask;
+}
+
+/* Whether we are in group gid already; as if not, where the list cannot be had. */
+static bool access_in_group(gid_t gid)
+{
+	int n = getgroups(0, NULL);
+	gid_t *list = n > 0 ? calloc((size_t)n, sizeof(*list)) : NULL;
+	bool in = getegid() == gid;
+
+	n = list ? getgroups(n, list) : 0;
+	for (int i = 0; i < n && !in; i++)
+		in = list[i] == gid;
+	free(list);
+	return in;
+}
+
+/* Whether joining st's group would let us open path: the group may read and write it (by its
+ * ACL entry, where it has an ACL), we are not in it yet, and neither the owner's permissions
+ * nor an ACL entry of our own answer for us before the group's are asked. */
+static bool access_group_would(const char *path, const struct stat *st, struct access_facts *f)
+{
+	uid_t uid = geteuid();
+
+	f->group = (int)(st->st_mode >> 3 & 7);
+	access_read_acl(path, uid, f);
+	return uid != st->st_uid && !f->named && (f->group & ACCESS_RW) == ACCESS_RW &&
+	       !access_in_group(st->st_gid);
+}
+
+static void user_name(uid_t uid, char *name, size_t len)
+{
+	struct passwd pw, *found = NULL;
+	char buf[1024];
+
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) == 0 && found)
+		snprintf(name, len, "%s", found->pw_name);
+	else
+		snprintf(name, len, "%u", (unsigned)uid);
+}
+
+static void group_name(gid_t gid, char *name, size_t len)
+{
+	struct group gr, *found = NULL;
+	char buf[1024];
+
+	if (getgrgid_r(gid, &gr, buf, sizeof(buf), &found) == 0 && found)
+		snprintf(name, len, "%s", found->gr_name);
+	else
+		snprintf(name, len, "%u", (unsigned)gid);
+}
+
+int display_open_error(const char *path, int ret, char *err, size_t errlen)
+{
+	struct access_facts f = { 0 };
+	char owner[64], group[64], mode[32];
+	unsigned bits;
+	struct stat st;
+
+	if (ret != -EACCES || stat(path, &st) < 0)
+		return display_errorf(ret, err, errlen, "%s", strerror(-ret));
+	user_name(st.st_uid, owner, sizeof(owner));
+	group_name(st.st_gid, group, sizeof(group));
+	bits = (unsigned)st.st_mode & 0777;
+	if (faccessat(AT_FDCWD, path, R_OK | W_OK, AT_EACCESS) == 0)
+		return display_errorf(ret, err, errlen, "%s (owned by %s:%s, mode %03o, which lets "
+				      "fbripple's user open it: something else refuses it, such "
+				      "as a mount with nodev or a security module)",
+				      strerror(EACCES), owner, group, bits);
+	if (access_group_would(path, &st, &f)) {
+		snprintf(mode, sizeof(mode), "%03o%s", bits, f.acl ? " and an ACL" : "");
+		return display_errorf(ret, err, errlen, "%s (owned by %s:%s, mode %s: fbripple's "
+				      "user needs to be in group %s)", strerror(EACCES), owner,
+				      group, mode, group);
+	}
+	if (f.acl)
+		return display_errorf(ret, err, errlen, "%s (owned by %s:%s, mode %03o and an ACL "
+				      "that does not let fbripple's user in: getfacl lists whom "
+				      "it lets in)", strerror(EACCES), owner, group, bits);
+	if ((bits & 0600) == 0600 && (bits & 060) != 060 && (bits & 06) != 06)
+		return display_errorf(ret, err, errlen, "%s (owned by %s:%s, mode %03o: only %s "
+				      "may open it)", strerror(EACCES), owner, group, bits, owner);
+	return display_errorf(ret, err, errlen, "%s (owned by %s:%s, mode %03o)",
+			      strerror(EACCES), owner, group, bits);
+}
