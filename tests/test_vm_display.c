@@ -1447,7 +1447,9 @@ static int check_middle(const struct image *img, void *ctx, char *why, size_t le
  * host dumps, is bochs-drm loaded after virtio-gpu: card1 and fb1): the application's frame is
  * read from that card's fbdev emulation, red, not from /dev/fb0, the other card's, blue. Killed
  * (SIGKILL) while shown, the console's guard has that card's emulation show the application's
- * frame anew (it showed black) by writing fb1 onto itself, and writes nothing to fb0.
+ * frame anew (it showed black) by writing fb1 onto itself, and writes nothing to fb0: with no
+ * VT of fbripple's, on VT 2 of its own, and after a reload while shown moved it from the first
+ * card to the second.
  */
 static void test_drm_screen_splash_of_its_card(void **state)
 {
@@ -1481,8 +1483,16 @@ static void test_drm_screen_splash_of_its_card(void **state)
 		"n=0; until [ $(grep -c 'screensaver: shown' /tmp/fbr.log) = 2 ] || [ $n -ge 100 ];"
 		" do sleep 0.1; n=$((n+1)); done; say \"shown on vt 2\"\n"
 		"hear cmd; killed vt\n"
-		"say \"front $(vtstate /dev/tty2 | sed 's/.*active=//')\"; hear cmd; cat /tmp/fbr.log\n" };
-	uint32_t red = RED;
+		"say \"front $(vtstate /dev/tty2 | sed 's/.*active=//')\"\n"
+		"sed 's/vt = 2; //; s/card1/card0/' /tmp/vt.conf >/tmp/re.conf\n"
+		"fbripple -v -c /tmp/re.conf 2>>/tmp/fbr.log & pid=$!\n"
+		"n=0; until [ $(grep -c 'screensaver: shown' /tmp/fbr.log) = 3 ] || [ $n -ge 100 ];"
+		" do sleep 0.1; n=$((n+1)); done; sed -i 's/card0/card1/' /tmp/re.conf; kill -HUP $pid\n"
+		"n=0; until grep -q 'reloaded /tmp/re.conf' /tmp/fbr.log || [ $n -ge 100 ];"
+		" do sleep 0.1; n=$((n+1)); done; say \"reloaded: $(grep reloaded /tmp/fbr.log)\"\n"
+		"hear cmd; killed reload\n"
+		"hear cmd; cat /tmp/fbr.log\n" };
+	uint32_t red = RED, blue = BLUE;
 
 	vm_case_start(s, &o);
 	vm_case_expect(s, "fb0 virtio_gpudrmfb fb1 bochs-drmdrmfb", 30000);
@@ -1502,6 +1512,15 @@ static void test_drm_screen_splash_of_its_card(void **state)
 	vm_case_expect(s, "vt killed 137", 10000);
 	vm_case_expect(s, "vt guard gone, fb0 writes 0, fb1 written", 10000);
 	vm_case_expect(s, "front 1", 10000);
+	vm_case_wait_screen(s, 10000, check_middle, &red);
+	/* shown on the first card (its application's frame is blue), a reload moves it to the
+	 * second, the application's frame going with it: killed, the guard refreshes the card
+	 * drawn on now, whose own frame, red, shows again */
+	vm_case_expect(s, "reloaded: fbripple: reloaded /tmp/re.conf: changed display", 20000);
+	vm_case_wait_screen(s, 10000, check_middle, &blue);
+	assert_int_equal(vm_send(&s->vm, "kill"), 0);
+	vm_case_expect(s, "reload killed 137", 10000);
+	vm_case_expect(s, "reload guard gone, fb0 writes 0, fb1 written", 10000);
 	vm_case_wait_screen(s, 10000, check_middle, &red);
 	assert_int_equal(vm_send(&s->vm, "bye"), 0);
 	vm_case_expect_exit(s, 0);

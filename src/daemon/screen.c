@@ -414,6 +414,7 @@ static int remake(struct screen *s, struct remake *m, const struct display_reque
 }
 
 static void guard_app_frame(struct screen *s);
+static void guard_new_display(struct screen *s);
 
 /* A new display device (req; NULL: the same one), rotation or cell size: the new one is set up
  * completely before the old one goes, so a failure leaves everything as it was. The waves
@@ -457,6 +458,7 @@ int screen_reopen(struct screen *s, const struct display_request *req,
 		watch_display(s);
 		if (!s->standby)
 			guard_app_frame(s);	/* the frame kept for a crash, as this display has it */
+		guard_new_display(s);
 	}
 	render_take_splash(&m.render, &m.splash);
 	image_free(&m.splash);
@@ -977,6 +979,20 @@ void screen_keep_app_frame(struct screen *s, const struct config *cfg)
 {
 	if (s->app_frame.pixels)
 		ripple_app_frame(s, cfg, NULL);
+}
+
+/* A reload opened another display while a guard runs: its framebuffer is the one to refresh
+ * (in always mode the guard refreshes none, and a show forks a new one). */
+static void guard_new_display(struct screen *s)
+{
+	int ret;
+
+	if (s->vt.guard.fd < 0 || (s->vt.fd >= 0 && s->vt.back_to <= 0))
+		return;
+	ret = vt_keep_refresh(&s->vt, guard_refresh(s));
+	if (ret < 0)
+		log_warn("%s: cannot tell the console's guard of it: %s", s->display.path,
+			 strerror(-ret));
 }
 
 /* No VT of fbripple's own: a guard of the app's frame alone, on a device (a file is nobody's

@@ -350,3 +350,8 @@ int vt_keep_frame(struct vt *vt, int frame_fd)
 {
 	return vt_guard_frame(&vt->guard, frame_fd);
 }
+
+int vt_keep_refresh(struct vt *vt, const char *refresh)
+{
+	return vt_guard_refresh(&vt->guard, refresh);
+}

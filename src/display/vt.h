@@ -73,6 +73,10 @@ int vt_guard_alone(struct vt *vt, const char *refresh);
  * while shown over it; -1: none any longer. 0 or -errno (-ENOTCONN: no guard). */
 int vt_keep_frame(struct vt *vt, int frame_fd);
 
+/* The framebuffer device for vt's guard to refresh from now on (a display opened anew); 0 or
+ * -errno (-ENOTCONN: no guard). */
+int vt_keep_refresh(struct vt *vt, const char *refresh);
+
 /* Whether another VT is in front, whose screen neither an exit nor a crash may clear. */
 void vt_set_away(bool away);
 

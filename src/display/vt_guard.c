@@ -24,6 +24,8 @@
 /* A frame file comes with this byte; the other one says there is none any longer. */
 #define GUARD_FRAME 'f'
 #define GUARD_NO_FRAME 'n'
+/* The framebuffer device to refresh from now on: VT_GUARD_PATH bytes of path follow. */
+#define GUARD_REFRESH 'r'
 
 static void close_range_of(int first, int last)
 {
@@ -172,6 +174,7 @@ static void guard_run(pid_t daemon, int vt_fd, int sock, int num, int back_to,
 		      const char *refresh)
 {
 	static const struct vt_mode console = { .mode = VT_AUTO };
+	static char told[VT_GUARD_PATH];
 	bool clean = false;
 	int frame = -1, fd;
 	char c;
@@ -198,6 +201,11 @@ static void guard_run(pid_t daemon, int vt_fd, int sock, int num, int back_to,
 			break;
 		if (n == 1 && c == GUARD_CLEAN)
 			clean = true;
+		if (n == 1 && c == GUARD_REFRESH &&
+		    recv(sock, told, sizeof(told), MSG_WAITALL) == sizeof(told)) {
+			told[sizeof(told) - 1] = '\0';
+			refresh = told[0] ? told : NULL;
+		}
 		if (n == 1 && (c == GUARD_FRAME || c == GUARD_NO_FRAME)) {
 			if (frame >= 0)
 				close(frame);
@@ -273,6 +281,19 @@ int vt_guard_frame(struct vt_guard *g, int frame_fd)
 		memcpy(CMSG_DATA(cm), &frame_fd, sizeof(int));
 	}
 	return sendmsg(g->fd, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+}
+
+int vt_guard_refresh(struct vt_guard *g, const char *refresh)
+{
+	char msg[1 + VT_GUARD_PATH] = { GUARD_REFRESH };
+
+	if (g->fd < 0)
+		return -ENOTCONN;
+	if (refresh && strlen(refresh) >= VT_GUARD_PATH)
+		return -ENAMETOOLONG;
+	if (refresh)
+		memcpy(msg + 1, refresh, strlen(refresh));
+	return send(g->fd, msg, sizeof(msg), MSG_NOSIGNAL) == (ssize_t)sizeof(msg) ? 0 : -errno;
 }
 
 void vt_guard_stop(struct vt_guard *g)

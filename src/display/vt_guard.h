@@ -28,10 +28,17 @@ struct vt_guard {
  */
 int vt_guard_start(struct vt_guard *g, int vt_fd, int num, int back_to, const char *refresh);
 
+/* The longest framebuffer device path a guard is told, with its NUL. */
+#define VT_GUARD_PATH 256
+
+/* Tells the guard the framebuffer device to refresh from now on (vt_guard_start's refresh;
+ * NULL: none), as when a reload opens another display. 0 or -errno (-ENOTCONN: no guard). */
+int vt_guard_refresh(struct vt_guard *g, const char *refresh);
+
 /* What a frame file (display_frame_file) starts with: rows of row_bytes follow, each to go
  * to path at offset + row * stride. */
 struct vt_guard_frame {
-	char path[256];
+	char path[VT_GUARD_PATH];
 	uint64_t offset, stride, row_bytes, rows;
 };
 
