@@ -1449,7 +1449,8 @@ static int check_middle(const struct image *img, void *ctx, char *why, size_t le
  * (SIGKILL) while shown, the console's guard has that card's emulation show the application's
  * frame anew (it showed black) by writing fb1 onto itself, and writes nothing to fb0: with no
  * VT of fbripple's, on VT 2 of its own, and after a reload while shown moved it from the first
- * card to the second.
+ * card to the second. Stopped (SIGTERM) while shown, it puts the card back itself: the frame red
+ * again, fb0 not written.
  */
 static void test_drm_screen_splash_of_its_card(void **state)
 {
@@ -1472,7 +1473,7 @@ static void test_drm_screen_splash_of_its_card(void **state)
 		"killed() { fbfill -c -d /dev/fb0 >/tmp/w0 & w0=$!; fbfill -c -d /dev/fb1 >/tmp/w1 & w1=$!;"
 		" n=0; until grep -q watching /tmp/w0 && grep -q watching /tmp/w1 || [ $n -ge 50 ];"
 		" do sleep 0.1; n=$((n+1)); done;"
-		" kill -9 $pid; wait $pid; say \"$1 killed $?\";"
+		" kill -${2:-9} $pid; wait $pid; say \"$1 killed $?\";"
 		" n=0; while grep -qs fbripple-guard /proc/[0-9]*/comm && [ $n -lt 50 ];"
 		" do sleep 0.1; n=$((n+1)); done;"
 		" kill $w0 $w1; wait $w0 $w1; say \"$1 guard gone, fb0 $(tail -n 1 /tmp/w0),"
@@ -1491,6 +1492,10 @@ static void test_drm_screen_splash_of_its_card(void **state)
 		"n=0; until grep -q 'reloaded /tmp/re.conf' /tmp/fbr.log || [ $n -ge 100 ];"
 		" do sleep 0.1; n=$((n+1)); done; say \"reloaded: $(grep reloaded /tmp/fbr.log)\"\n"
 		"hear cmd; killed reload\n"
+		"fbripple -v -c /tmp/idle.conf 2>>/tmp/fbr.log & pid=$!\n"
+		"n=0; until [ $(grep -c 'screensaver: shown' /tmp/fbr.log) = 4 ] || [ $n -ge 100 ];"
+		" do sleep 0.1; n=$((n+1)); done; say \"shown to stop\"\n"
+		"hear cmd; killed stop TERM\n"
 		"hear cmd; cat /tmp/fbr.log\n" };
 	uint32_t red = RED, blue = BLUE;
 
@@ -1521,6 +1526,12 @@ static void test_drm_screen_splash_of_its_card(void **state)
 	assert_int_equal(vm_send(&s->vm, "kill"), 0);
 	vm_case_expect(s, "reload killed 137", 10000);
 	vm_case_expect(s, "reload guard gone, fb0 writes 0, fb1 written", 10000);
+	vm_case_wait_screen(s, 10000, check_middle, &red);
+	/* stopped: the daemon puts the card back itself, and neither it nor the guard writes fb0 */
+	vm_case_expect(s, "shown to stop", 15000);
+	assert_int_equal(vm_send(&s->vm, "stop"), 0);
+	vm_case_expect(s, "stop killed 0", 10000);
+	vm_case_expect(s, "stop guard gone, fb0 writes 0, fb1 ", 10000);
 	vm_case_wait_screen(s, 10000, check_middle, &red);
 	assert_int_equal(vm_send(&s->vm, "bye"), 0);
 	vm_case_expect_exit(s, 0);
