@@ -473,6 +473,42 @@ static void test_screen_says_once_it_draws_on_one_page(void **state)
 	remove_device(path);
 }
 
+/* A pan refused once at the last frame the water owes (calm, nothing else pending): that frame
+ * is still owed, so that the frame timer draws it again rather than stopping with the frame
+ * before it on screen. */
+static void test_screen_owes_a_refused_frame(void **state)
+{
+	char *path = fake_device(2, 1, false);
+	struct display_request req = { .device = path, .buffering = DISPLAY_BUFFER_AUTO };
+	struct config cfg;
+	struct screen s;
+
+	(void)state;
+	config_defaults(&cfg);
+	cfg.display.threads = 1;
+	screen_init(&s);
+	s.stripes = true;
+	assert_int_equal(screen_open(&s, &req), 0);
+	assert_int_equal(screen_setup(&s, &cfg), 0);
+	assert_int_equal(s.display.mode.pages, 2);
+	screen_draw(&s, true);	/* both pages whole: nothing owed */
+	screen_draw(&s, false);
+	assert_true(screen_calm(&s));
+	assert_false(screen_wants_frame(&s));
+	fake.refuse_from = fake.pans;
+	fake.refuse_to = fake.pans + 1;
+	fake.refuse_errno = EBUSY;
+	screen_draw(&s, false);
+	assert_int_equal(fake.pans, fake.refuse_to);	/* asked, and refused */
+	assert_int_equal(shown_stripe(0), s.frames - 1);	/* the frame before it */
+	assert_true(screen_wants_frame(&s));
+	screen_draw(&s, false);
+	assert_int_equal(shown_stripe(0), s.frames - 1);
+	assert_false(screen_wants_frame(&s));
+	screen_release(&s);
+	remove_device(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +519,7 @@ int main(void)
 		cmocka_unit_test(test_memory_short_after_a_mode_set_fails_the_open),
 		cmocka_unit_test(test_mode_put_back_where_pans_are_refused),
 		cmocka_unit_test(test_screen_says_once_it_draws_on_one_page),
+		cmocka_unit_test(test_screen_owes_a_refused_frame),
 	};
 
 	if (getenv("FBRIPPLE_TEST_FILTER"))

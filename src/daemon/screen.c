@@ -689,7 +689,10 @@ void screen_draw(struct screen *s, bool full)
 	else if (m->pages < pages)
 		one_page_left(s, ret);
 	else if (ret == -EAGAIN)
-		s->full_pages += full;	/* not shown: the same page is handed out again */
+		/* not shown: the same page is handed out again, and owed even where the water is
+		 * calm now, else the frame timer stops with the frame before on screen (a page
+		 * owed is drawn whole: the one kind of frame owed without water) */
+		s->full_pages++;
 	else if (ret == -ENODEV)
 		lose_display(s);
 	else if (ret == -ESTALE)
