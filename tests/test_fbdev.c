@@ -41,6 +41,7 @@ static struct {
 	bool realloc;		/* each mode set gets memory of its own size, elsewhere */
 	bool reset_pan;		/* each mode set shows line 0 */
 	size_t cap;		/* realloc: at most this much memory (0: no limit) */
+	bool fit_virtual;	/* a mode wanting more than cap gets the virtual height cap holds */
 	int pans;		/* pans asked for */
 	int refuse_from, refuse_to;	/* pans numbered [from, to) refused with refuse_errno */
 	int refuse_errno;
@@ -80,6 +81,14 @@ static int fake_set(const struct fb_var_screeninfo *want)
 	if (fake.realloc) {
 		int mem = memfd_create("fake-fb", MFD_CLOEXEC);
 
+		if (fake.cap && need > fake.cap && fake.fit_virtual) {
+			v.yres_virtual = (__u32)(fake.cap / (v.xres_virtual * v.bits_per_pixel / 8));
+			if (v.yres_virtual < v.yres)
+				return -EINVAL;
+			if (v.yoffset + v.yres > v.yres_virtual)
+				v.yoffset = 0;
+			need = (size_t)v.xres_virtual * v.bits_per_pixel / 8 * v.yres_virtual;
+		}
 		if (fake.cap && need > fake.cap)
 			need = fake.cap;
 		if (mem < 0 || ftruncate(mem, (off_t)need) < 0 || dup2(mem, fake.fd) < 0)
@@ -410,6 +419,82 @@ static void test_mode_put_back_where_pans_are_refused(void **state)
 	remove_device(path);
 }
 
+/* Another program's mode on a driver that sizes its memory to each mode, after which it has
+ * memory for one page of fbripple's only: fbripple's mode cannot be put back whole (-EIO), and
+ * the memory mapped anew holds one page. The frames drawn after it stay inside that memory,
+ * on the page on screen, never on a second page past its end. */
+static void test_mode_back_in_memory_for_one_page(void **state)
+{
+	char *path = fake_device(2, 2, true);
+	struct fb_var_screeninfo other;
+	struct display d;
+	int fallbacks = 0;
+
+	(void)state;
+	open_device(&d, path);
+	assert_int_equal(d.mode.pages, 2);
+	assert_int_equal(run_frames(&d, 1, 2, 0, 0, &fallbacks), 2);
+	other = fake.var;
+	other.bits_per_pixel = 16;
+	other.yres_virtual = H;
+	other.yoffset = 0;
+	assert_int_equal(fake_set(&other), 0);
+	fake.cap = (size_t)W * 4 * H;
+	fake.fit_virtual = true;
+	draw_frame(&d, 3);
+	assert_int_equal(display_present(&d), -EIO);
+	assert_int_equal(fake.var.yres_virtual, H);
+	assert_int_equal(fake.fix.smem_len, W * 4 * H);
+	for (uint32_t n = 4; n < 8; n++) {
+		struct display_buffer buf = display_buffer(&d);
+		unsigned char vec;
+
+		/* the last byte of the page handed out is mapped */
+		if (mincore((void *)((uintptr_t)(buf.pixels + (size_t)H * d.mode.stride - 1) &
+				     ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1)), 1, &vec) < 0)
+			fail_msg("frame %u: the page handed out ends past the mapping", n);
+		draw_frame(&d, n);
+		display_present(&d);
+	}
+	assert_int_equal(shown_frame(), 7);
+	display_close(&d, false);
+	remove_device(path);
+}
+
+/* The same with memory for half a page: not mapped at all (it would end inside the page), and
+ * the frames after go on into the memory mapped before, unseen, never past a mapping's end. */
+static void test_mode_back_in_memory_for_half_a_page(void **state)
+{
+	char *path = fake_device(2, 2, true);
+	struct fb_var_screeninfo other;
+	struct display d;
+	int fallbacks = 0;
+
+	(void)state;
+	open_device(&d, path);
+	assert_int_equal(run_frames(&d, 1, 2, 0, 0, &fallbacks), 2);
+	other = fake.var;
+	other.bits_per_pixel = 16;
+	other.yres_virtual = H;
+	other.yoffset = 0;
+	assert_int_equal(fake_set(&other), 0);
+	fake.cap = (size_t)W * 4 * H / 2;
+	draw_frame(&d, 3);
+	assert_int_equal(display_present(&d), -EIO);
+	for (uint32_t n = 4; n < 8; n++) {
+		struct display_buffer buf = display_buffer(&d);
+		unsigned char vec;
+
+		if (mincore((void *)((uintptr_t)(buf.pixels + (size_t)H * d.mode.stride - 1) &
+				     ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1)), 1, &vec) < 0)
+			fail_msg("frame %u: the page handed out ends past the mapping", n);
+		draw_frame(&d, n);
+		display_present(&d);
+	}
+	display_close(&d, false);
+	remove_device(path);
+}
+
 /* The frame number screen_draw's test stripes put in rows y0 .. y0 + 7 of the page on
  * screen (bit i the 8x8 square at x = 8i, white for 1). */
 static uint32_t shown_stripe(int y0)
@@ -518,6 +603,8 @@ int main(void)
 		cmocka_unit_test(test_mode_put_back_in_moved_memory),
 		cmocka_unit_test(test_memory_short_after_a_mode_set_fails_the_open),
 		cmocka_unit_test(test_mode_put_back_where_pans_are_refused),
+		cmocka_unit_test(test_mode_back_in_memory_for_one_page),
+		cmocka_unit_test(test_mode_back_in_memory_for_half_a_page),
 		cmocka_unit_test(test_screen_says_once_it_draws_on_one_page),
 		cmocka_unit_test(test_screen_owes_a_refused_frame),
 	};

@@ -686,7 +686,7 @@ void screen_draw(struct screen *s, bool full)
 	ret = display_present(&s->display);
 	if (ret == 0)
 		s->frames++;
-	else if (m->pages < pages)
+	else if (m->pages < pages && ret != -EIO)
 		one_page_left(s, ret);
 	else if (ret == -EAGAIN)
 		/* not shown: the same page is handed out again, and owed even where the water is
@@ -697,10 +697,12 @@ void screen_draw(struct screen *s, bool full)
 		lose_display(s);
 	else if (ret == -ESTALE)
 		mode_put_back(s);
-	else if (ret == -EIO)
+	else if (ret == -EIO) {
+		s->full_pages = m->pages;	/* maybe one page left, in memory moved */
 		log_warn("%s: another program set its mode, and the driver does not take "
 			 "fbripple's back; the picture is wrong until fbripple restarts",
 			 s->display.path);
+	}
 }
 
 void screen_redraw(struct screen *s)
@@ -824,7 +826,7 @@ int screen_retake(struct screen *s)
 
 	if (ret == -EBUSY)
 		return ret;
-	if (ret < 0 && s->display.mode.pages < pages)
+	if (ret < 0 && ret != -EIO && s->display.mode.pages < pages)
 		one_page_left(s, ret);
 	else if (ret < 0)
 		log_warn("%s: acquire: %s", s->display.path, acquire_error(ret));
