@@ -67,6 +67,11 @@ struct screen {
 	int full_pages;			/* pages still to draw whole */
 	unsigned long frames;		/* frames drawn and presented */
 	unsigned long mode_resets;	/* another program's mode replaced by ours */
+	bool mode_lost;			/* another program's mode on screen, and the driver does
+					 * not take ours back: nothing drawn until it is adopted
+					 * (screen_adopt_mode) or our VT returns */
+	bool mode_foreign;		/* that mode could not be adopted: said once, tried
+					 * again when our VT returns */
 	struct water water;
 	struct render render;
 	struct pool pool;		/* display.threads: steps and frames in bands of rows */
@@ -217,6 +222,11 @@ void screen_set_rain(struct screen *s, double rate, int size, int weight);
 void screen_step(struct screen *s, int steps, double dt);
 bool screen_calm(const struct screen *s);
 bool screen_wants_frame(const struct screen *s);
+/* The mode another program set, which the driver keeps, adopted as if the display were opened
+ * anew in it (req: the display as opened now), and said once; or, where fbripple cannot draw
+ * in it, said once and nothing drawn until our VT returns. Nothing when no mode was lost. */
+void screen_adopt_mode(struct screen *s, const struct display_request *req,
+		       const struct config *cfg);
 void screen_draw(struct screen *s, bool full);
 void screen_redraw(struct screen *s);
 void screen_blank(struct screen *s, bool blank);
@@ -282,6 +292,8 @@ int service_open(struct app *app);
 void service_stand_down(struct app *app);
 void service_close(struct app *app);
 void service_reload(struct app *app);
+/* Another program's mode, which the driver keeps, adopted (screen_adopt_mode). */
+void service_adopt_mode(struct app *app);
 
 /* daemon.c */
 int daemon_block_signals(void);

@@ -609,7 +609,7 @@ bool screen_calm(const struct screen *s)
 /* Whether a frame is owed though the water may be calm: a page to draw whole. */
 bool screen_wants_frame(const struct screen *s)
 {
-	return s->full_pages > 0 && !s->away;
+	return (s->full_pages > 0 || (s->mode_lost && !s->mode_foreign)) && !s->away;
 }
 
 /* The test stripes: frame number n in rows y0 .. y0 + 7, bit i the 8x8 square at x = 8i,
@@ -662,7 +662,7 @@ void screen_draw(struct screen *s, bool full)
 	struct display_buffer buf;
 	int pages = m->pages, ret;
 
-	if (s->away || s->gone)
+	if (s->away || s->gone || s->mode_lost)
 		return;
 	if (full)
 		s->full_pages = s->display.mode.pages;
@@ -695,9 +695,30 @@ void screen_draw(struct screen *s, bool full)
 	else if (ret == -ESTALE)
 		mode_put_back(s);
 	else if (ret == -EIO)
-		log_warn("%s: another program set its mode, and the driver does not take "
-			 "fbripple's back; the picture is wrong until fbripple restarts",
-			 s->display.path);
+		s->mode_lost = true;	/* the daemon adopts it (screen_adopt_mode) */
+}
+
+void screen_adopt_mode(struct screen *s, const struct display_request *req,
+		       const struct config *cfg)
+{
+	struct screen_pictures none = { .new_walls = s->walls.mask != NULL };
+	const struct display_mode *m = &s->display.mode;
+	char err[512];
+
+	if (!s->mode_lost || s->mode_foreign || s->away)
+		return;
+	if (screen_reopen(s, req, cfg, &none, err, sizeof(err)) < 0) {
+		s->mode_foreign = true;
+		log_warn("%s: another program set a mode the driver keeps, and fbripple cannot "
+			 "draw in it (%s); drawing nothing until fbripple's VT is in front again",
+			 req->device, err);
+		return;
+	}
+	s->mode_lost = false;
+	log_warn("%s: another program set %dx%d %s, and the driver does not take fbripple's mode "
+		 "back; drawing in it from now on", s->display.path, m->width, m->height,
+		 m->fmt.name);
+	screen_redraw(s);
 }
 
 void screen_redraw(struct screen *s)
@@ -771,6 +792,9 @@ static const char *acquire_error(int ret)
 {
 	if (ret == -EBUSY)
 		return "another process is its DRM master";
+	if (ret == -EIO)
+		return "another program set its mode, and the driver does not take fbripple's "
+		       "back";
 	if (ret == -ESTALE)
 		return "an application set another mode since fbripple opened it (restart "
 		       "fbripple to draw in it)";
@@ -821,6 +845,9 @@ int screen_retake(struct screen *s)
 
 	if (ret == -EBUSY)
 		return ret;
+	/* the mode as the driver keeps it now: ours, or one adopted anew */
+	s->mode_lost = ret == -EIO;
+	s->mode_foreign = false;
 	if (ret < 0 && s->display.mode.pages < pages)
 		one_page_left(s, ret);
 	else if (ret < 0)

@@ -47,21 +47,28 @@ static bool new_display(const struct app *app, const struct config *cfg)
 		!display_same_device(&app->screen.display, cfg->display.device));
 }
 
+/* The display cfg names, to open on device. */
+static struct display_request display_wanted(const struct app *app, const struct config *cfg,
+					     const char *device)
+{
+	return (struct display_request){ .device = device,
+					 .buffering = cfg->display.double_buffer,
+					 .output = cfg->display.output,
+					 .mode = cfg->display.mode,
+					 .held = &app->screen.display,
+					 /* beside an application, as at start: nothing panned
+					  * or flipped but the frame fbripple shows */
+					 .hidden = app->pace.saver.mode == SAVER_IDLE,
+					 .keep_depth = app->pace.saver.mode == SAVER_IDLE &&
+						       cfg->display.vt == 0 };
+}
+
 /* The display cfg names (a new device, output, mode, rotation or cell), opened anew only when
  * it is another; the same DRM card is set up again on the descriptor that holds it. */
 static int reopen_screen(struct app *app, const struct config *cfg, struct screen_pictures *made,
 			 char *err, size_t len)
 {
-	struct display_request req = { .device = cfg->display.device,
-				       .buffering = cfg->display.double_buffer,
-				       .output = cfg->display.output,
-				       .mode = cfg->display.mode,
-				       .held = &app->screen.display,
-				       /* beside an application, as at start: nothing panned
-					* or flipped but the frame fbripple shows */
-				       .hidden = app->pace.saver.mode == SAVER_IDLE,
-				       .keep_depth = app->pace.saver.mode == SAVER_IDLE &&
-						     cfg->display.vt == 0 };
+	struct display_request req = display_wanted(app, cfg, cfg->display.device);
 	bool open = new_display(app, cfg);
 
 	/* the card is not ours to set up while another VT or the application has it */
@@ -324,6 +331,16 @@ static int request_reload(struct app *app, const struct control_ticket *ticket, 
 void service_reload(struct app *app)
 {
 	request_reload(app, NULL, NULL, 0);
+}
+
+void service_adopt_mode(struct app *app)
+{
+	struct display_request req = display_wanted(app, &app->cfg, app->screen.display.path);
+
+	screen_adopt_mode(&app->screen, &req, &app->cfg);
+	/* adopted: the touches land on the screen as it is now */
+	if (!app->screen.mode_lost && app->loop.epfd >= 0)
+		touch_open(&app->touch, &app->opt, &app->loop);
 }
 
 /* A screenshot being written: the frame copied on the loop, encoded and saved by a worker. */
