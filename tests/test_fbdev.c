@@ -499,30 +499,50 @@ static void test_screen_says_once_it_draws_on_one_page(void **state)
 	remove_device(path);
 }
 
+/* The daemon's app over the fake device: its screen set up as at start; its workers closed,
+ * so that an adoption's pictures are made at once (adopt_mode, as the daemon's frame calls). */
+static struct app *fake_app(const char *path)
+{
+	struct display_request req = { .device = path, .buffering = DISPLAY_BUFFER_AUTO };
+	struct app *app = calloc(1, sizeof(*app));
+
+	assert_non_null(app);
+	app->loop.epfd = -1;
+	config_defaults(&app->cfg);
+	app->cfg.display.threads = 1;
+	screen_init(&app->screen);
+	app->screen.stripes = true;
+	assert_int_equal(screen_open(&app->screen, &req), 0);
+	assert_int_equal(screen_setup(&app->screen, &app->cfg), 0);
+	return app;
+}
+
+/* Frames as the daemon draws them: each followed by an adoption where it found the mode lost. */
+static void app_frames(struct app *app, int n)
+{
+	for (int i = 0; i < n; i++) {
+		screen_draw(&app->screen, false);
+		if (app->screen.mode_lost)
+			adopt_mode(app);
+	}
+}
+
 /* Another program sets a mode of its own (32x24 at 16 bpp) while fbripple draws, and the
  * driver keeps it, refusing fbripple's back: fbripple adopts it, says so once, and every frame
  * from then on is drawn whole in the new geometry (its number at its top and bottom). */
 static void test_screen_adopts_a_mode_it_cannot_put_back(void **state)
 {
 	char *path = fake_device(2, 1, false), log[] = "/tmp/fbripple-test-fbdev-XXXXXX";
-	struct display_request req = { .device = path, .buffering = DISPLAY_BUFFER_AUTO };
 	struct fb_var_screeninfo other;
-	struct config cfg;
-	struct screen s;
+	struct app *app = fake_app(path);
+	struct screen *s = &app->screen;
 	char text[4096] = "";
 	int logfd = mkstemp(log), err = dup(2);
 	ssize_t len;
 
 	(void)state;
 	assert_true(logfd >= 0 && err >= 0);
-	config_defaults(&cfg);
-	cfg.display.threads = 1;
-	screen_init(&s);
-	s.stripes = true;
-	assert_int_equal(screen_open(&s, &req), 0);
-	assert_int_equal(screen_setup(&s, &cfg), 0);
-	for (int i = 0; i < 3; i++)
-		screen_draw(&s, false);
+	app_frames(app, 3);
 	other = fake.var;
 	other.xres = other.xres_virtual = 32;
 	other.yres = other.yres_virtual = 24;
@@ -532,28 +552,25 @@ static void test_screen_adopts_a_mode_it_cannot_put_back(void **state)
 	fake.kept = fake.var;
 	fake.keep = true;
 	dup2(logfd, 2);
-	for (int i = 0; i < 6; i++) {
-		screen_draw(&s, false);
-		if (s.mode_lost)	/* as the daemon does after each frame */
-			screen_adopt_mode(&s, &req, &cfg);
-	}
+	app_frames(app, 6);
 	dup2(err, 2);
-	assert_false(s.mode_lost);
-	assert_int_equal(s.display.mode.width, 32);
-	assert_int_equal(s.display.mode.height, 24);
-	assert_int_equal(s.display.mode.fmt.bpp, 16);
-	assert_int_equal(s.render.width, 32);
+	assert_false(s->mode_lost);
+	assert_int_equal(s->display.mode.width, 32);
+	assert_int_equal(s->display.mode.height, 24);
+	assert_int_equal(s->display.mode.fmt.bpp, 16);
+	assert_int_equal(s->render.width, 32);
 	assert_int_equal(fake.var.xres, 32);
 	assert_int_equal(fake.var.bits_per_pixel, 16);
-	assert_int_equal(shown_stripe16(0), s.frames - 1);
-	assert_int_equal(shown_stripe16(24 - 8), s.frames - 1);
+	assert_int_equal(shown_stripe16(0), s->frames - 1);
+	assert_int_equal(shown_stripe16(24 - 8), s->frames - 1);
 	len = pread(logfd, text, sizeof(text) - 1, 0);
 	assert_true(len > 0);
 	text[len] = '\0';
 	assert_non_null(strstr(text, ": another program set 32x24 RGB565, and the driver does not "
 				     "take fbripple's mode back; drawing in it from now on\n"));
 	assert_null(strstr(strstr(text, "another program") + 1, "another program"));	/* once */
-	screen_release(&s);
+	screen_release(s);
+	free(app);
 	close(logfd);
 	close(err);
 	unlink(log);
@@ -566,25 +583,17 @@ static void test_screen_adopts_a_mode_it_cannot_put_back(void **state)
 static void test_screen_draws_nothing_in_a_mode_it_cannot_draw(void **state)
 {
 	char *path = fake_device(2, 1, false), log[] = "/tmp/fbripple-test-fbdev-XXXXXX";
-	struct display_request req = { .device = path, .buffering = DISPLAY_BUFFER_AUTO };
 	size_t bytes = (size_t)W * H;
 	struct fb_var_screeninfo other;
-	struct config cfg;
-	struct screen s;
+	struct app *app = fake_app(path);
+	struct screen *s = &app->screen;
 	char text[4096] = "", *picture = malloc(bytes), *now = malloc(bytes);
 	int logfd = mkstemp(log), err = dup(2), mem = open(path, O_RDWR | O_CLOEXEC);
 	ssize_t len;
 
 	(void)state;
 	assert_true(logfd >= 0 && err >= 0 && mem >= 0 && picture && now);
-	config_defaults(&cfg);
-	cfg.display.threads = 1;
-	screen_init(&s);
-	s.stripes = true;
-	assert_int_equal(screen_open(&s, &req), 0);
-	assert_int_equal(screen_setup(&s, &cfg), 0);
-	for (int i = 0; i < 3; i++)
-		screen_draw(&s, false);
+	app_frames(app, 3);
 	other = fake.var;
 	other.bits_per_pixel = 8;
 	other.yres_virtual = H;
@@ -595,17 +604,13 @@ static void test_screen_draws_nothing_in_a_mode_it_cannot_draw(void **state)
 	dup2(logfd, 2);
 	/* the frame that finds the mode changed was drawn before: the other program draws its
 	 * picture after it, and from then on nothing is written over it */
-	screen_draw(&s, false);
-	assert_true(s.mode_lost);
+	screen_draw(s, false);
+	assert_true(s->mode_lost);
 	memset(picture, 0x5a, bytes);
 	assert_true(pwrite(mem, picture, bytes, 0) == (ssize_t)bytes);
-	for (int i = 0; i < 6; i++) {
-		screen_draw(&s, false);
-		if (s.mode_lost)
-			screen_adopt_mode(&s, &req, &cfg);
-	}
+	app_frames(app, 6);
 	dup2(err, 2);
-	assert_true(s.mode_lost);
+	assert_true(s->mode_lost);
 	/* read where the failed open's descriptor, closed, cannot stand in for the device */
 	assert_true(pread(mem, now, bytes, 0) == (ssize_t)bytes);
 	assert_memory_equal(now, picture, bytes);
@@ -619,12 +624,13 @@ static void test_screen_draws_nothing_in_a_mode_it_cannot_draw(void **state)
 	assert_null(strstr(strstr(text, "cannot draw in it") + 1, "cannot draw in it"));
 	/* our VT back, and the driver takes fbripple's mode again: drawn whole in it */
 	fake.keep = false;
-	assert_int_equal(screen_retake(&s), 0);
-	assert_false(s.mode_lost);
+	assert_int_equal(screen_retake(s), 0);
+	assert_false(s->mode_lost);
 	assert_int_equal(fake.var.bits_per_pixel, 32);
-	assert_int_equal(shown_stripe(0), s.frames - 1);
-	assert_int_equal(shown_stripe(H - 8), s.frames - 1);
-	screen_release(&s);
+	assert_int_equal(shown_stripe(0), s->frames - 1);
+	assert_int_equal(shown_stripe(H - 8), s->frames - 1);
+	screen_release(s);
+	free(app);
 	free(picture);
 	free(now);
 	close(mem);

@@ -141,6 +141,7 @@ struct service {
 	struct loop_source watchdog;
 	struct worker shots;		/* PNG screenshots, one at a time */
 	struct worker reloads;		/* a reload's picture, decoded and scaled */
+	struct worker adopts;		/* the pictures for a mode another program set */
 	bool reload_again;		/* asked for while one was being prepared */
 	int reload_nwaiting;		/* clients waiting for that next reload's reply */
 	struct control_ticket reload_waiting[CONTROL_CLIENTS];
@@ -223,10 +224,15 @@ void screen_step(struct screen *s, int steps, double dt);
 bool screen_calm(const struct screen *s);
 bool screen_wants_frame(const struct screen *s);
 /* The mode another program set, which the driver keeps, adopted as if the display were opened
- * anew in it (req: the display as opened now), and said once; or, where fbripple cannot draw
- * in it, said once and nothing drawn until our VT returns. Nothing when no mode was lost. */
-void screen_adopt_mode(struct screen *s, const struct display_request *req,
-		       const struct config *cfg);
+ * anew in it: first opened, on the loop, into d (req: the display as opened now); -ECANCELED
+ * where no mode is lost, else 0 or open's -errno (said once: nothing drawn until our VT
+ * returns). Then, with pictures made at screen_picture_size, d taken (or closed) and the screen
+ * drawn in it, said once; or why not, said once. */
+int screen_adopt_open(struct screen *s, const struct display_request *req, struct display *d);
+void screen_picture_size(const struct display *d, const struct config *cfg, int *width,
+			 int *height);
+void screen_adopt_mode(struct screen *s, struct display *d, const struct config *cfg,
+		       struct screen_pictures *made);
 void screen_draw(struct screen *s, bool full);
 void screen_redraw(struct screen *s);
 void screen_blank(struct screen *s, bool blank);
@@ -292,8 +298,14 @@ int service_open(struct app *app);
 void service_stand_down(struct app *app);
 void service_close(struct app *app);
 void service_reload(struct app *app);
-/* Another program's mode, which the driver keeps, adopted (screen_adopt_mode). */
-void service_adopt_mode(struct app *app);
+/* The display cfg names, to open on device, as the daemon runs now (beside an application or
+ * not). */
+struct display_request service_display_wanted(const struct app *app, const struct config *cfg,
+					      const char *device);
+
+/* adopt.c: after a frame that found another program's mode kept by the driver, the display
+ * opened anew in it, its pictures made off the loop, then drawn in (screen_adopt_mode). */
+void adopt_mode(struct app *app);
 
 /* daemon.c */
 int daemon_block_signals(void);

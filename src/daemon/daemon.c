@@ -40,7 +40,7 @@ static void advance(struct app *app, int steps)
 	test_frame_delay(app);
 	screen_draw(&app->screen, false);
 	if (app->screen.mode_lost)
-		service_adopt_mode(app);
+		adopt_mode(app);
 	touch_shown(&app->touch);
 }
 

@@ -384,7 +384,7 @@ static int remake_pictures(struct remake *m, const struct config *cfg,
 static int remake(struct screen *s, struct remake *m, const struct display_request *req,
 		  const struct config *cfg, struct screen_pictures *made, char *why, size_t len)
 {
-	const struct display *d = req ? &m->display : &s->display;
+	const struct display *d = req || m->new_display ? &m->display : &s->display;
 	int cell, ret = 0;
 
 	if (req) {
@@ -416,25 +416,22 @@ static int remake(struct screen *s, struct remake *m, const struct display_reque
 static void guard_app_frame(struct screen *s);
 static void guard_new_display(struct screen *s);
 
-/* A new display device (req; NULL: the same one), rotation or cell size: the new one is set up
- * completely before the old one goes, so a failure leaves everything as it was. The waves
- * survive unless the grid changes; then the water starts calm, the splash on screen all along. */
-int screen_reopen(struct screen *s, const struct display_request *req,
+/* screen_reopen, m->display opened already where m->new_display says so. */
+static int reopen(struct screen *s, struct remake *m, const struct display_request *req,
 		  const struct config *cfg, struct screen_pictures *pictures, char *err,
 		  size_t len)
 {
-	struct remake m = { 0 };
 	char why[512] = "";
-	int ret = remake(s, &m, req, cfg, pictures, why, sizeof(why));
+	int ret = remake(s, m, req, cfg, pictures, why, sizeof(why));
 
 	if (ret < 0) {
-		bool opened = m.new_display;
+		bool opened = m->new_display;
 
-		remake_free(&m);
+		remake_free(m);
 		/* a display opened on the same card took the screen, and its close put the
 		 * console's framebuffer there: ours goes back on it, with the frame drawn, as calm
 		 * or paused water presents none (hidden, the new one took nothing) */
-		if (opened && !s->away && !req->hidden) {
+		if (opened && req && !s->away && !req->hidden) {
 			display_acquire(&s->display);
 			if (s->blanked)
 				screen_keep_blank(s);
@@ -448,11 +445,11 @@ int screen_reopen(struct screen *s, const struct display_request *req,
 				 strerror(-ret));
 		return ret;
 	}
-	if (m.new_display) {
+	if (m->new_display) {
 		unwatch_display(s);	/* before its descriptor closes: a dup of it lives on */
-		display_hand_over(&s->display, &m.display);
+		display_hand_over(&s->display, &m->display);
 		display_close(&s->display, false);
-		s->display = m.display;
+		s->display = m->display;
 		display_share(&s->display, s->shared);	/* opened hidden: as it is shown now */
 		guard_crashes(s);
 		watch_display(s);
@@ -460,20 +457,32 @@ int screen_reopen(struct screen *s, const struct display_request *req,
 			guard_app_frame(s);	/* the frame kept for a crash, as this display has it */
 		guard_new_display(s);
 	}
-	render_take_splash(&m.render, &m.splash);
-	image_free(&m.splash);
+	render_take_splash(&m->render, &m->splash);
+	image_free(&m->splash);
 	render_free(&s->render);
-	s->render = m.render;
-	if (m.new_grid) {
+	s->render = m->render;
+	if (m->new_grid) {
 		water_free(&s->water);
-		s->water = m.water;	/* a new grid: the old waves cannot carry over */
+		s->water = m->water;	/* a new grid: the old waves cannot carry over */
 	}
 	walls_free(&s->walls);
-	s->walls = m.walls;
-	if (!m.new_grid && (ret = walls_apply(&s->walls, &s->water)) < 0)
+	s->walls = m->walls;
+	if (!m->new_grid && (ret = walls_apply(&s->walls, &s->water)) < 0)
 		log_warn("walls: %s; the water keeps the ones it had", strerror(-ret));
 	screen_apply_look(s, cfg);
 	return 0;
+}
+
+/* A new display device (req; NULL: the same one), rotation or cell size: the new one is set up
+ * completely before the old one goes, so a failure leaves everything as it was. The waves
+ * survive unless the grid changes; then the water starts calm, the splash on screen all along. */
+int screen_reopen(struct screen *s, const struct display_request *req,
+		  const struct config *cfg, struct screen_pictures *pictures, char *err,
+		  size_t len)
+{
+	struct remake m = { 0 };
+
+	return reopen(s, &m, req, cfg, pictures, err, len);
 }
 
 /* A new water.cell or engine: a new grid (and renderer for a new cell), the picture carried
@@ -698,27 +707,60 @@ void screen_draw(struct screen *s, bool full)
 		s->mode_lost = true;	/* the daemon adopts it (screen_adopt_mode) */
 }
 
-void screen_adopt_mode(struct screen *s, const struct display_request *req,
-		       const struct config *cfg)
+/* Said once, until our VT returns: the mode on screen is left to the program that set it. */
+static void adopt_refused(struct screen *s, const char *why)
 {
-	struct screen_pictures none = { .new_walls = s->walls.mask != NULL };
-	const struct display_mode *m = &s->display.mode;
-	char err[512];
+	s->mode_foreign = true;
+	log_warn("%s: another program set a mode the driver keeps, and fbripple cannot draw in it "
+		 "(%s); drawing nothing until fbripple's VT is in front again", s->display.path,
+		 why);
+}
+
+int screen_adopt_open(struct screen *s, const struct display_request *req, struct display *d)
+{
+	int ret;
 
 	if (!s->mode_lost || s->mode_foreign || s->away)
+		return -ECANCELED;
+	ret = open_display(d, req);
+	if (ret < 0)
+		adopt_refused(s, strerror(-ret));
+	return ret;
+}
+
+void screen_picture_size(const struct display *d, const struct config *cfg, int *width,
+			 int *height)
+{
+	bool turned = (cfg->display.rotate + d->mode.rotate) % 180 != 0;
+
+	*width = turned ? d->mode.height : d->mode.width;
+	*height = turned ? d->mode.width : d->mode.height;
+}
+
+void screen_adopt_mode(struct screen *s, struct display *d, const struct config *cfg,
+		       struct screen_pictures *made)
+{
+	struct remake m = { .display = *d, .new_display = true };
+	const struct display_mode *mode = &s->display.mode;
+	char err[512];
+
+	*d = (struct display){ 0 };	/* the screen's now, or closed */
+	if (!s->mode_lost || s->mode_foreign || s->away) {
+		remake_free(&m);
 		return;
-	if (screen_reopen(s, req, cfg, &none, err, sizeof(err)) < 0) {
-		s->mode_foreign = true;
-		log_warn("%s: another program set a mode the driver keeps, and fbripple cannot "
-			 "draw in it (%s); drawing nothing until fbripple's VT is in front again",
-			 req->device, err);
+	}
+	if (reopen(s, &m, NULL, cfg, made, err, sizeof(err)) < 0) {
+		adopt_refused(s, err);
 		return;
 	}
 	s->mode_lost = false;
 	log_warn("%s: another program set %dx%d %s, and the driver does not take fbripple's mode "
-		 "back; drawing in it from now on", s->display.path, m->width, m->height,
-		 m->fmt.name);
-	screen_redraw(s);
+		 "back; drawing in it from now on", s->display.path, mode->width, mode->height,
+		 mode->fmt.name);
+	if (s->blanked)
+		screen_keep_blank(s);
+	else
+		screen_redraw(s);
 }
 
 void screen_redraw(struct screen *s)

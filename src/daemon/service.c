@@ -47,8 +47,7 @@ static bool new_display(const struct app *app, const struct config *cfg)
 		!display_same_device(&app->screen.display, cfg->display.device));
 }
 
-/* The display cfg names, to open on device. */
-static struct display_request display_wanted(const struct app *app, const struct config *cfg,
+struct display_request service_display_wanted(const struct app *app, const struct config *cfg,
 					     const char *device)
 {
 	return (struct display_request){ .device = device,
@@ -68,7 +67,7 @@ static struct display_request display_wanted(const struct app *app, const struct
 static int reopen_screen(struct app *app, const struct config *cfg, struct screen_pictures *made,
 			 char *err, size_t len)
 {
-	struct display_request req = display_wanted(app, cfg, cfg->display.device);
+	struct display_request req = service_display_wanted(app, cfg, cfg->display.device);
 	bool open = new_display(app, cfg);
 
 	/* the card is not ours to set up while another VT or the application has it */
@@ -333,16 +332,6 @@ void service_reload(struct app *app)
 	request_reload(app, NULL, NULL, 0);
 }
 
-void service_adopt_mode(struct app *app)
-{
-	struct display_request req = display_wanted(app, &app->cfg, app->screen.display.path);
-
-	screen_adopt_mode(&app->screen, &req, &app->cfg);
-	/* adopted: the touches land on the screen as it is now */
-	if (!app->screen.mode_lost && app->loop.epfd >= 0)
-		touch_open(&app->touch, &app->opt, &app->loop);
-}
-
 /* A screenshot being written: the frame copied on the loop, encoded and saved by a worker. */
 struct shot_job {
 	struct worker_job job;
@@ -564,7 +553,8 @@ int service_open(struct app *app)
 	}
 	if (ret < 0)
 		return ret;
-	if (worker_open(&sv->shots, &app->loop) < 0 || worker_open(&sv->reloads, &app->loop) < 0)
+	if (worker_open(&sv->shots, &app->loop) < 0 || worker_open(&sv->reloads, &app->loop) < 0 ||
+	    worker_open(&sv->adopts, &app->loop) < 0)
 		log_warn("no worker threads: pictures are made on the loop, screenshots refused");
 	ret = cfg->control.socket[0] ? control_listen(&sv->control, cfg->control.socket) : 0;
 	if (ret == 0)
@@ -598,6 +588,7 @@ void service_close(struct app *app)
 
 	worker_close(&sv->shots);
 	worker_close(&sv->reloads);
+	worker_close(&sv->adopts);
 	control_close(&sv->control);
 	if (sv->watchdog.fd >= 0)
 		close(sv->watchdog.fd);
