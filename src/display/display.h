@@ -130,7 +130,7 @@ int display_errorf(int ret, char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* For backends: err says why path would not open (-ret), and for EACCES whose it is and what
- * would let fbripple's user in, as far as its mode and ACL tell (access.c). */
+ * would let fbripple's user in, as far as its mode and ACL tell (util/access.c). */
 int display_open_error(const char *path, int ret, char *err, size_t errlen);
 
 /* The backend for req opens the display: DRM for "auto" when a card has a connected connector

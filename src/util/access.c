@@ -1,5 +1,5 @@
-/* access.c - why a display device would not open: whose it is, and what would let fbripple's
- * user in, said only where it is true. */
+/* access.c - why a device node would not open for fbripple's user: whose it is, and what
+ * would let the user in, said only where it is true. */
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -8,16 +8,14 @@
 #include <linux/posix_acl_xattr.h>
 #include <pwd.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "display.h"
-
-/* What a display needs of its device. */
-#define ACCESS_RW (ACL_READ | ACL_WRITE)
+#include "access.h"
 
 /* What the file's permissions say of the owning group and of us. */
 struct access_facts {
@@ -70,17 +68,32 @@ static bool access_in_group(gid_t gid)
 	return in;
 }
 
-/* Whether joining st's group would let us open path: the group may read and write it (by its
- * ACL entry, where it has an ACL), we are not in it yet, and neither the owner's permissions
- * nor an ACL entry of our own answer for us before the group's are asked. */
-static bool access_group_would(const char *path, const struct stat *st, struct access_facts *f)
+/* Whether joining st's group would let us open path for need (ACL_READ | ACL_WRITE bits, as
+ * the mode's): the group may (by its ACL entry, where it has an ACL), we are not in it yet,
+ * and neither the owner's permissions nor an ACL entry of our own answer for us before the
+ * group's are asked. */
+static bool access_group_would(const char *path, const struct stat *st, int need,
+			       struct access_facts *f)
 {
 	uid_t uid = geteuid();
 
 	f->group = (int)(st->st_mode >> 3 & 7);
 	access_read_acl(path, uid, f);
-	return uid != st->st_uid && !f->named && (f->group & ACCESS_RW) == ACCESS_RW &&
+	return uid != st->st_uid && !f->named && (f->group & need) == need &&
 	       !access_in_group(st->st_gid);
+}
+
+/* The permission bits need asks of how: R_OK, W_OK. */
+static int access_need(int how)
+{
+	return (how & R_OK ? ACL_READ : 0) | (how & W_OK ? ACL_WRITE : 0);
+}
+
+/* Whether only the owner may, by the mode alone. */
+static bool access_owner_only(unsigned bits, int need)
+{
+	return (int)(bits >> 6 & 7 & (unsigned)need) == need &&
+	       (int)(bits >> 3 & 7 & (unsigned)need) != need && (int)(bits & 7 & (unsigned)need) != need;
 }
 
 static void user_name(uid_t uid, char *name, size_t len)
@@ -105,36 +118,36 @@ static void group_name(gid_t gid, char *name, size_t len)
 		snprintf(name, len, "%u", (unsigned)gid);
 }
 
-int display_open_error(const char *path, int ret, char *err, size_t errlen)
+int access_explain(const char *path, int how, char *why, size_t len)
 {
 	struct access_facts f = { 0 };
-	char owner[64], group[64], mode[32];
+	char owner[64], group[64];
+	int need = access_need(how);
 	unsigned bits;
 	struct stat st;
 
-	if (ret != -EACCES || stat(path, &st) < 0)
-		return display_errorf(ret, err, errlen, "%s", strerror(-ret));
+	if (stat(path, &st) < 0)
+		return -errno;
 	user_name(st.st_uid, owner, sizeof(owner));
 	group_name(st.st_gid, group, sizeof(group));
 	bits = (unsigned)st.st_mode & 0777;
-	if (faccessat(AT_FDCWD, path, R_OK | W_OK, AT_EACCESS) == 0)
-		return display_errorf(ret, err, errlen, "%s (owned by %s:%s, mode %03o, which lets "
-				      "fbripple's user open it: something else refuses it, such "
-				      "as a mount with nodev or a security module)",
-				      strerror(EACCES), owner, group, bits);
-	if (access_group_would(path, &st, &f)) {
-		snprintf(mode, sizeof(mode), "%03o%s", bits, f.acl ? " and an ACL" : "");
-		return display_errorf(ret, err, errlen, "%s (owned by %s:%s, mode %s: fbripple's "
-				      "user needs to be in group %s)", strerror(EACCES), owner,
-				      group, mode, group);
-	}
-	if (f.acl)
-		return display_errorf(ret, err, errlen, "%s (owned by %s:%s, mode %03o and an ACL "
-				      "that does not let fbripple's user in: getfacl lists whom "
-				      "it lets in)", strerror(EACCES), owner, group, bits);
-	if ((bits & 0600) == 0600 && (bits & 060) != 060 && (bits & 06) != 06)
-		return display_errorf(ret, err, errlen, "%s (owned by %s:%s, mode %03o: only %s "
-				      "may open it)", strerror(EACCES), owner, group, bits, owner);
-	return display_errorf(ret, err, errlen, "%s (owned by %s:%s, mode %03o)",
-			      strerror(EACCES), owner, group, bits);
+	if (faccessat(AT_FDCWD, path, how, AT_EACCESS) == 0)
+		snprintf(why, len, "%s (owned by %s:%s, mode %03o, which lets fbripple's user open "
+			 "it: something else refuses it, such as a mount with nodev or a security "
+			 "module)", strerror(EACCES), owner, group, bits);
+	else if (access_group_would(path, &st, need, &f))
+		snprintf(why, len, "%s (owned by %s:%s, mode %03o%s: fbripple's user needs to be in "
+			 "group %s)", strerror(EACCES), owner, group, bits,
+			 f.acl ? " and an ACL" : "", group);
+	else if (f.acl)
+		snprintf(why, len, "%s (owned by %s:%s, mode %03o and an ACL that does not let "
+			 "fbripple's user in: getfacl lists whom it lets in)", strerror(EACCES), owner,
+			 group, bits);
+	else if (access_owner_only(bits, need))
+		snprintf(why, len, "%s (owned by %s:%s, mode %03o: only %s may open it)",
+			 strerror(EACCES), owner, group, bits, owner);
+	else
+		snprintf(why, len, "%s (owned by %s:%s, mode %03o)", strerror(EACCES), owner, group,
+			 bits);
+	return 0;
 }

@@ -1,7 +1,8 @@
-/* test_display_access.c - the hint after "Permission denied" on a display device names a group
- * only where joining it would let fbripple's user in: not where an ACL refuses the group, nor
- * where the user is in the group already. A temp file stands in for the device; the hint is
- * taken as an unprivileged user in a child (root opens everything). */
+/* test_access.c - the hint after "Permission denied" on a display device (read and written) or
+ * an input device (read) names a group only where joining it would let fbripple's user in: not
+ * where an ACL refuses the group, nor where the user is in the group already. A temp file
+ * stands in for the device; the hint is taken as an unprivileged user in a child (root opens
+ * everything). */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -22,6 +23,7 @@
 #include <cmocka.h>
 
 #include "display/display.h"
+#include "input/input.h"
 
 /* The user that tries, and the device's group, which has no name: the hint gives its number. */
 #define USER 65534
@@ -104,9 +106,9 @@ static void set_acl(const struct fixture *f, int group_perm, int user, int user_
 	}
 }
 
-/* display_open_error's text for EACCES on path, as USER sees it, in group also (besides
- * USER_GROUP; 0: none). */
-static void hint_as_user(const char *path, gid_t also, char *text, size_t len)
+/* The text of display_open_error, or input_open_error where input, for EACCES on path, as USER
+ * sees it, in group also (besides USER_GROUP; 0: none). */
+static void hint_of(bool input, const char *path, gid_t also, char *text, size_t len)
 {
 	int fds[2], status;
 	pid_t pid;
@@ -118,9 +120,12 @@ static void hint_as_user(const char *path, gid_t also, char *text, size_t len)
 	if (pid == 0) {
 		gid_t groups[2] = { USER_GROUP, also };
 		char err[512] = "cannot become the user";
+		bool user = setgroups(also ? 2 : 1, groups) == 0 && setgid(USER_GROUP) == 0 &&
+			    setuid(USER) == 0;
 
-		if (setgroups(also ? 2 : 1, groups) == 0 && setgid(USER_GROUP) == 0 &&
-		    setuid(USER) == 0)
+		if (user && input)
+			input_open_error(path, -EACCES, err, sizeof(err));
+		else if (user)
 			display_open_error(path, -EACCES, err, sizeof(err));
 		_exit(write(fds[1], err, strlen(err)) < 0);
 	}
@@ -130,6 +135,11 @@ static void hint_as_user(const char *path, gid_t also, char *text, size_t len)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(n > 0);
 	text[n] = '\0';
+}
+
+static void hint_as_user(const char *path, gid_t also, char *text, size_t len)
+{
+	hint_of(false, path, also, text, len);
 }
 
 /* The plain case: joining the group is what it takes. */
@@ -215,6 +225,67 @@ static void test_other_errors_plain(void **state)
 	assert_string_equal(err, strerror(ENOENT));
 }
 
+/* An input device is only read: a group that may read it is the one to join, where a display
+ * (read and written) has no group to name. */
+static void test_input_group_that_reads(void **state)
+{
+	struct fixture *f = device(state, 0640);
+	char text[512];
+
+	hint_of(true, f->path, 0, text, sizeof(text));
+	assert_string_equal(text, "Permission denied (owned by root:4242, mode 640: fbripple's user "
+			    "needs to be in group 4242)");
+	hint_as_user(f->path, 0, text, sizeof(text));
+	assert_string_equal(text, "Permission denied (owned by root:4242, mode 640: only root may "
+			    "open it)");
+}
+
+/* An input device the group may not read (udev's ACL not applied yet, no udev at all): only
+ * its owner may. */
+static void test_input_owner_only(void **state)
+{
+	struct fixture *f = device(state, 0600);
+	char text[512];
+
+	hint_of(true, f->path, 0, text, sizeof(text));
+	assert_string_equal(text, "Permission denied (owned by root:4242, mode 600: only root may "
+			    "open it)");
+}
+
+/* An ACL that refuses the owning group of an input device. */
+static void test_input_acl_refuses_the_group(void **state)
+{
+	struct fixture *f = device(state, 0660);
+	char text[512];
+
+	set_acl(f, 0, -1, 0);
+	hint_of(true, f->path, 0, text, sizeof(text));
+	assert_string_equal(text, "Permission denied (owned by root:4242, mode 660 and an ACL that "
+			    "does not let fbripple's user in: getfacl lists whom it lets in)");
+}
+
+/* A member of the group refused all the same: something else refuses it. */
+static void test_input_member_refused_elsewhere(void **state)
+{
+	struct fixture *f = device(state, 0640);
+	char text[512];
+
+	hint_of(true, f->path, DEVICE_GROUP, text, sizeof(text));
+	assert_string_equal(text, "Permission denied (owned by root:4242, mode 640, which lets "
+			    "fbripple's user open it: something else refuses it, such as a mount "
+			    "with nodev or a security module)");
+}
+
+/* Not EACCES: the error alone, in the buffer returned. */
+static void test_input_other_errors_plain(void **state)
+{
+	char err[256];
+
+	(void)state;
+	assert_ptr_equal(input_open_error("/nonexistent/event0", -EPERM, err, sizeof(err)), err);
+	assert_string_equal(err, strerror(EPERM));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,7 +296,12 @@ int main(void)
 		cmocka_unit_test(test_acl_lets_the_group_in),
 		cmocka_unit_test(test_member_refused_elsewhere),
 		cmocka_unit_test(test_other_errors_plain),
+		cmocka_unit_test(test_input_group_that_reads),
+		cmocka_unit_test(test_input_owner_only),
+		cmocka_unit_test(test_input_acl_refuses_the_group),
+		cmocka_unit_test(test_input_member_refused_elsewhere),
+		cmocka_unit_test(test_input_other_errors_plain),
 	};
 
-	return cmocka_run_group_tests_name("display access", tests, setup, teardown);
+	return cmocka_run_group_tests_name("device access", tests, setup, teardown);
 }
