@@ -137,31 +137,31 @@ static void hint_of(bool input, const char *path, gid_t also, char *text, size_t
 	text[n] = '\0';
 }
 
-static void hint_as_user(const char *path, gid_t also, char *text, size_t len)
+/* The hint for f as USER (in group also) is want: display_open_error's, or input's. */
+static void expect_hint(bool input, const struct fixture *f, gid_t also, const char *want)
 {
-	hint_of(false, path, also, text, len);
+	char text[512];
+
+	hint_of(input, f->path, also, text, sizeof(text));
+	assert_string_equal(text, want);
 }
 
 /* The plain case: joining the group is what it takes. */
 static void test_group_named(void **state)
 {
 	struct fixture *f = device(state, 0660);
-	char text[512];
 
-	hint_as_user(f->path, 0, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 660: fbripple's user "
-			    "needs to be in group 4242)");
+	expect_hint(false, f, 0, "Permission denied (owned by root:4242, mode 660: fbripple's "
+		    "user needs to be in group 4242)");
 }
 
 /* Only the owner may: no group would help. */
 static void test_owner_only(void **state)
 {
 	struct fixture *f = device(state, 0600);
-	char text[512];
 
-	hint_as_user(f->path, 0, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 600: only root may "
-			    "open it)");
+	expect_hint(false, f, 0, "Permission denied (owned by root:4242, mode 600: only root may "
+		    "open it)");
 }
 
 /* An ACL refuses the owning group (group::---), while the mode shows its mask, 660: joining
@@ -169,36 +169,30 @@ static void test_owner_only(void **state)
 static void test_acl_refuses_the_group(void **state)
 {
 	struct fixture *f = device(state, 0660);
-	char text[512];
 
 	set_acl(f, 0, -1, 0);
-	hint_as_user(f->path, 0, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 660 and an ACL that "
-			    "does not let fbripple's user in: getfacl lists whom it lets in)");
+	expect_hint(false, f, 0, "Permission denied (owned by root:4242, mode 660 and an ACL that "
+		    "does not let fbripple's user in: getfacl lists whom it lets in)");
 }
 
 /* An ACL entry of the user's own, with nothing granted, comes before the group's. */
 static void test_acl_refuses_the_user(void **state)
 {
 	struct fixture *f = device(state, 0660);
-	char text[512];
 
 	set_acl(f, 6, USER, 0);
-	hint_as_user(f->path, 0, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 660 and an ACL that "
-			    "does not let fbripple's user in: getfacl lists whom it lets in)");
+	expect_hint(false, f, 0, "Permission denied (owned by root:4242, mode 660 and an ACL that "
+		    "does not let fbripple's user in: getfacl lists whom it lets in)");
 }
 
 /* An ACL that lets the owning group in: joining it is still what it takes. */
 static void test_acl_lets_the_group_in(void **state)
 {
 	struct fixture *f = device(state, 0660);
-	char text[512];
 
 	set_acl(f, 6, 1234, 6);
-	hint_as_user(f->path, 0, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 660 and an ACL: "
-			    "fbripple's user needs to be in group 4242)");
+	expect_hint(false, f, 0, "Permission denied (owned by root:4242, mode 660 and an ACL: "
+		    "fbripple's user needs to be in group 4242)");
 }
 
 /* The user is in the group already, and the mode lets it in: the refusal comes from elsewhere
@@ -206,12 +200,10 @@ static void test_acl_lets_the_group_in(void **state)
 static void test_member_refused_elsewhere(void **state)
 {
 	struct fixture *f = device(state, 0660);
-	char text[512];
 
-	hint_as_user(f->path, DEVICE_GROUP, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 660, which lets "
-			    "fbripple's user open it: something else refuses it, such as a mount "
-			    "with nodev or a security module)");
+	expect_hint(false, f, DEVICE_GROUP, "Permission denied (owned by root:4242, mode 660, "
+		    "which lets fbripple's user open it: something else refuses it, such as a "
+		    "mount with nodev or a security module)");
 }
 
 /* Not EACCES: the error alone. */
@@ -230,14 +222,11 @@ static void test_other_errors_plain(void **state)
 static void test_input_group_that_reads(void **state)
 {
 	struct fixture *f = device(state, 0640);
-	char text[512];
 
-	hint_of(true, f->path, 0, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 640: fbripple's user "
-			    "needs to be in group 4242)");
-	hint_as_user(f->path, 0, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 640: only root may "
-			    "open it)");
+	expect_hint(true, f, 0, "Permission denied (owned by root:4242, mode 640: fbripple's user "
+		    "needs to be in group 4242)");
+	expect_hint(false, f, 0, "Permission denied (owned by root:4242, mode 640: only root may "
+		    "open it)");
 }
 
 /* An input device the group may not read (udev's ACL not applied yet, no udev at all): only
@@ -245,35 +234,29 @@ static void test_input_group_that_reads(void **state)
 static void test_input_owner_only(void **state)
 {
 	struct fixture *f = device(state, 0600);
-	char text[512];
 
-	hint_of(true, f->path, 0, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 600: only root may "
-			    "open it)");
+	expect_hint(true, f, 0, "Permission denied (owned by root:4242, mode 600: only root may "
+		    "open it)");
 }
 
 /* An ACL that refuses the owning group of an input device. */
 static void test_input_acl_refuses_the_group(void **state)
 {
 	struct fixture *f = device(state, 0660);
-	char text[512];
 
 	set_acl(f, 0, -1, 0);
-	hint_of(true, f->path, 0, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 660 and an ACL that "
-			    "does not let fbripple's user in: getfacl lists whom it lets in)");
+	expect_hint(true, f, 0, "Permission denied (owned by root:4242, mode 660 and an ACL that "
+		    "does not let fbripple's user in: getfacl lists whom it lets in)");
 }
 
 /* A member of the group refused all the same: something else refuses it. */
 static void test_input_member_refused_elsewhere(void **state)
 {
 	struct fixture *f = device(state, 0640);
-	char text[512];
 
-	hint_of(true, f->path, DEVICE_GROUP, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 640, which lets "
-			    "fbripple's user open it: something else refuses it, such as a mount "
-			    "with nodev or a security module)");
+	expect_hint(true, f, DEVICE_GROUP, "Permission denied (owned by root:4242, mode 640, "
+		    "which lets fbripple's user open it: something else refuses it, such as a "
+		    "mount with nodev or a security module)");
 }
 
 /* Not EACCES: the error alone, in the buffer returned. */
