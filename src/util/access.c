@@ -96,26 +96,22 @@ static bool access_owner_only(unsigned bits, int need)
 	       (int)(bits >> 3 & 7 & (unsigned)need) != need && (int)(bits & 7 & (unsigned)need) != need;
 }
 
-static void user_name(uid_t uid, char *name, size_t len)
+/* The name of user id, or of group id where group, else its number. */
+static void id_name(bool group, unsigned id, char *name, size_t len)
 {
-	struct passwd pw, *found = NULL;
+	struct passwd pw, *user = NULL;
+	struct group gr, *grp = NULL;
 	char buf[1024];
+	const char *found = NULL;
 
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) == 0 && found)
-		snprintf(name, len, "%s", found->pw_name);
+	if (group && getgrgid_r(id, &gr, buf, sizeof(buf), &grp) == 0 && grp)
+		found = grp->gr_name;
+	else if (!group && getpwuid_r(id, &pw, buf, sizeof(buf), &user) == 0 && user)
+		found = user->pw_name;
+	if (found)
+		snprintf(name, len, "%s", found);
 	else
-		snprintf(name, len, "%u", (unsigned)uid);
-}
-
-static void group_name(gid_t gid, char *name, size_t len)
-{
-	struct group gr, *found = NULL;
-	char buf[1024];
-
-	if (getgrgid_r(gid, &gr, buf, sizeof(buf), &found) == 0 && found)
-		snprintf(name, len, "%s", found->gr_name);
-	else
-		snprintf(name, len, "%u", (unsigned)gid);
+		snprintf(name, len, "%u", id);
 }
 
 int access_explain(const char *path, int how, char *why, size_t len)
@@ -128,8 +124,8 @@ int access_explain(const char *path, int how, char *why, size_t len)
 
 	if (stat(path, &st) < 0)
 		return -errno;
-	user_name(st.st_uid, owner, sizeof(owner));
-	group_name(st.st_gid, group, sizeof(group));
+	id_name(false, st.st_uid, owner, sizeof(owner));
+	id_name(true, st.st_gid, group, sizeof(group));
 	bits = (unsigned)st.st_mode & 0777;
 	if (faccessat(AT_FDCWD, path, how, AT_EACCESS) == 0)
 		snprintf(why, len, "%s (owned by %s:%s, mode %03o, which lets fbripple's user open "
