@@ -611,6 +611,9 @@ static void test_screen_draws_nothing_in_a_mode_it_cannot_draw(void **state)
 	app_frames(app, 6);
 	dup2(err, 2);
 	assert_true(s->mode_lost);
+	/* a frame owed (woken from blank) is not one the timer runs for: none can be drawn */
+	screen_blank(s, false);
+	assert_false(screen_wants_frame(s));
 	/* read where the failed open's descriptor, closed, cannot stand in for the device */
 	assert_true(pread(mem, now, bytes, 0) == (ssize_t)bytes);
 	assert_memory_equal(now, picture, bytes);

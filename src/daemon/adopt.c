@@ -38,9 +38,12 @@ static void adopt_done(struct worker_job *job)
 			 a->display.path, a->err);
 	if (!job->cancelled) {
 		screen_adopt_mode(&app->screen, &a->display, &app->cfg, &a->made);
-		/* adopted: the touches land on the screen as it is now */
+		/* adopted: the touches land on the screen as it is now; not: the frame timer
+		 * stops, nothing to draw (a --frames run has neither) */
 		if (!app->screen.mode_lost && app->loop.epfd >= 0)
 			touch_open(&app->touch, &app->opt, &app->loop);
+		if (app->loop.epfd >= 0)
+			pace_wake(&app->pace);
 	}
 	if (display_is_open(&a->display))
 		display_close(&a->display, false);

@@ -618,7 +618,8 @@ bool screen_calm(const struct screen *s)
 /* Whether a frame is owed though the water may be calm: a page to draw whole. */
 bool screen_wants_frame(const struct screen *s)
 {
-	return (s->full_pages > 0 || (s->mode_lost && !s->mode_foreign)) && !s->away;
+	/* a mode lost: the frames ask for its adoption, and draw nothing until it is done */
+	return !s->away && (s->mode_lost ? !s->mode_foreign : s->full_pages > 0);
 }
 
 /* The test stripes: frame number n in rows y0 .. y0 + 7, bit i the 8x8 square at x = 8i,
