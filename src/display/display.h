@@ -83,7 +83,10 @@ struct display;
  * what the device reported on event_fd (page flips done) and returns how many flips completed;
  * with wait it first waits for a flip still under way, at most a vertical blank or so, so that
  * the buffer handed out next is off screen. acquire returns -EBUSY while another process holds
- * the device (a DRM master): the caller tries again a little later. crash_guard
+ * the device (a DRM master): the caller tries again a little later. present or acquire
+ * return -EIO where another program set a mode the device keeps and ours is not taken back
+ * (fbdev): the caller draws nothing more in the old one (the daemon opens it anew in the new
+ * one). crash_guard
  * copies what crash_restore needs into the backend's own storage; crash_restore runs in a
  * fatal signal handler, so it may make async-signal-safe calls only.
  */
