@@ -530,18 +530,23 @@ static void app_frames(struct app *app, int n)
 /* Another program sets a mode of its own (32x24 at 16 bpp) while fbripple draws, and the
  * driver keeps it, refusing fbripple's back: fbripple adopts it, says so once, and every frame
  * from then on is drawn whole in the new geometry (its number at its top and bottom). */
-static void test_screen_adopts_a_mode_it_cannot_put_back(void **state)
+static void adopts_a_mode(bool worker)
 {
 	char *path = fake_device(2, 1, false), log[] = "/tmp/fbripple-test-fbdev-XXXXXX";
 	struct fb_var_screeninfo other;
 	struct app *app = fake_app(path);
 	struct screen *s = &app->screen;
+	struct loop loop = { .epfd = -1 };
 	char text[4096] = "";
 	int logfd = mkstemp(log), err = dup(2);
+	unsigned long frames;
 	ssize_t len;
 
-	(void)state;
 	assert_true(logfd >= 0 && err >= 0);
+	if (worker) {
+		assert_int_equal(loop_init(&loop), 0);
+		assert_int_equal(worker_open(&app->service.adopts, &loop), 0);
+	}
 	app_frames(app, 3);
 	other = fake.var;
 	other.xres = other.xres_virtual = 32;
@@ -552,7 +557,16 @@ static void test_screen_adopts_a_mode_it_cannot_put_back(void **state)
 	fake.kept = fake.var;
 	fake.keep = true;
 	dup2(logfd, 2);
-	app_frames(app, 6);
+	app_frames(app, 3);
+	/* on a worker, the pictures are made while the loop runs on: nothing drawn meanwhile,
+	 * in either mode, until the loop hears that they are done */
+	frames = s->frames;
+	for (int i = 0; worker && i < 3; i++)
+		app_frames(app, 1);
+	assert_int_equal(s->frames, frames);
+	for (int i = 0; worker && s->mode_lost && i < 100; i++)
+		assert_true(loop_dispatch(&loop, 1000) >= 0);
+	app_frames(app, 3);
 	dup2(err, 2);
 	assert_false(s->mode_lost);
 	assert_int_equal(s->display.mode.width, 32);
@@ -569,12 +583,28 @@ static void test_screen_adopts_a_mode_it_cannot_put_back(void **state)
 	assert_non_null(strstr(text, ": another program set 32x24 RGB565, and the driver does not "
 				     "take fbripple's mode back; drawing in it from now on\n"));
 	assert_null(strstr(strstr(text, "another program") + 1, "another program"));	/* once */
+	worker_close(&app->service.adopts);
+	if (worker)
+		loop_free(&loop);
 	screen_release(s);
 	free(app);
 	close(logfd);
 	close(err);
 	unlink(log);
 	remove_device(path);
+}
+
+static void test_screen_adopts_a_mode_it_cannot_put_back(void **state)
+{
+	(void)state;
+	adopts_a_mode(false);
+}
+
+/* The same with the daemon's worker: the new mode's pictures made off the loop. */
+static void test_screen_adopts_a_mode_with_pictures_made_off_the_loop(void **state)
+{
+	(void)state;
+	adopts_a_mode(true);
 }
 
 /* Another program sets 8 bpp, a palette mode, and the driver keeps it: fbripple says once that
@@ -654,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_mode_put_back_where_pans_are_refused),
 		cmocka_unit_test(test_screen_says_once_it_draws_on_one_page),
 		cmocka_unit_test(test_screen_adopts_a_mode_it_cannot_put_back),
+		cmocka_unit_test(test_screen_adopts_a_mode_with_pictures_made_off_the_loop),
 		cmocka_unit_test(test_screen_draws_nothing_in_a_mode_it_cannot_draw),
 	};
 
