@@ -615,10 +615,10 @@ bool screen_calm(const struct screen *s)
 	return water_calm(&s->water);
 }
 
-/* Whether a frame is owed though the water may be calm: a page to draw whole. */
+/* Whether a frame is owed though the water may be calm: a page to draw whole, or a mode lost
+ * to adopt (those frames ask for it, and draw nothing until it is done). */
 bool screen_wants_frame(const struct screen *s)
 {
-	/* a mode lost: the frames ask for its adoption, and draw nothing until it is done */
 	return !s->away && (s->mode_lost ? !s->mode_foreign : s->full_pages > 0);
 }
 
