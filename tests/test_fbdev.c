@@ -15,8 +15,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "config/config.h"
@@ -728,6 +730,33 @@ static void test_screen_adopts_a_mode_with_pictures_made_off_the_loop(void **sta
 	adopts_a_mode(true);
 }
 
+/* The STATUS= line `systemctl status` would show for app now, into line. */
+static void status_said(struct app *app, char *line, size_t len)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char dir[] = "/tmp/fbripple-test-notify-XXXXXX", got[1024];
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ssize_t n;
+	char *at;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/notify", dir);
+	assert_true(fd >= 0 && bind(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0);
+	setenv("NOTIFY_SOCKET", addr.sun_path, 1);
+	app->status = (struct status){ .timer.fd = -1, .wanted = true };
+	status_tell(app, NULL);
+	unsetenv("NOTIFY_SOCKET");
+	n = recv(fd, got, sizeof(got) - 1, MSG_DONTWAIT);
+	assert_true(n > 0);
+	got[n] = '\0';
+	at = strstr(got, "STATUS=");
+	assert_non_null(at);
+	snprintf(line, len, "%s", at + strlen("STATUS="));
+	close(fd);
+	unlink(addr.sun_path);
+	rmdir(dir);
+}
+
 /* Another program sets 8 bpp, a palette mode, and the driver keeps it: fbripple says once that
  * it cannot draw there, and writes nothing into the other program's picture, until its VT is
  * back in front and the driver takes its mode again. */
@@ -776,6 +805,10 @@ static void test_screen_draws_nothing_in_a_mode_it_cannot_draw(void **state)
 				     "cannot draw in it ("));
 	assert_non_null(strstr(text, "); drawing nothing until fbripple's VT is in front again\n"));
 	assert_null(strstr(strstr(text, "cannot draw in it") + 1, "cannot draw in it"));
+	status_said(app, text, sizeof(text));
+	assert_int_equal(strncmp(text, "drawing nothing until its VT is in front again: another "
+				       "program's mode on ", 74), 0);
+	assert_string_equal(text + 74, path);
 	/* our VT back, and the driver takes fbripple's mode again: drawn whole in it */
 	fake.keep = false;
 	assert_int_equal(screen_retake(s), 0);
