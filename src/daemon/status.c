@@ -60,8 +60,8 @@ static void describe(const struct app *app, enum status_state state, char *buf, 
 		[STATE_BLANKED] = "blanked after screensaver.blank_after,",
 		[STATE_AWAY] = "paused while another VT is in front,",
 		[STATE_HELD] = "waiting for another process to let go of",
-		[STATE_FOREIGN] = "drawing nothing until its VT is in front again: another "
-				  "program's mode on",
+		[STATE_FOREIGN] = ("drawing nothing until its VT is in front again: another "
+				   "program's mode on"),
 		[STATE_HIDDEN] = "hidden, beside the application on",
 	};
 	const struct display *d = &app->screen.display;
