@@ -1442,6 +1442,21 @@ static int check_middle(const struct image *img, void *ctx, char *why, size_t le
 			      why, len);
 }
 
+/* The middle of the screen is neither black nor red: the water drawn there. */
+static int check_middle_lit(const struct image *img, void *ctx, char *why, size_t len)
+{
+	uint32_t px = img->pixels[img->height / 2 * img->width + img->width / 2] & 0xffffff;
+
+	(void)ctx;
+	if (vm_check_pixel(img, img->width / 2, img->height / 2, 0x000000, 24, why, len) &&
+	    vm_check_pixel(img, img->width / 2, img->height / 2, RED, 24, why, len)) {
+		why[0] = '\0';
+		return 0;
+	}
+	snprintf(why, len, "the middle is #%06x, no water drawn there", px);
+	return -1;
+}
+
 /*
  * Idle mode with splash.image "@screen" on the second of two cards (QEMU's VGA, the console the
  * host dumps, is bochs-drm loaded after virtio-gpu: card1 and fb1): the application's frame is
@@ -1450,7 +1465,8 @@ static int check_middle(const struct image *img, void *ctx, char *why, size_t le
  * frame anew (it showed black) by writing fb1 onto itself, and writes nothing to fb0: with no
  * VT of fbripple's, on VT 2 of its own, and after a reload while shown moved it from the first
  * card to the second. Stopped (SIGTERM) while shown, it puts the card back itself: the frame red
- * again, fb0 not written.
+ * again, fb0 not written. Then always mode on that card, killed: the console (fbcon's primary
+ * device here) shows its text again, not the water's last frame.
  */
 static void test_drm_screen_splash_of_its_card(void **state)
 {
@@ -1496,6 +1512,11 @@ static void test_drm_screen_splash_of_its_card(void **state)
 		"n=0; until [ $(grep -c 'screensaver: shown' /tmp/fbr.log) = 4 ] || [ $n -ge 100 ];"
 		" do sleep 0.1; n=$((n+1)); done; say \"shown to stop\"\n"
 		"hear cmd; killed stop TERM\n"
+		"printf '%s\\n' 'display: { device = \"/dev/dri/card1\"; };'"
+		" 'screensaver: { mode = \"always\"; };' >/tmp/always.conf\n"
+		"printf '\\033[2J\\033[HFBRIPPLE CONSOLE MARK\\n' >/dev/tty1\n"
+		"fbripple -v -c /tmp/always.conf 2>>/tmp/fbr.log & pid=$!; say \"always started\"\n"
+		"hear cmd; killed always\n"
 		"hear cmd; cat /tmp/fbr.log\n" };
 	uint32_t red = RED, blue = BLUE;
 
@@ -1533,6 +1554,13 @@ static void test_drm_screen_splash_of_its_card(void **state)
 	vm_case_expect(s, "stop killed 0", 10000);
 	vm_case_expect(s, "stop guard gone, fb0 writes 0, fb1 ", 10000);
 	vm_case_wait_screen(s, 10000, check_middle, &red);
+	/* always mode on the second card: the water, then killed, the card's own frame again */
+	vm_case_expect(s, "always started", 10000);
+	vm_case_wait_screen(s, 10000, check_middle_lit, NULL);
+	assert_int_equal(vm_send(&s->vm, "kill"), 0);
+	vm_case_expect(s, "always killed 137", 10000);
+	vm_case_expect(s, "always guard gone, fb0 writes 0, fb1 ", 10000);
+	vm_case_wait_screen(s, 10000, check_console, NULL);
 	assert_int_equal(vm_send(&s->vm, "bye"), 0);
 	vm_case_expect_exit(s, 0);
 }
