@@ -241,10 +241,32 @@ static int choose_mode(const drmModeConnector *c, const char *want, drmModeModeI
 	return -ENOENT;
 }
 
-/* The CRTC driving the connector now, or the first free one its encoders can drive. */
+/* Whether a connector other than conn drives crtc now (its encoder's): that output's screen,
+ * the console's or another program's, is not ours to take. */
+static bool crtc_in_use(int fd, const drmModeRes *res, uint32_t conn, uint32_t crtc)
+{
+	bool used = false;
+
+	for (int i = 0; !used && i < res->count_connectors; i++) {
+		drmModeConnector *c = res->connectors[i] == conn ? NULL :
+				      drmModeGetConnectorCurrent(fd, res->connectors[i]);
+		drmModeEncoder *enc = c && c->encoder_id ? drmModeGetEncoder(fd, c->encoder_id)
+							 : NULL;
+
+		used = enc && enc->crtc_id == crtc;
+		drmModeFreeEncoder(enc);
+		drmModeFreeConnector(c);
+	}
+	return used;
+}
+
+/* The CRTC driving the connector now, else one its encoders can drive that no other connector
+ * uses. -ENOENT: its encoders can drive none; -ENOSPC: every one they can drives another
+ * output. */
 static int choose_crtc(int fd, const drmModeRes *res, const drmModeConnector *c, uint32_t *crtc)
 {
 	drmModeEncoder *enc = c->encoder_id ? drmModeGetEncoder(fd, c->encoder_id) : NULL;
+	int ret = -ENOENT;
 
 	if (enc && enc->crtc_id) {
 		*crtc = enc->crtc_id;
@@ -252,17 +274,30 @@ static int choose_crtc(int fd, const drmModeRes *res, const drmModeConnector *c,
 		return 0;
 	}
 	drmModeFreeEncoder(enc);
-	for (int i = 0; i < c->count_encoders; i++) {
+	for (int i = 0; ret && i < c->count_encoders; i++) {
 		enc = drmModeGetEncoder(fd, c->encoders[i]);
-		for (int j = 0; enc && j < res->count_crtcs; j++)
-			if (enc->possible_crtcs & (1u << j)) {
+		for (int j = 0; enc && ret && j < res->count_crtcs; j++) {
+			if (!(enc->possible_crtcs & (1u << j)))
+				continue;
+			ret = crtc_in_use(fd, res, c->connector_id, res->crtcs[j]) ? -ENOSPC : 0;
+			if (ret == 0)
 				*crtc = res->crtcs[j];
-				drmModeFreeEncoder(enc);
-				return 0;
-			}
+		}
 		drmModeFreeEncoder(enc);
 	}
-	return -ENOENT;
+	return ret;
+}
+
+/* err says why choose_crtc found none for output; returns ret (never -EBUSY, which
+ * display_open takes for a card another process is master of). */
+static int crtc_error(int ret, const char *output, char *err, size_t errlen)
+{
+	if (ret == -ENOSPC)
+		snprintf(err, errlen, "no free CRTC for %s: each one that can drive it drives "
+			 "another output now (the console's or another program's)", output);
+	else if (ret < 0)
+		snprintf(err, errlen, "no CRTC for %s", output);
+	return ret;
 }
 
 static int crtc_index(const drmModeRes *res, uint32_t crtc)
@@ -512,8 +547,9 @@ static int choose_output(struct display *d, const struct display_request *req, c
 		snprintf(err, errlen, req->mode && req->mode[0] ? "%s has no mode %s (see "
 			 "--list-devices)" : "%s has no modes%s", st->output,
 			 req->mode ? req->mode : "");
-	if (ret == 0 && (ret = choose_crtc(st->fd, res, c, &st->crtc_id)) < 0)
-		snprintf(err, errlen, "no CRTC for %s", st->output);
+	if (ret == 0)
+		ret = crtc_error(choose_crtc(st->fd, res, c, &st->crtc_id), st->output, err,
+				 errlen);
 	if (ret == 0 && (ret = choose_plane(st, res)) < 0)
 		snprintf(err, errlen, "no primary plane drawing XRGB8888 or RGB565 for %s",
 			 st->output);
