@@ -1,5 +1,5 @@
-/* test_drm.c - the DRM backend against a card faked in this process: outputs that share CRTCs.
- * What each CRTC scans out is the fake's to say. */
+/* test_drm.c - the DRM backend against a card faked in this process: outputs that share CRTCs,
+ * page flips it refuses. What each CRTC scans out is the fake's to say. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -21,11 +21,14 @@
 #include <drm_mode.h>
 #include <xf86drmMode.h>
 
+#include "config/config.h"
+#include "daemon/app.h"
 #include "display/display.h"
 #include "testutil.h"
 
 enum { W = 64, H = 48, SLOT = W * 4 * H, NCRTC = 2, NCONN = 3, CONSOLE_FB = 100 };
-enum { CRTC0 = 31, ENC0 = 41, CONN0 = 51, PLANE0 = 61, PROP_TYPE = 71, PROP_FB = 72 };
+enum { CRTC0 = 31, ENC0 = 41, CONN0 = 51, PLANE0 = 61, PROP_TYPE = 71, PROP_FB = 72,
+       PROP_DPMS = 73 };
 
 static const char card[] = "/dev/dri/card9";
 
@@ -51,6 +54,7 @@ static struct {
 	int refuse_from, refuse_to;	/* flips numbered [from, to) refused with refuse_errno */
 	int refuse_errno;
 	int dirty;			/* DirtyFB calls */
+	bool off;			/* DPMS off: flips refused, as atomic drivers do */
 	uint64_t events[8];		/* flips done, their user data, not read yet */
 	int nevents;
 } fake;
@@ -153,6 +157,7 @@ static int get_plane(struct drm_mode_get_plane *p)
 	return 0;
 }
 
+/* A plane's type and FB_ID; a connector's DPMS. */
 static int get_properties(struct drm_mode_obj_get_properties *o)
 {
 	int i = (int)o->obj_id - PLANE0;
@@ -163,6 +168,11 @@ static int get_properties(struct drm_mode_obj_get_properties *o)
 
 	if (n)
 		values[1] = fake.crtc_fb[i];
+	if (o->obj_type == DRM_MODE_OBJECT_CONNECTOR) {
+		ids[0] = PROP_DPMS;
+		values[0] = fake.off ? DRM_MODE_DPMS_OFF : DRM_MODE_DPMS_ON;
+		n = 1;
+	}
 	give(o->props_ptr, &o->count_props, ids, n, 4);
 	give(o->prop_values_ptr, &count, values, n, 8);
 	return 0;
@@ -170,9 +180,10 @@ static int get_properties(struct drm_mode_obj_get_properties *o)
 
 static int get_property(struct drm_mode_get_property *p)
 {
-	if (p->prop_id != PROP_TYPE && p->prop_id != PROP_FB)
+	if (p->prop_id < PROP_TYPE || p->prop_id > PROP_DPMS)
 		return -ENOENT;
-	snprintf(p->name, sizeof(p->name), "%s", p->prop_id == PROP_TYPE ? "type" : "FB_ID");
+	snprintf(p->name, sizeof(p->name), "%s", p->prop_id == PROP_TYPE ? "type" :
+						 p->prop_id == PROP_FB ? "FB_ID" : "DPMS");
 	p->flags = DRM_MODE_PROP_RANGE;
 	p->count_values = p->count_enum_blobs = 0;
 	return 0;
@@ -220,7 +231,7 @@ static int flip(int i, uint32_t fb, uint64_t user_data)
 
 	if (n >= fake.refuse_from && n < fake.refuse_to)
 		return -fake.refuse_errno;
-	if (i < 0 || !fake.crtc_fb[i] || fake.nevents == 8)
+	if (i < 0 || !fake.crtc_fb[i] || fake.off || fake.nevents == 8)
 		return -EINVAL;
 	fake.crtc_fb[i] = fb;
 	fake.events[fake.nevents++] = user_data;
@@ -299,6 +310,14 @@ static int answer(unsigned long req, void *arg)
 	}
 	case DRM_IOCTL_MODE_RMFB: case DRM_IOCTL_MODE_DESTROY_DUMB: return 0;
 	case DRM_IOCTL_MODE_DIRTYFB: fake.dirty++; return 0;
+	case DRM_IOCTL_MODE_SETPROPERTY: {
+		struct drm_mode_connector_set_property *p = arg;
+
+		if (p->prop_id != PROP_DPMS)
+			return -EINVAL;
+		fake.off = p->value == DRM_MODE_DPMS_OFF;
+		return 0;
+	}
 	case DRM_IOCTL_MODE_PAGE_FLIP: {
 		struct drm_mode_crtc_page_flip *f = arg;
 
@@ -519,12 +538,224 @@ static void test_no_free_crtc_says_so(void **state)
 	remove_card();
 }
 
+/* One flip refused (-EBUSY): -EAGAIN, the frame not shown, its buffer handed out again; the
+ * next flip flips as before, two buffers still. Legacy flips, then atomic commits. */
+static void test_one_refused_flip_keeps_the_buffer(void **state)
+{
+	for (int atomic = 0; atomic < 2; atomic++) {
+		struct display d;
+		char err[256];
+		int fallbacks = 0;
+
+		(void)state;
+		fake_card(1, atomic);
+		if (open_output(&d, NULL, err, sizeof(err)) < 0)
+			fail_msg("open: %s", err);
+		assert_int_equal(d.mode.pages, 2);
+		fake.refuse_from = 2;
+		fake.refuse_to = 3;
+		fake.refuse_errno = EBUSY;
+		assert_int_equal(run_frames(&d, 0, 1, 8, -2, &fallbacks), 8);
+		assert_int_equal(fallbacks, 0);
+		assert_int_equal(d.mode.pages, 2);
+		display_close(&d, false);
+		assert_int_equal(fake.crtc_fb[0], CONSOLE_FB);
+		remove_card();
+	}
+}
+
+/* A driver that flips at first and then refuses every flip (-EINVAL): after a few tries one
+ * buffer, the one on screen, the driver's error once, and every frame from then on drawn
+ * there whole and shown with DirtyFB. */
+static void test_refused_flips_fall_back_to_the_buffer_on_screen(void **state)
+{
+	for (int atomic = 0; atomic < 2; atomic++) {
+		struct display d;
+		char err[256];
+		int fallbacks = 0, dirty;
+
+		(void)state;
+		fake_card(1, atomic);
+		if (open_output(&d, NULL, err, sizeof(err)) < 0)
+			fail_msg("open: %s", err);
+		fake.refuse_from = 2;
+		fake.refuse_to = 1 << 30;
+		fake.refuse_errno = EINVAL;
+		assert_int_equal(run_frames(&d, 0, 1, 6, -2, &fallbacks), 6);
+		assert_int_equal(fallbacks, 1);
+		assert_int_equal(d.mode.pages, 1);
+		dirty = fake.dirty;
+		assert_int_equal(run_frames(&d, 0, 7, 9, 6, &fallbacks), 9);
+		assert_int_equal(fake.dirty, dirty + 3);
+		display_close(&d, false);
+		assert_int_equal(fake.crtc_fb[0], CONSOLE_FB);
+		remove_card();
+	}
+}
+
+/* A flip refused because the card went away is no refusal to try again: -ENODEV at once. */
+static void test_flip_on_a_card_gone_says_so(void **state)
+{
+	struct display d;
+	char err[256];
+
+	(void)state;
+	fake_card(1, true);
+	if (open_output(&d, NULL, err, sizeof(err)) < 0)
+		fail_msg("open: %s", err);
+	draw_frame(&d, 1);
+	assert_int_equal(display_present(&d), 0);	/* the first sets the CRTC */
+	fake.refuse_from = fake.flips;
+	fake.refuse_to = 1 << 30;
+	fake.refuse_errno = ENODEV;
+	display_events(&d, true);
+	draw_frame(&d, 2);
+	assert_int_equal(display_present(&d), -ENODEV);
+	display_close(&d, false);
+	remove_card();
+}
+
+/* How many pixels of the buffer CRTC i scans out hold v. */
+static int shown_pixels(int i, uint32_t v)
+{
+	uint32_t px[W * H];
+	int n = 0;
+
+	assert_true(fake.crtc_fb[i] > 200);
+	assert_true(pread(fake.fd, px, sizeof(px), (off_t)(fake.crtc_fb[i] - 201) * SLOT) ==
+		    sizeof(px));
+	for (int k = 0; k < W * H; k++)
+		n += px[k] == v;
+	return n;
+}
+
+/* The daemon's screen, calm water, asked for a whole frame on every page (as after an unblank,
+ * which may have lost the picture: here both buffers overwritten) whose first flip the driver
+ * refuses: the frame drawn again, and each buffer shown after drawn whole, no row left as it
+ * was. */
+static void test_screen_draws_every_page_whole_after_a_refused_flip(void **state)
+{
+	struct display_request req = { .device = card, .buffering = DISPLAY_BUFFER_AUTO };
+	static const uint32_t lost = 0xdeadbeef;
+	struct config cfg;
+	struct screen s;
+
+	(void)state;
+	fake_card(1, true);
+	config_defaults(&cfg);
+	cfg.display.threads = 1;
+	screen_init(&s);
+	assert_int_equal(screen_open(&s, &req), 0);
+	assert_int_equal(screen_setup(&s, &cfg), 0);
+	assert_int_equal(s.display.mode.pages, 2);
+	for (int i = 0; i < 3; i++)
+		screen_draw(&s, false);
+	for (int k = 0; k < 2 * W * H; k++)
+		assert_true(pwrite(fake.fd, &lost, 4, (off_t)k * 4) == 4);
+	fake.refuse_from = fake.flips;
+	fake.refuse_to = fake.flips + 1;
+	fake.refuse_errno = EBUSY;
+	screen_draw(&s, true);
+	assert_int_equal(fake.flips, fake.refuse_to);	/* the refused flip */
+	for (int i = 0; i < 4; i++) {
+		screen_draw(&s, false);
+		if (shown_pixels(0, lost))
+			fail_msg("frame %d after the refused flip shows %d pixels not drawn", i + 1,
+				 shown_pixels(0, lost));
+	}
+	screen_release(&s);
+	remove_card();
+}
+
+/* The daemon's screen over a card that stops flipping: one warning that says so and why, and
+ * from then on every frame shown on the buffer on screen. */
+static void test_screen_says_once_it_draws_on_one_buffer(void **state)
+{
+	struct display_request req = { .device = card, .buffering = DISPLAY_BUFFER_AUTO };
+	char text[4096] = "", log[] = "/tmp/fbripple-test-drm-XXXXXX";
+	int logfd = mkstemp(log), err = dup(2);
+	struct config cfg;
+	struct screen s;
+	ssize_t len;
+
+	(void)state;
+	assert_true(logfd >= 0 && err >= 0);
+	fake_card(1, false);
+	config_defaults(&cfg);
+	cfg.display.threads = 1;
+	screen_init(&s);
+	assert_int_equal(screen_open(&s, &req), 0);
+	assert_int_equal(screen_setup(&s, &cfg), 0);
+	assert_int_equal(s.frames, 0);
+	assert_int_equal(fake.flips, 0);
+	fake.refuse_from = 2;
+	fake.refuse_to = 1 << 30;
+	fake.refuse_errno = EINVAL;
+	dup2(logfd, 2);
+	for (int i = 0; i < 10; i++)
+		screen_draw(&s, false);
+	dup2(err, 2);
+	assert_int_equal(s.display.mode.pages, 1);
+	/* 2 flipped, 3 refused, 5 with DirtyFB on the buffer on screen */
+	assert_int_equal(fake.flips, 5);
+	assert_int_equal(s.frames, 7);
+	assert_int_equal(fake.dirty, 5);
+	len = pread(logfd, text, sizeof(text) - 1, 0);
+	assert_true(len > 0);
+	text[len] = '\0';
+	assert_non_null(strstr(text, "/dev/dri/card9: the driver refused to flip to the page "
+				     "drawn (Invalid argument); drawing on the page on screen from "
+				     "now on, single buffered: frames may tear\n"));
+	assert_null(strstr(strstr(text, "refused to flip") + 1, "refused to flip"));	/* once */
+	screen_release(&s);
+	close(logfd);
+	close(err);
+	unlink(log);
+	remove_card();
+}
+
+/* Blanked (DPMS off), an atomic driver refuses every flip, as a reload's redraw asks for:
+ * each frame stays off screen and is drawn again, however many, never a fall back to one
+ * buffer; woken, the frames flip again. */
+static void test_flips_refused_while_blanked_keep_two_buffers(void **state)
+{
+	struct display d;
+	char err[256];
+	int fallbacks = 0;
+	long shown;
+
+	(void)state;
+	fake_card(1, true);
+	if (open_output(&d, NULL, err, sizeof(err)) < 0)
+		fail_msg("open: %s", err);
+	shown = run_frames(&d, 0, 1, 3, -2, &fallbacks);
+	assert_int_equal(display_blank(&d, true), 0);
+	assert_true(fake.off);
+	fake.refuse_errno = EINVAL;
+	assert_int_equal(run_frames(&d, 0, 4, 9, shown, &fallbacks), shown);
+	assert_int_equal(d.mode.pages, 2);
+	assert_int_equal(display_blank(&d, false), 0);
+	assert_int_equal(run_frames(&d, 0, 10, 12, shown, &fallbacks), 12);
+	assert_int_equal(fallbacks, 0);
+	assert_int_equal(d.mode.pages, 2);
+	display_close(&d, false);
+	remove_card();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_crtc_of_another_output_left_alone),
 		cmocka_unit_test(test_no_free_crtc_says_so),
+		cmocka_unit_test(test_one_refused_flip_keeps_the_buffer),
+		cmocka_unit_test(test_refused_flips_fall_back_to_the_buffer_on_screen),
+		cmocka_unit_test(test_flip_on_a_card_gone_says_so),
+		cmocka_unit_test(test_screen_draws_every_page_whole_after_a_refused_flip),
+		cmocka_unit_test(test_screen_says_once_it_draws_on_one_buffer),
+		cmocka_unit_test(test_flips_refused_while_blanked_keep_two_buffers),
 	};
 
+	if (getenv("FBRIPPLE_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("FBRIPPLE_TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,8 @@
 
 /* Longest wait for a flip under way: a vertical blank at 30 Hz, with room to spare. */
 #define FLIP_WAIT_MS 50
+/* Flips refused in a row before fbripple gives up flipping, as fbdev gives up panning. */
+#define FLIP_TRIES 3
 
 struct drm_buffer {
 	uint32_t handle, fb_id;
@@ -48,6 +50,9 @@ struct drm {
 				 * else saved; until then present sets the CRTC to the frame
 				 * drawn */
 	bool flip_pending;	/* a flip was asked for and its event has not come yet */
+	int flips_refused;	/* in a row, by the driver */
+	bool blanked;		/* DPMS off: flips are refused (the CRTC is off), and not
+				 * counted in flips_refused */
 	uint32_t conn_id, crtc_id, plane_id;
 	uint32_t dpms_prop;	/* 0: the connector has none */
 	drmModeModeInfo mode;
@@ -481,6 +486,7 @@ static int set_crtc(struct drm *st, int buffer)
 	st->crtc_set = true;
 	st->take_over = false;
 	st->flip_pending = false;
+	st->flips_refused = 0;
 	return 0;
 }
 
@@ -801,6 +807,40 @@ static int show_first(struct drm *st, int buffer)
 	return 0;
 }
 
+/* One buffer from now on, the one on screen (buffer 0, as a single buffer is), drawn on and
+ * shown with DirtyFB as double_buffer "off" does; the other one freed. */
+static void one_buffer(struct display *d)
+{
+	struct drm *st = drm_of(d);
+
+	if (st->front == 1) {
+		struct drm_buffer shown = st->buf[1];
+
+		st->buf[1] = st->buf[0];
+		st->buf[0] = shown;
+	}
+	destroy_buffer(st, &st->buf[1]);
+	st->nbufs = 1;
+	st->front = 0;
+	d->mode.pages = 1;
+}
+
+/* The driver refused the flip to the buffer just drawn: it stays off screen and is handed out
+ * again (-EAGAIN). Refused FLIP_TRIES times in a row, one buffer, the one on screen, and the
+ * driver's error. A card gone (-ENODEV) is no refusal; nor, to count, a flip while blanked (a
+ * reload's redraw), which atomic drivers refuse on a CRTC that DPMS turned off. */
+static int flip_refused(struct display *d, int err)
+{
+	struct drm *st = drm_of(d);
+
+	if (err == -ENODEV)
+		return err;
+	if (st->blanked || ++st->flips_refused < FLIP_TRIES)
+		return -EAGAIN;
+	one_buffer(d);
+	return err;
+}
+
 /* Shows the buffer just drawn: a flip with an event, or DirtyFB for the single buffer (which
  * drivers that scan out of their own copy, as virtio-gpu, need to see the new frame). */
 static int drm_present(struct display *d)
@@ -820,7 +860,8 @@ static int drm_present(struct display *d)
 		ret = drmModePageFlip(st->fd, st->crtc_id, st->buf[back].fb_id,
 				      DRM_MODE_PAGE_FLIP_EVENT, (void *)st->flip_token);
 	if (ret < 0)
-		return -errno;
+		return flip_refused(d, -errno);
+	st->flips_refused = 0;
 	st->flip_pending = true;
 	st->front = back;
 	return 0;
@@ -856,6 +897,7 @@ static int drm_blank(struct display *d, bool blank)
 	if (drmModeConnectorSetProperty(st->fd, st->conn_id, st->dpms_prop,
 					blank ? DRM_MODE_DPMS_OFF : DRM_MODE_DPMS_ON) < 0)
 		return -errno;
+	st->blanked = blank;
 	return 0;
 }
 
