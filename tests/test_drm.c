@@ -41,8 +41,8 @@ static const char card[] = "/dev/dri/card9";
  */
 static struct {
 	char *path;
+	dev_t dev;
 	ino_t ino;
-	int fd;				/* its descriptor in drm.c, once seen; -1 */
 	int nconn;
 	bool connected[NCONN];
 	uint32_t enc_crtcs[NCONN];	/* possible_crtcs */
@@ -328,16 +328,12 @@ static int answer(unsigned long req, void *arg)
 	}
 }
 
+/* Any descriptor of the file: drm.c's own, or one it duplicated for a reload's display. */
 static bool is_device(int fd)
 {
 	struct stat st;
 
-	if (fake.fd >= 0)
-		return fd == fake.fd;
-	if (fstat(fd, &st) < 0 || st.st_ino != fake.ino)
-		return false;
-	fake.fd = fd;
-	return true;
+	return fake.path && fstat(fd, &st) == 0 && st.st_dev == fake.dev && st.st_ino == fake.ino;
 }
 
 int ioctl(int fd, unsigned long req, ...)
@@ -370,6 +366,17 @@ int open(const char *path, int flags, ...)
 	if (fake.path && strcmp(path, card) == 0)
 		path = fake.path;
 	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+/* The card is a character device, as display_open learns it (and a reload, the card held). */
+int stat(const char *path, struct stat *st)
+{
+	bool is_card = fake.path && strcmp(path, card) == 0;
+	int ret = (int)syscall(SYS_newfstatat, AT_FDCWD, is_card ? fake.path : path, st, 0);
+
+	if (ret == 0 && is_card)
+		st->st_mode = S_IFCHR | 0660;
+	return ret;
 }
 
 /* The card's events: the flips done, as the kernel reports them. */
@@ -410,8 +417,8 @@ static void fake_card(int nconn, bool atomic)
 	assert_int_equal(ftruncate(fd, 4 * SLOT), 0);
 	assert_int_equal(fstat(fd, &st), 0);
 	close(fd);
+	fake.dev = st.st_dev;
 	fake.ino = st.st_ino;
-	fake.fd = -1;
 	fake.nconn = nconn;
 	fake.atomic = atomic;
 	fake.refuse_from = fake.refuse_to = -1;
@@ -452,16 +459,25 @@ static void draw_frame(struct display *d, uint32_t n)
 	}
 }
 
+/* The pixels of the buffer CRTC i scans out, one of fbripple's. */
+static void read_shown(int i, uint32_t px[W * H])
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, fake.path, O_RDONLY | O_CLOEXEC, 0);
+
+	assert_true(fd >= 0 && fake.crtc_fb[i] > 200);
+	assert_true(pread(fd, px, SLOT, (off_t)(fake.crtc_fb[i] - 201) * SLOT) == SLOT);
+	close(fd);
+}
+
 /* The frame number every pixel of the buffer CRTC i scans out holds, -1 when they differ,
  * -2 for a buffer not fbripple's (the console's). */
 static long shown_frame(int i)
 {
 	uint32_t px[W * H];
-	uint32_t fb = fake.crtc_fb[i];
 
-	if (fb <= 200)
+	if (fake.crtc_fb[i] <= 200)
 		return -2;
-	assert_true(pread(fake.fd, px, sizeof(px), (off_t)(fb - 201) * SLOT) == sizeof(px));
+	read_shown(i, px);
 	for (int k = 1; k < W * H; k++)
 		if (px[k] != px[0])
 			return -1;
@@ -535,6 +551,65 @@ static void test_no_free_crtc_says_so(void **state)
 	assert_false(display_is_open(&d));
 	assert_int_equal(fake.crtc_fb[0], CONSOLE_FB);
 	assert_int_equal(fake.crtc_fb[1], CONSOLE_FB);
+	remove_card();
+}
+
+/* The display a reload opens on the card fbripple holds, for output. */
+static int open_reload(struct display *d, const struct display *held, const char *output)
+{
+	struct display_request req = { .device = card, .buffering = DISPLAY_BUFFER_AUTO,
+				       .output = output, .held = held };
+	char err[256] = "";
+	int ret = display_open(d, &req, err, sizeof(err));
+
+	if (ret < 0)
+		print_message("reload to %s: %s\n", output, err);
+	return ret;
+}
+
+/* A reload that moves fbripple to another output whose encoder can drive only the CRTC
+ * fbripple drives: that CRTC is fbripple's own to take, and the frames go on there; closed,
+ * both displays leave it to the console as found. */
+static void test_reload_to_another_output_takes_our_crtc(void **state)
+{
+	struct display d, r;
+	char err[256];
+	int fallbacks = 0;
+
+	(void)state;
+	fake_card(2, false);
+	fake.enc_crtcs[0] = fake.enc_crtcs[1] = 1;
+	if (open_output(&d, "HDMI-A-1", err, sizeof(err)) < 0)
+		fail_msg("open: %s", err);
+	assert_int_equal(run_frames(&d, 0, 1, 2, -2, &fallbacks), 2);
+	assert_int_equal(open_reload(&r, &d, "HDMI-A-2"), 0);
+	assert_int_equal(run_frames(&r, 0, 3, 5, 2, &fallbacks), 5);
+	assert_int_equal(fake.enc_crtc[1], CRTC0);
+	display_close(&d, false);
+	display_close(&r, false);
+	assert_int_equal(fake.crtc_fb[0], CONSOLE_FB);
+	remove_card();
+}
+
+/* Such a reload where a CRTC is free besides: the free one, and the output left is given back
+ * to the console as found when the old display closes. */
+static void test_reload_to_another_output_takes_a_free_crtc_first(void **state)
+{
+	struct display d, r;
+	char err[256];
+	int fallbacks = 0;
+
+	(void)state;
+	fake_card(2, false);
+	if (open_output(&d, "HDMI-A-1", err, sizeof(err)) < 0)
+		fail_msg("open: %s", err);
+	assert_int_equal(run_frames(&d, 0, 1, 2, -2, &fallbacks), 2);
+	assert_int_equal(open_reload(&r, &d, "HDMI-A-2"), 0);
+	assert_int_equal(run_frames(&r, 1, 3, 5, -2, &fallbacks), 5);
+	display_close(&d, false);
+	assert_int_equal(fake.crtc_fb[0], CONSOLE_FB);
+	assert_int_equal(shown_frame(1), 5);
+	display_close(&r, false);
 	remove_card();
 }
 
@@ -621,9 +696,7 @@ static int shown_pixels(int i, uint32_t v)
 	uint32_t px[W * H];
 	int n = 0;
 
-	assert_true(fake.crtc_fb[i] > 200);
-	assert_true(pread(fake.fd, px, sizeof(px), (off_t)(fake.crtc_fb[i] - 201) * SLOT) ==
-		    sizeof(px));
+	read_shown(i, px);
 	for (int k = 0; k < W * H; k++)
 		n += px[k] == v;
 	return n;
@@ -639,6 +712,7 @@ static void test_screen_draws_every_page_whole_after_a_refused_flip(void **state
 	static const uint32_t lost = 0xdeadbeef;
 	struct config cfg;
 	struct screen s;
+	int fd;
 
 	(void)state;
 	fake_card(1, true);
@@ -650,8 +724,11 @@ static void test_screen_draws_every_page_whole_after_a_refused_flip(void **state
 	assert_int_equal(s.display.mode.pages, 2);
 	for (int i = 0; i < 3; i++)
 		screen_draw(&s, false);
+	fd = (int)syscall(SYS_openat, AT_FDCWD, fake.path, O_WRONLY | O_CLOEXEC, 0);
+	assert_true(fd >= 0);
 	for (int k = 0; k < 2 * W * H; k++)
-		assert_true(pwrite(fake.fd, &lost, 4, (off_t)k * 4) == 4);
+		assert_true(pwrite(fd, &lost, 4, (off_t)k * 4) == 4);
+	close(fd);
 	fake.refuse_from = fake.flips;
 	fake.refuse_to = fake.flips + 1;
 	fake.refuse_errno = EBUSY;
@@ -747,6 +824,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_crtc_of_another_output_left_alone),
 		cmocka_unit_test(test_no_free_crtc_says_so),
+		cmocka_unit_test(test_reload_to_another_output_takes_our_crtc),
+		cmocka_unit_test(test_reload_to_another_output_takes_a_free_crtc_first),
 		cmocka_unit_test(test_one_refused_flip_keeps_the_buffer),
 		cmocka_unit_test(test_refused_flips_fall_back_to_the_buffer_on_screen),
 		cmocka_unit_test(test_flip_on_a_card_gone_says_so),

@@ -246,6 +246,17 @@ static int choose_mode(const drmModeConnector *c, const char *want, drmModeModeI
 	return -ENOENT;
 }
 
+/* The card held open already (a reload's new output or mode on it): its descriptor shared,
+ * and so its master; NULL for any other. */
+static const struct drm *held_card(const struct display_request *req)
+{
+	const struct display *h = req->held;
+
+	if (!h || h->ops != &display_drm || !display_node_is(h, req->device))
+		return NULL;
+	return drm_of(h);
+}
+
 /* Whether a connector other than conn drives crtc now (its encoder's): that output's screen,
  * the console's or another program's, is not ours to take. */
 static bool crtc_in_use(int fd, const drmModeRes *res, uint32_t conn, uint32_t crtc)
@@ -265,32 +276,49 @@ static bool crtc_in_use(int fd, const drmModeRes *res, uint32_t conn, uint32_t c
 	return used;
 }
 
+/* Whether one of the connector's encoders can drive the card's CRTC number index. */
+static bool can_drive(int fd, const drmModeConnector *c, int index)
+{
+	bool can = false;
+
+	for (int i = 0; !can && i < c->count_encoders; i++) {
+		drmModeEncoder *enc = drmModeGetEncoder(fd, c->encoders[i]);
+
+		can = enc && (enc->possible_crtcs & (1u << index));
+		drmModeFreeEncoder(enc);
+	}
+	return can;
+}
+
 /* The CRTC driving the connector now, else one its encoders can drive that no other connector
- * uses. -ENOENT: its encoders can drive none; -ENOSPC: every one they can drives another
- * output. */
-static int choose_crtc(int fd, const drmModeRes *res, const drmModeConnector *c, uint32_t *crtc)
+ * uses, else ours: the one a display of ours on the card drives (a reload's new output takes
+ * its place; 0: none). -ENOENT: its encoders can drive none; -ENOSPC: every one they can
+ * drives another output. */
+static int choose_crtc(int fd, const drmModeRes *res, const drmModeConnector *c, uint32_t ours,
+		       uint32_t *crtc)
 {
 	drmModeEncoder *enc = c->encoder_id ? drmModeGetEncoder(fd, c->encoder_id) : NULL;
+	bool ours_fits = false;
 	int ret = -ENOENT;
 
-	if (enc && enc->crtc_id) {
-		*crtc = enc->crtc_id;
-		drmModeFreeEncoder(enc);
-		return 0;
-	}
+	*crtc = enc ? enc->crtc_id : 0;
 	drmModeFreeEncoder(enc);
-	for (int i = 0; ret && i < c->count_encoders; i++) {
-		enc = drmModeGetEncoder(fd, c->encoders[i]);
-		for (int j = 0; enc && ret && j < res->count_crtcs; j++) {
-			if (!(enc->possible_crtcs & (1u << j)))
-				continue;
-			ret = crtc_in_use(fd, res, c->connector_id, res->crtcs[j]) ? -ENOSPC : 0;
-			if (ret == 0)
-				*crtc = res->crtcs[j];
+	if (*crtc)
+		return 0;
+	for (int j = 0; j < res->count_crtcs; j++) {
+		if (!can_drive(fd, c, j))
+			continue;
+		if (res->crtcs[j] != ours &&
+		    !crtc_in_use(fd, res, c->connector_id, res->crtcs[j])) {
+			*crtc = res->crtcs[j];
+			return 0;
 		}
-		drmModeFreeEncoder(enc);
+		ours_fits |= res->crtcs[j] == ours;
+		ret = -ENOSPC;
 	}
-	return ret;
+	if (ours_fits)
+		*crtc = ours;
+	return ours_fits ? 0 : ret;
 }
 
 /* err says why choose_crtc found none for output; returns ret (never -EBUSY, which
@@ -523,6 +551,7 @@ static int choose_output(struct display *d, const struct display_request *req, c
 			 size_t errlen)
 {
 	struct drm *st = drm_of(d);
+	const struct drm *held = held_card(req);
 	drmModeRes *res = drmModeGetResources(st->fd);
 	drmModeConnector *c;
 	char all[128];
@@ -554,8 +583,8 @@ static int choose_output(struct display *d, const struct display_request *req, c
 			 "--list-devices)" : "%s has no modes%s", st->output,
 			 req->mode ? req->mode : "");
 	if (ret == 0)
-		ret = crtc_error(choose_crtc(st->fd, res, c, &st->crtc_id), st->output, err,
-				 errlen);
+		ret = crtc_error(choose_crtc(st->fd, res, c, held ? held->crtc_id : 0,
+					     &st->crtc_id), st->output, err, errlen);
 	if (ret == 0 && (ret = choose_plane(st, res)) < 0)
 		snprintf(err, errlen, "no primary plane drawing XRGB8888 or RGB565 for %s",
 			 st->output);
@@ -576,17 +605,6 @@ static void read_driver(struct drm *st)
 
 	snprintf(st->driver, sizeof(st->driver), "%s", v && v->name ? v->name : "?");
 	drmFreeVersion(v);
-}
-
-/* The card held open already (a reload's new output or mode on it): its descriptor shared,
- * and so its master; NULL for any other. */
-static const struct drm *held_card(const struct display_request *req)
-{
-	const struct display *h = req->held;
-
-	if (!h || h->ops != &display_drm || !display_node_is(h, req->device))
-		return NULL;
-	return drm_of(h);
 }
 
 /* The card, non-blocking: events drains what is there and never waits in read. */
