@@ -15,8 +15,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "config/config.h"
@@ -35,15 +37,18 @@ enum { W = 64, H = 48 };
  */
 static struct {
 	ino_t ino;		/* the file opened as the device */
-	int fd;			/* its descriptor in fbdev.c, once seen; -1 */
+	int fd;			/* its descriptor in fbdev.c, the last seen; -1 */
 	struct fb_var_screeninfo var;
 	struct fb_fix_screeninfo fix;
 	bool realloc;		/* each mode set gets memory of its own size, elsewhere */
 	bool reset_pan;		/* each mode set shows line 0 */
 	size_t cap;		/* realloc: at most this much memory (0: no limit) */
+	bool fit_virtual;	/* a mode wanting more than cap gets the virtual height cap holds */
 	int pans;		/* pans asked for */
 	int refuse_from, refuse_to;	/* pans numbered [from, to) refused with refuse_errno */
 	int refuse_errno;
+	bool keep;		/* every mode set but one of kept's size and depth refused */
+	struct fb_var_screeninfo kept;
 } fake;
 
 static void fake_layout(struct fb_var_screeninfo *v)
@@ -51,7 +56,9 @@ static void fake_layout(struct fb_var_screeninfo *v)
 	static const struct fb_bitfield none = { 0, 0, 0 };
 
 	v->transp = none;
-	if (v->bits_per_pixel == 32) {
+	if (v->bits_per_pixel == 8) {	/* a palette: no true colour fbripple draws */
+		v->red = v->green = v->blue = (struct fb_bitfield){ 0, 8, 0 };
+	} else if (v->bits_per_pixel == 32) {
 		v->red = (struct fb_bitfield){ 16, 8, 0 };
 		v->green = (struct fb_bitfield){ 8, 8, 0 };
 		v->blue = (struct fb_bitfield){ 0, 8, 0 };
@@ -69,6 +76,10 @@ static int fake_set(const struct fb_var_screeninfo *want)
 	struct fb_var_screeninfo v = *want;
 	size_t need;
 
+	if (fake.keep && (v.xres != fake.kept.xres || v.yres != fake.kept.yres ||
+			  v.bits_per_pixel != fake.kept.bits_per_pixel))
+		return -EINVAL;
+
 	if (v.xres_virtual < v.xres)
 		v.xres_virtual = v.xres;
 	if (v.yres_virtual < v.yres)
@@ -80,6 +91,14 @@ static int fake_set(const struct fb_var_screeninfo *want)
 	if (fake.realloc) {
 		int mem = memfd_create("fake-fb", MFD_CLOEXEC);
 
+		if (fake.cap && need > fake.cap && fake.fit_virtual) {
+			v.yres_virtual = (__u32)(fake.cap / (v.xres_virtual * v.bits_per_pixel / 8));
+			if (v.yres_virtual < v.yres)
+				return -EINVAL;
+			if (v.yoffset + v.yres > v.yres_virtual)
+				v.yoffset = 0;
+			need = (size_t)v.xres_virtual * v.bits_per_pixel / 8 * v.yres_virtual;
+		}
 		if (fake.cap && need > fake.cap)
 			need = fake.cap;
 		if (mem < 0 || ftruncate(mem, (off_t)need) < 0 || dup2(mem, fake.fd) < 0)
@@ -92,6 +111,7 @@ static int fake_set(const struct fb_var_screeninfo *want)
 	}
 	fake.var = v;
 	fake.fix.line_length = v.xres_virtual * v.bits_per_pixel / 8;
+	fake.fix.visual = v.bits_per_pixel == 8 ? FB_VISUAL_PSEUDOCOLOR : FB_VISUAL_TRUECOLOR;
 	return 0;
 }
 
@@ -111,8 +131,9 @@ static bool is_device(int fd)
 {
 	struct stat st;
 
-	if (fake.fd >= 0)
-		return fd == fake.fd;
+	if (fd == fake.fd)
+		return true;
+	/* opened anew (a display reopened): the newest descriptor is the one mapped from now */
 	if (fstat(fd, &st) < 0 || st.st_ino != fake.ino)
 		return false;
 	fake.fd = fd;
@@ -410,6 +431,82 @@ static void test_mode_put_back_where_pans_are_refused(void **state)
 	remove_device(path);
 }
 
+/* Another program's mode on a driver that sizes its memory to each mode, after which it has
+ * memory for one page of fbripple's only: fbripple's mode cannot be put back whole (-EIO), and
+ * the memory mapped anew holds one page. The frames drawn after it stay inside that memory,
+ * on the page on screen, never on a second page past its end. */
+static void test_mode_back_in_memory_for_one_page(void **state)
+{
+	char *path = fake_device(2, 2, true);
+	struct fb_var_screeninfo other;
+	struct display d;
+	int fallbacks = 0;
+
+	(void)state;
+	open_device(&d, path);
+	assert_int_equal(d.mode.pages, 2);
+	assert_int_equal(run_frames(&d, 1, 2, 0, 0, &fallbacks), 2);
+	other = fake.var;
+	other.bits_per_pixel = 16;
+	other.yres_virtual = H;
+	other.yoffset = 0;
+	assert_int_equal(fake_set(&other), 0);
+	fake.cap = (size_t)W * 4 * H;
+	fake.fit_virtual = true;
+	draw_frame(&d, 3);
+	assert_int_equal(display_present(&d), -EIO);
+	assert_int_equal(fake.var.yres_virtual, H);
+	assert_int_equal(fake.fix.smem_len, W * 4 * H);
+	for (uint32_t n = 4; n < 8; n++) {
+		struct display_buffer buf = display_buffer(&d);
+		unsigned char vec;
+
+		/* the last byte of the page handed out is mapped */
+		if (mincore((void *)((uintptr_t)(buf.pixels + (size_t)H * d.mode.stride - 1) &
+				     ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1)), 1, &vec) < 0)
+			fail_msg("frame %u: the page handed out ends past the mapping", n);
+		draw_frame(&d, n);
+		display_present(&d);
+	}
+	assert_int_equal(shown_frame(), 7);
+	display_close(&d, false);
+	remove_device(path);
+}
+
+/* The same with memory for half a page: not mapped at all (it would end inside the page), and
+ * the frames after go on into the memory mapped before, unseen, never past a mapping's end. */
+static void test_mode_back_in_memory_for_half_a_page(void **state)
+{
+	char *path = fake_device(2, 2, true);
+	struct fb_var_screeninfo other;
+	struct display d;
+	int fallbacks = 0;
+
+	(void)state;
+	open_device(&d, path);
+	assert_int_equal(run_frames(&d, 1, 2, 0, 0, &fallbacks), 2);
+	other = fake.var;
+	other.bits_per_pixel = 16;
+	other.yres_virtual = H;
+	other.yoffset = 0;
+	assert_int_equal(fake_set(&other), 0);
+	fake.cap = (size_t)W * 4 * H / 2;
+	draw_frame(&d, 3);
+	assert_int_equal(display_present(&d), -EIO);
+	for (uint32_t n = 4; n < 8; n++) {
+		struct display_buffer buf = display_buffer(&d);
+		unsigned char vec;
+
+		if (mincore((void *)((uintptr_t)(buf.pixels + (size_t)H * d.mode.stride - 1) &
+				     ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1)), 1, &vec) < 0)
+			fail_msg("frame %u: the page handed out ends past the mapping", n);
+		draw_frame(&d, n);
+		display_present(&d);
+	}
+	display_close(&d, false);
+	remove_device(path);
+}
+
 /* The frame number screen_draw's test stripes put in rows y0 .. y0 + 7 of the page on
  * screen (bit i the 8x8 square at x = 8i, white for 1). */
 static uint32_t shown_stripe(int y0)
@@ -417,11 +514,27 @@ static uint32_t shown_stripe(int y0)
 	size_t stride = fake.fix.line_length;
 	uint32_t n = 0, px;
 
-	for (int i = 0; i < W / 8; i++) {
+	for (int i = 0; i < (int)fake.var.xres / 8; i++) {
 		off_t at = (off_t)((fake.var.yoffset + y0 + 4) * stride + (size_t)(8 * i + 4) * 4);
 
 		assert_true(pread(fake.fd, &px, 4, at) == 4);
 		n |= (uint32_t)((px & 0xffffff) == 0xffffff) << i;
+	}
+	return n;
+}
+
+/* shown_stripe at 16 bpp. */
+static uint32_t shown_stripe16(int y0)
+{
+	size_t stride = fake.fix.line_length;
+	uint32_t n = 0;
+	uint16_t px;
+
+	for (int i = 0; i < (int)fake.var.xres / 8; i++) {
+		off_t at = (off_t)((fake.var.yoffset + y0 + 4) * stride + (size_t)(8 * i + 4) * 2);
+
+		assert_true(pread(fake.fd, &px, 2, at) == 2);
+		n |= (uint32_t)(px == 0xffff) << i;
 	}
 	return n;
 }
@@ -473,6 +586,247 @@ static void test_screen_says_once_it_draws_on_one_page(void **state)
 	remove_device(path);
 }
 
+/* A pan refused once at the last frame the water owes (calm, nothing else pending): that frame
+ * is still owed, so that the frame timer draws it again rather than stopping with the frame
+ * before it on screen. */
+static void test_screen_owes_a_refused_frame(void **state)
+{
+	char *path = fake_device(2, 1, false);
+	struct display_request req = { .device = path, .buffering = DISPLAY_BUFFER_AUTO };
+	struct config cfg;
+	struct screen s;
+
+	(void)state;
+	config_defaults(&cfg);
+	cfg.display.threads = 1;
+	screen_init(&s);
+	s.stripes = true;
+	assert_int_equal(screen_open(&s, &req), 0);
+	assert_int_equal(screen_setup(&s, &cfg), 0);
+	assert_int_equal(s.display.mode.pages, 2);
+	screen_draw(&s, true);	/* both pages whole: nothing owed */
+	screen_draw(&s, false);
+	assert_true(screen_calm(&s));
+	assert_false(screen_wants_frame(&s));
+	fake.refuse_from = fake.pans;
+	fake.refuse_to = fake.pans + 1;
+	fake.refuse_errno = EBUSY;
+	screen_draw(&s, false);
+	assert_int_equal(fake.pans, fake.refuse_to);	/* asked, and refused */
+	assert_int_equal(shown_stripe(0), s.frames - 1);	/* the frame before it */
+	assert_true(screen_wants_frame(&s));
+	screen_draw(&s, false);
+	assert_int_equal(shown_stripe(0), s.frames - 1);
+	assert_false(screen_wants_frame(&s));
+	screen_release(&s);
+	remove_device(path);
+}
+
+/* The daemon's app over the fake device: its screen set up as at start; its workers closed,
+ * so that an adoption's pictures are made at once (adopt_mode, as the daemon's frame calls). */
+static struct app *fake_app(const char *path)
+{
+	struct display_request req = { .device = path, .buffering = DISPLAY_BUFFER_AUTO };
+	struct app *app = calloc(1, sizeof(*app));
+
+	assert_non_null(app);
+	app->loop.epfd = -1;
+	config_defaults(&app->cfg);
+	app->cfg.display.threads = 1;
+	screen_init(&app->screen);
+	app->screen.stripes = true;
+	assert_int_equal(screen_open(&app->screen, &req), 0);
+	assert_int_equal(screen_setup(&app->screen, &app->cfg), 0);
+	return app;
+}
+
+/* Frames as the daemon draws them: each followed by an adoption where it found the mode lost. */
+static void app_frames(struct app *app, int n)
+{
+	for (int i = 0; i < n; i++) {
+		screen_draw(&app->screen, false);
+		if (app->screen.mode_lost)
+			adopt_mode(app);
+	}
+}
+
+/* Another program sets a mode of its own (32x24 at 16 bpp) while fbripple draws, and the
+ * driver keeps it, refusing fbripple's back: fbripple adopts it, says so once, and every frame
+ * from then on is drawn whole in the new geometry (its number at its top and bottom). */
+static void adopts_a_mode(bool worker)
+{
+	char *path = fake_device(2, 1, false), log[] = "/tmp/fbripple-test-fbdev-XXXXXX";
+	struct fb_var_screeninfo other;
+	struct app *app = fake_app(path);
+	struct screen *s = &app->screen;
+	struct loop loop = { .epfd = -1 };
+	char text[4096] = "";
+	int logfd = mkstemp(log), err = dup(2);
+	unsigned long frames;
+	ssize_t len;
+
+	assert_true(logfd >= 0 && err >= 0);
+	if (worker) {
+		assert_int_equal(loop_init(&loop), 0);
+		assert_int_equal(worker_open(&app->service.adopts, &loop), 0);
+	}
+	app_frames(app, 3);
+	other = fake.var;
+	other.xres = other.xres_virtual = 32;
+	other.yres = other.yres_virtual = 24;
+	other.bits_per_pixel = 16;
+	other.yoffset = 0;
+	assert_int_equal(fake_set(&other), 0);
+	fake.kept = fake.var;
+	fake.keep = true;
+	dup2(logfd, 2);
+	app_frames(app, 3);
+	/* on a worker, the pictures are made while the loop runs on: nothing drawn meanwhile,
+	 * in either mode, until the loop hears that they are done */
+	frames = s->frames;
+	for (int i = 0; worker && i < 3; i++)
+		app_frames(app, 1);
+	assert_int_equal(s->frames, frames);
+	for (int i = 0; worker && s->mode_lost && i < 100; i++)
+		assert_true(loop_dispatch(&loop, 1000) >= 0);
+	app_frames(app, 3);
+	dup2(err, 2);
+	assert_false(s->mode_lost);
+	assert_int_equal(s->display.mode.width, 32);
+	assert_int_equal(s->display.mode.height, 24);
+	assert_int_equal(s->display.mode.fmt.bpp, 16);
+	assert_int_equal(s->render.width, 32);
+	assert_int_equal(fake.var.xres, 32);
+	assert_int_equal(fake.var.bits_per_pixel, 16);
+	assert_int_equal(shown_stripe16(0), s->frames - 1);
+	assert_int_equal(shown_stripe16(24 - 8), s->frames - 1);
+	len = pread(logfd, text, sizeof(text) - 1, 0);
+	assert_true(len > 0);
+	text[len] = '\0';
+	assert_non_null(strstr(text, ": another program set 32x24 RGB565, and the driver does not "
+				     "take fbripple's mode back; drawing in it from now on\n"));
+	assert_null(strstr(strstr(text, "another program") + 1, "another program"));	/* once */
+	worker_close(&app->service.adopts);
+	if (worker)
+		loop_free(&loop);
+	screen_release(s);
+	free(app);
+	close(logfd);
+	close(err);
+	unlink(log);
+	remove_device(path);
+}
+
+static void test_screen_adopts_a_mode_it_cannot_put_back(void **state)
+{
+	(void)state;
+	adopts_a_mode(false);
+}
+
+/* The same with the daemon's worker: the new mode's pictures made off the loop. */
+static void test_screen_adopts_a_mode_with_pictures_made_off_the_loop(void **state)
+{
+	(void)state;
+	adopts_a_mode(true);
+}
+
+/* The STATUS= line `systemctl status` would show for app now, into line. */
+static void status_said(struct app *app, char *line, size_t len)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char dir[] = "/tmp/fbripple-test-notify-XXXXXX", got[1024];
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ssize_t n;
+	char *at;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/notify", dir);
+	assert_true(fd >= 0 && bind(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0);
+	setenv("NOTIFY_SOCKET", addr.sun_path, 1);
+	app->status = (struct status){ .timer.fd = -1, .wanted = true };
+	status_tell(app, NULL);
+	unsetenv("NOTIFY_SOCKET");
+	n = recv(fd, got, sizeof(got) - 1, MSG_DONTWAIT);
+	assert_true(n > 0);
+	got[n] = '\0';
+	at = strstr(got, "STATUS=");
+	assert_non_null(at);
+	snprintf(line, len, "%s", at + strlen("STATUS="));
+	close(fd);
+	unlink(addr.sun_path);
+	rmdir(dir);
+}
+
+/* Another program sets 8 bpp, a palette mode, and the driver keeps it: fbripple says once that
+ * it cannot draw there, and writes nothing into the other program's picture, until its VT is
+ * back in front and the driver takes its mode again. */
+static void test_screen_draws_nothing_in_a_mode_it_cannot_draw(void **state)
+{
+	char *path = fake_device(2, 1, false), log[] = "/tmp/fbripple-test-fbdev-XXXXXX";
+	size_t bytes = (size_t)W * H;
+	struct fb_var_screeninfo other;
+	struct app *app = fake_app(path);
+	struct screen *s = &app->screen;
+	char text[4096] = "", *picture = malloc(bytes), *now = malloc(bytes);
+	int logfd = mkstemp(log), err = dup(2), mem = open(path, O_RDWR | O_CLOEXEC);
+	ssize_t len;
+
+	(void)state;
+	assert_true(logfd >= 0 && err >= 0 && mem >= 0 && picture && now);
+	app_frames(app, 3);
+	other = fake.var;
+	other.bits_per_pixel = 8;
+	other.yres_virtual = H;
+	other.yoffset = 0;
+	assert_int_equal(fake_set(&other), 0);
+	fake.kept = fake.var;
+	fake.keep = true;
+	dup2(logfd, 2);
+	/* the frame that finds the mode changed was drawn before: the other program draws its
+	 * picture after it, and from then on nothing is written over it */
+	screen_draw(s, false);
+	assert_true(s->mode_lost);
+	memset(picture, 0x5a, bytes);
+	assert_true(pwrite(mem, picture, bytes, 0) == (ssize_t)bytes);
+	app_frames(app, 6);
+	dup2(err, 2);
+	assert_true(s->mode_lost);
+	/* a frame owed (woken from blank) is not one the timer runs for: none can be drawn */
+	screen_blank(s, false);
+	assert_false(screen_wants_frame(s));
+	/* read where the failed open's descriptor, closed, cannot stand in for the device */
+	assert_true(pread(mem, now, bytes, 0) == (ssize_t)bytes);
+	assert_memory_equal(now, picture, bytes);
+	assert_int_equal(fake.var.bits_per_pixel, 8);
+	len = pread(logfd, text, sizeof(text) - 1, 0);
+	assert_true(len > 0);
+	text[len] = '\0';
+	assert_non_null(strstr(text, ": another program set a mode the driver keeps, and fbripple "
+				     "cannot draw in it ("));
+	assert_non_null(strstr(text, "); drawing nothing until fbripple's VT is in front again\n"));
+	assert_null(strstr(strstr(text, "cannot draw in it") + 1, "cannot draw in it"));
+	status_said(app, text, sizeof(text));
+	assert_int_equal(strncmp(text, "drawing nothing until its VT is in front again: another "
+				       "program's mode on ", 74), 0);
+	assert_string_equal(text + 74, path);
+	/* our VT back, and the driver takes fbripple's mode again: drawn whole in it */
+	fake.keep = false;
+	assert_int_equal(screen_retake(s), 0);
+	assert_false(s->mode_lost);
+	assert_int_equal(fake.var.bits_per_pixel, 32);
+	assert_int_equal(shown_stripe(0), s->frames - 1);
+	assert_int_equal(shown_stripe(H - 8), s->frames - 1);
+	screen_release(s);
+	free(app);
+	free(picture);
+	free(now);
+	close(mem);
+	close(logfd);
+	close(err);
+	unlink(log);
+	remove_device(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -482,7 +836,13 @@ int main(void)
 		cmocka_unit_test(test_mode_put_back_in_moved_memory),
 		cmocka_unit_test(test_memory_short_after_a_mode_set_fails_the_open),
 		cmocka_unit_test(test_mode_put_back_where_pans_are_refused),
+		cmocka_unit_test(test_mode_back_in_memory_for_one_page),
+		cmocka_unit_test(test_mode_back_in_memory_for_half_a_page),
 		cmocka_unit_test(test_screen_says_once_it_draws_on_one_page),
+		cmocka_unit_test(test_screen_owes_a_refused_frame),
+		cmocka_unit_test(test_screen_adopts_a_mode_it_cannot_put_back),
+		cmocka_unit_test(test_screen_adopts_a_mode_with_pictures_made_off_the_loop),
+		cmocka_unit_test(test_screen_draws_nothing_in_a_mode_it_cannot_draw),
 	};
 
 	if (getenv("FBRIPPLE_TEST_FILTER"))

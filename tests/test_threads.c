@@ -240,7 +240,7 @@ static void test_small_work_stays_on_one_thread(void **state)
 	assert_true(W * H >= RENDER_SHARE_MIN && W * H >= WATER_SHARE_MIN);
 	assert_int_equal(pixfmt_by_name(&fmt, "XRGB8888"), 0);
 	assert_int_equal(water_init(&w, W, H, 1, 5), 0);
-	assert_int_equal(render_init(&r, W, H, 0, 4, &fmt), 0);
+	assert_int_equal(render_init(&r, W, H, 0, 1, &fmt), 0);	/* the water's cells */
 	assert_int_equal(render_set_splash(&r, &img), 0);
 	render_set_light(&r, &(struct render_light){ 1.5, 300, 0.5 });
 	assert_int_equal(pool_init(&p, 2), 0);
@@ -251,11 +251,14 @@ static void test_small_work_stays_on_one_thread(void **state)
 	assert_int_equal(p.call, calls + 1);	/* every pixel */
 
 	water_drop(&w, W / 2, H / 2, 12, 600);
-	for (int i = 0; i < 8; i++)
-		water_step_pool(&w, &p);
 	calls = p.call;
+	/* grown past two of the step's 32-row chunks, which alone would share it */
+	for (int i = 0; i < 48; i++)
+		water_step_pool(&w, &p);
+	assert_true(w.rows.hi - w.rows.lo >= 2 * 32);
+	assert_int_equal(p.call, calls);	/* a ring's rows' steps */
 	render_frame_pool(&r, &w, fb, stride, 0, false, &p);
-	assert_int_equal(p.call, calls);	/* a ring's blocks, and its rows' steps */
+	assert_int_equal(p.call, calls);	/* its blocks */
 
 	for (int y = 0; y < H; y += 16)
 		water_drop(&w, (y * 37) % W, y, 12, 600);

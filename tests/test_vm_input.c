@@ -453,7 +453,8 @@ static void test_unplug_mid_stroke(void **state)
 }
 
 /* A node that fbripple may not open yet (udev applying its ACL late) is opened once its
- * permissions change: fbripple runs as a user, the new node is root's until a chmod. */
+ * permissions change: fbripple runs as a user, the new node is root's until a chmod. Each
+ * refusal says who may open it: root alone, then the group input, as Debian's udev sets it. */
 static void test_permissions_later(void **state)
 {
 	struct vm_suite *s = vm_case_begin(state);
@@ -461,18 +462,23 @@ static void test_permissions_later(void **state)
 	write_conf(0, "");
 	start_case(s, "permissions granted late", PRELUDE
 		"printf 'root:x:0:0::/root:/bin/sh\\nkiosk:x:1000:1000::/tmp:/bin/sh\\n' >/etc/passwd\n"
-		"printf 'root:x:0:\\nkiosk:x:1000:\\n' >/etc/group\n"
+		"printf 'root:x:0:\\ninput:x:101:\\nkiosk:x:1000:\\n' >/etc/group\n"
 		"chmod 666 /dev/fb0; chmod 644 /etc/fbripple.conf /usr/share/fbvm/checker.png\n"
 		"su kiosk -s /bin/sh -c 'exec /usr/bin/fbripple -v' >/tmp/log 2>&1 4>&- & pid=$!\n"
 		"waitlog ' 640x480 ' || { say 'fbripple did not start:'; say \"$(cat /tmp/log)\"; }\n"
 		"mkdev mt 'fbvm late acl' 0 639 0 479\n"
 		"node=$(grep -o '/dev/input/event[0-9]*' /tmp/dev.out | tail -n 1)\n"
-		"waitlog \"$node: Permission denied; retrying\" && say refused\n"
+		"waitlog \"$node: Permission denied (owned by root:root, mode 600: only root may open"
+		" it); retrying\" && say refused\n"
+		"chgrp input $node; chmod 660 $node\n"
+		"waitlog \"$node: Permission denied (owned by root:input, mode 660: fbripple's user"
+		" needs to be in group input); retrying\" && say hinted\n"
 		"chmod 666 $node\n"
 		"waitlog 'fbvm late acl' && say opened\n"
 		"echo 'tap 100 400' >&4; waitlog 'down at 100,400' && say tapped\n"
 		"finish\n", NULL);
 	vm_case_expect(s, "refused", 40000);
+	vm_case_expect(s, "hinted", 5000);
 	vm_case_expect(s, "opened", 5000);
 	vm_case_expect(s, "tapped", 5000);
 	expect_exit(s);

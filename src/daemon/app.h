@@ -67,6 +67,11 @@ struct screen {
 	int full_pages;			/* pages still to draw whole */
 	unsigned long frames;		/* frames drawn and presented */
 	unsigned long mode_resets;	/* another program's mode replaced by ours */
+	bool mode_lost;			/* another program's mode on screen, and the driver does
+					 * not take ours back: nothing drawn until it is adopted
+					 * (screen_adopt_mode) or our VT returns */
+	bool mode_foreign;		/* that mode could not be adopted: said once, tried
+					 * again when our VT returns */
 	struct water water;
 	struct render render;
 	struct pool pool;		/* display.threads: steps and frames in bands of rows */
@@ -136,6 +141,7 @@ struct service {
 	struct loop_source watchdog;
 	struct worker shots;		/* PNG screenshots, one at a time */
 	struct worker reloads;		/* a reload's picture, decoded and scaled */
+	struct worker adopts;		/* the pictures for a mode another program set */
 	bool reload_again;		/* asked for while one was being prepared */
 	int reload_nwaiting;		/* clients waiting for that next reload's reply */
 	struct control_ticket reload_waiting[CONTROL_CLIENTS];
@@ -217,6 +223,16 @@ void screen_set_rain(struct screen *s, double rate, int size, int weight);
 void screen_step(struct screen *s, int steps, double dt);
 bool screen_calm(const struct screen *s);
 bool screen_wants_frame(const struct screen *s);
+/* The mode another program set, which the driver keeps, adopted as if the display were opened
+ * anew in it: first opened, on the loop, into d (req: the display as opened now); -ECANCELED
+ * where no mode is lost, else 0 or open's -errno (said once: nothing drawn until our VT
+ * returns). Then, with pictures made at screen_picture_size, d taken (or closed) and the screen
+ * drawn in it, said once; or why not, said once. */
+int screen_adopt_open(struct screen *s, const struct display_request *req, struct display *d);
+void screen_picture_size(const struct display *d, const struct config *cfg, int *width,
+			 int *height);
+void screen_adopt_mode(struct screen *s, struct display *d, const struct config *cfg,
+		       struct screen_pictures *made);
 void screen_draw(struct screen *s, bool full);
 void screen_redraw(struct screen *s);
 void screen_blank(struct screen *s, bool blank);
@@ -282,6 +298,14 @@ int service_open(struct app *app);
 void service_stand_down(struct app *app);
 void service_close(struct app *app);
 void service_reload(struct app *app);
+/* The display cfg names, to open on device, as the daemon runs now (beside an application or
+ * not). */
+struct display_request service_display_wanted(const struct app *app, const struct config *cfg,
+					      const char *device);
+
+/* adopt.c: after a frame that found another program's mode kept by the driver, the display
+ * opened anew in it, its pictures made off the loop, then drawn in (screen_adopt_mode). */
+void adopt_mode(struct app *app);
 
 /* daemon.c */
 int daemon_block_signals(void);

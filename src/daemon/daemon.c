@@ -39,6 +39,8 @@ static void advance(struct app *app, int steps)
 	screen_step(&app->screen, steps, 1.0 / app->cfg.water.steps_per_second);
 	test_frame_delay(app);
 	screen_draw(&app->screen, false);
+	if (app->screen.mode_lost)
+		adopt_mode(app);
 	touch_shown(&app->touch);
 }
 

@@ -52,10 +52,10 @@ int64_t pace_now_ms(void)
 }
 
 /* Whether the frame timer has work: a page owed, or the water moves or rain falls while
- * neither paused nor blanked. */
+ * neither paused nor blanked, nor in a mode another program set that fbripple cannot draw. */
 static bool should_run(const struct pace *p)
 {
-	if (p->idle.blanked)
+	if (p->idle.blanked || p->screen->mode_foreign)
 		return false;
 	return screen_wants_frame(p->screen) ||
 	       (!p->paused && (!screen_calm(p->screen) || p->screen->rain.rate > 0));

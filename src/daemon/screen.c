@@ -384,7 +384,7 @@ static int remake_pictures(struct remake *m, const struct config *cfg,
 static int remake(struct screen *s, struct remake *m, const struct display_request *req,
 		  const struct config *cfg, struct screen_pictures *made, char *why, size_t len)
 {
-	const struct display *d = req ? &m->display : &s->display;
+	const struct display *d = req || m->new_display ? &m->display : &s->display;
 	int cell, ret = 0;
 
 	if (req) {
@@ -416,25 +416,22 @@ static int remake(struct screen *s, struct remake *m, const struct display_reque
 static void guard_app_frame(struct screen *s);
 static void guard_new_display(struct screen *s);
 
-/* A new display device (req; NULL: the same one), rotation or cell size: the new one is set up
- * completely before the old one goes, so a failure leaves everything as it was. The waves
- * survive unless the grid changes; then the water starts calm, the splash on screen all along. */
-int screen_reopen(struct screen *s, const struct display_request *req,
+/* screen_reopen, m->display opened already where m->new_display says so. */
+static int reopen(struct screen *s, struct remake *m, const struct display_request *req,
 		  const struct config *cfg, struct screen_pictures *pictures, char *err,
 		  size_t len)
 {
-	struct remake m = { 0 };
 	char why[512] = "";
-	int ret = remake(s, &m, req, cfg, pictures, why, sizeof(why));
+	int ret = remake(s, m, req, cfg, pictures, why, sizeof(why));
 
 	if (ret < 0) {
-		bool opened = m.new_display;
+		bool opened = m->new_display;
 
-		remake_free(&m);
+		remake_free(m);
 		/* a display opened on the same card took the screen, and its close put the
 		 * console's framebuffer there: ours goes back on it, with the frame drawn, as calm
 		 * or paused water presents none (hidden, the new one took nothing) */
-		if (opened && !s->away && !req->hidden) {
+		if (opened && req && !s->away && !req->hidden) {
 			display_acquire(&s->display);
 			if (s->blanked)
 				screen_keep_blank(s);
@@ -448,11 +445,11 @@ int screen_reopen(struct screen *s, const struct display_request *req,
 				 strerror(-ret));
 		return ret;
 	}
-	if (m.new_display) {
+	if (m->new_display) {
 		unwatch_display(s);	/* before its descriptor closes: a dup of it lives on */
-		display_hand_over(&s->display, &m.display);
+		display_hand_over(&s->display, &m->display);
 		display_close(&s->display, false);
-		s->display = m.display;
+		s->display = m->display;
 		display_share(&s->display, s->shared);	/* opened hidden: as it is shown now */
 		guard_crashes(s);
 		watch_display(s);
@@ -460,20 +457,32 @@ int screen_reopen(struct screen *s, const struct display_request *req,
 			guard_app_frame(s);	/* the frame kept for a crash, as this display has it */
 		guard_new_display(s);
 	}
-	render_take_splash(&m.render, &m.splash);
-	image_free(&m.splash);
+	render_take_splash(&m->render, &m->splash);
+	image_free(&m->splash);
 	render_free(&s->render);
-	s->render = m.render;
-	if (m.new_grid) {
+	s->render = m->render;
+	if (m->new_grid) {
 		water_free(&s->water);
-		s->water = m.water;	/* a new grid: the old waves cannot carry over */
+		s->water = m->water;	/* a new grid: the old waves cannot carry over */
 	}
 	walls_free(&s->walls);
-	s->walls = m.walls;
-	if (!m.new_grid && (ret = walls_apply(&s->walls, &s->water)) < 0)
+	s->walls = m->walls;
+	if (!m->new_grid && (ret = walls_apply(&s->walls, &s->water)) < 0)
 		log_warn("walls: %s; the water keeps the ones it had", strerror(-ret));
 	screen_apply_look(s, cfg);
 	return 0;
+}
+
+/* A new display device (req; NULL: the same one), rotation or cell size: the new one is set up
+ * completely before the old one goes, so a failure leaves everything as it was. The waves
+ * survive unless the grid changes; then the water starts calm, the splash on screen all along. */
+int screen_reopen(struct screen *s, const struct display_request *req,
+		  const struct config *cfg, struct screen_pictures *pictures, char *err,
+		  size_t len)
+{
+	struct remake m = { 0 };
+
+	return reopen(s, &m, req, cfg, pictures, err, len);
 }
 
 /* A new water.cell or engine: a new grid (and renderer for a new cell), the picture carried
@@ -606,10 +615,11 @@ bool screen_calm(const struct screen *s)
 	return water_calm(&s->water);
 }
 
-/* Whether a frame is owed though the water may be calm: a page to draw whole. */
+/* Whether a frame is owed though the water may be calm: a page to draw whole, or a mode lost
+ * to adopt (those frames ask for it, and draw nothing until it is done). */
 bool screen_wants_frame(const struct screen *s)
 {
-	return s->full_pages > 0 && !s->away;
+	return !s->away && (s->mode_lost ? !s->mode_foreign : s->full_pages > 0);
 }
 
 /* The test stripes: frame number n in rows y0 .. y0 + 7, bit i the 8x8 square at x = 8i,
@@ -663,7 +673,7 @@ void screen_draw(struct screen *s, bool full)
 	struct display_buffer buf;
 	int pages = m->pages, ret;
 
-	if (s->away || s->gone)
+	if (s->away || s->gone || s->mode_lost)
 		return;
 	if (full)
 		s->full_pages = s->display.mode.pages;
@@ -687,18 +697,75 @@ void screen_draw(struct screen *s, bool full)
 	ret = display_present(&s->display);
 	if (ret == 0)
 		s->frames++;
-	else if (m->pages < pages)
+	else if (m->pages < pages && ret != -EIO)
 		one_page_left(s, ret);
 	else if (ret == -EAGAIN)
-		s->full_pages += full;	/* not shown: the same page is handed out again */
+		/* not shown: the same page is handed out again, and owed even where the water is
+		 * calm now, else the frame timer stops with the frame before on screen (a page
+		 * owed is drawn whole: the one kind of frame owed without water) */
+		s->full_pages++;
 	else if (ret == -ENODEV)
 		lose_display(s);
 	else if (ret == -ESTALE)
 		mode_put_back(s);
 	else if (ret == -EIO)
-		log_warn("%s: another program set its mode, and the driver does not take "
-			 "fbripple's back; the picture is wrong until fbripple restarts",
-			 s->display.path);
+		s->mode_lost = true;	/* the daemon adopts it (screen_adopt_mode) */
+}
+
+/* Said once, until our VT returns: the mode on screen is left to the program that set it. */
+static void adopt_refused(struct screen *s, const char *why)
+{
+	s->mode_foreign = true;
+	log_warn("%s: another program set a mode the driver keeps, and fbripple cannot draw in it "
+		 "(%s); drawing nothing until fbripple's VT is in front again", s->display.path,
+		 why);
+}
+
+int screen_adopt_open(struct screen *s, const struct display_request *req, struct display *d)
+{
+	int ret;
+
+	if (!s->mode_lost || s->mode_foreign || s->away)
+		return -ECANCELED;
+	ret = open_display(d, req);
+	if (ret < 0)
+		adopt_refused(s, strerror(-ret));
+	return ret;
+}
+
+void screen_picture_size(const struct display *d, const struct config *cfg, int *width,
+			 int *height)
+{
+	bool turned = (cfg->display.rotate + d->mode.rotate) % 180 != 0;
+
+	*width = turned ? d->mode.height : d->mode.width;
+	*height = turned ? d->mode.width : d->mode.height;
+}
+
+void screen_adopt_mode(struct screen *s, struct display *d, const struct config *cfg,
+		       struct screen_pictures *made)
+{
+	struct remake m = { .display = *d, .new_display = true };
+	const struct display_mode *mode = &s->display.mode;
+	char err[512];
+
+	*d = (struct display){ 0 };	/* the screen's now, or closed */
+	if (!s->mode_lost || s->mode_foreign || s->away) {
+		remake_free(&m);
+		return;
+	}
+	if (reopen(s, &m, NULL, cfg, made, err, sizeof(err)) < 0) {
+		adopt_refused(s, err);
+		return;
+	}
+	s->mode_lost = false;
+	log_warn("%s: another program set %dx%d %s, and the driver does not take fbripple's mode "
+		 "back; drawing in it from now on", s->display.path, mode->width, mode->height,
+		 mode->fmt.name);
+	if (s->blanked)
+		screen_keep_blank(s);
+	else
+		screen_redraw(s);
 }
 
 void screen_redraw(struct screen *s)
@@ -772,6 +839,9 @@ static const char *acquire_error(int ret)
 {
 	if (ret == -EBUSY)
 		return "another process is its DRM master";
+	if (ret == -EIO)
+		return "another program set its mode, and the driver does not take fbripple's "
+		       "back";
 	if (ret == -ESTALE)
 		return "an application set another mode since fbripple opened it (restart "
 		       "fbripple to draw in it)";
@@ -822,7 +892,10 @@ int screen_retake(struct screen *s)
 
 	if (ret == -EBUSY)
 		return ret;
-	if (ret < 0 && s->display.mode.pages < pages)
+	/* the mode as the driver keeps it now: ours, or one adopted anew */
+	s->mode_lost = ret == -EIO;
+	s->mode_foreign = false;
+	if (ret < 0 && ret != -EIO && s->display.mode.pages < pages)
 		one_page_left(s, ret);
 	else if (ret < 0)
 		log_warn("%s: acquire: %s", s->display.path, acquire_error(ret));

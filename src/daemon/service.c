@@ -47,21 +47,27 @@ static bool new_display(const struct app *app, const struct config *cfg)
 		!display_same_device(&app->screen.display, cfg->display.device));
 }
 
+struct display_request service_display_wanted(const struct app *app, const struct config *cfg,
+					     const char *device)
+{
+	return (struct display_request){ .device = device,
+					 .buffering = cfg->display.double_buffer,
+					 .output = cfg->display.output,
+					 .mode = cfg->display.mode,
+					 .held = &app->screen.display,
+					 /* beside an application, as at start: nothing panned
+					  * or flipped but the frame fbripple shows */
+					 .hidden = app->pace.saver.mode == SAVER_IDLE,
+					 .keep_depth = app->pace.saver.mode == SAVER_IDLE &&
+						       cfg->display.vt == 0 };
+}
+
 /* The display cfg names (a new device, output, mode, rotation or cell), opened anew only when
  * it is another; the same DRM card is set up again on the descriptor that holds it. */
 static int reopen_screen(struct app *app, const struct config *cfg, struct screen_pictures *made,
 			 char *err, size_t len)
 {
-	struct display_request req = { .device = cfg->display.device,
-				       .buffering = cfg->display.double_buffer,
-				       .output = cfg->display.output,
-				       .mode = cfg->display.mode,
-				       .held = &app->screen.display,
-				       /* beside an application, as at start: nothing panned
-					* or flipped but the frame fbripple shows */
-				       .hidden = app->pace.saver.mode == SAVER_IDLE,
-				       .keep_depth = app->pace.saver.mode == SAVER_IDLE &&
-						     cfg->display.vt == 0 };
+	struct display_request req = service_display_wanted(app, cfg, cfg->display.device);
 	bool open = new_display(app, cfg);
 
 	/* the card is not ours to set up while another VT or the application has it */
@@ -547,7 +553,8 @@ int service_open(struct app *app)
 	}
 	if (ret < 0)
 		return ret;
-	if (worker_open(&sv->shots, &app->loop) < 0 || worker_open(&sv->reloads, &app->loop) < 0)
+	if (worker_open(&sv->shots, &app->loop) < 0 || worker_open(&sv->reloads, &app->loop) < 0 ||
+	    worker_open(&sv->adopts, &app->loop) < 0)
 		log_warn("no worker threads: pictures are made on the loop, screenshots refused");
 	ret = cfg->control.socket[0] ? control_listen(&sv->control, cfg->control.socket) : 0;
 	if (ret == 0)
@@ -581,6 +588,7 @@ void service_close(struct app *app)
 
 	worker_close(&sv->shots);
 	worker_close(&sv->reloads);
+	worker_close(&sv->adopts);
 	control_close(&sv->control);
 	if (sv->watchdog.fd >= 0)
 		close(sv->watchdog.fd);

@@ -22,6 +22,7 @@ enum status_state {
 	STATE_BLANKED,
 	STATE_AWAY,
 	STATE_HELD,
+	STATE_FOREIGN,
 	STATE_HIDDEN,
 };
 
@@ -41,6 +42,8 @@ static enum status_state state_of(const struct app *app)
 		return STATE_HIDDEN;
 	if (s->away)
 		return app->retaking ? STATE_HELD : STATE_AWAY;
+	if (s->mode_foreign)
+		return STATE_FOREIGN;
 	if (app->pace.idle.blanked)
 		return STATE_BLANKED;
 	if (app->pace.paused)
@@ -57,12 +60,14 @@ static void describe(const struct app *app, enum status_state state, char *buf, 
 		[STATE_BLANKED] = "blanked after screensaver.blank_after,",
 		[STATE_AWAY] = "paused while another VT is in front,",
 		[STATE_HELD] = "waiting for another process to let go of",
+		[STATE_FOREIGN] = "drawing nothing until its VT is in front again: another "
+				  "program's mode on",
 		[STATE_HIDDEN] = "hidden, beside the application on",
 	};
 	const struct display *d = &app->screen.display;
 	const char *reload = app->service.reload_said;
 
-	if (state == STATE_HELD || state == STATE_HIDDEN)
+	if (state == STATE_HELD || state == STATE_FOREIGN || state == STATE_HIDDEN)
 		snprintf(buf, len, "%s %.200s%s%.600s", says[state], d->path, *reload ? "; " : "",
 			 reload);
 	else

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "display.h"
+#include "util/access.h"
 
 static const char *const buffering_names[] = { "auto", "on", "off" };
 
@@ -127,6 +128,13 @@ int display_errorf(int ret, char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return ret;
+}
+
+int display_open_error(const char *path, int ret, char *err, size_t errlen)
+{
+	if (ret == -EACCES && access_explain(path, R_OK | W_OK, err, errlen) == 0)
+		return ret;
+	return display_errorf(ret, err, errlen, "%s", strerror(-ret));
 }
 
 /* A display server (or Plymouth) is the card's master: the card's own fbdev emulation still

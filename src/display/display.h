@@ -84,7 +84,10 @@ struct display;
  * what the device reported on event_fd (page flips done) and returns how many flips completed;
  * with wait it first waits for a flip still under way, at most a vertical blank or so, so that
  * the buffer handed out next is off screen. acquire returns -EBUSY while another process holds
- * the device (a DRM master): the caller tries again a little later. crash_guard
+ * the device (a DRM master): the caller tries again a little later. present or acquire
+ * return -EIO where another program set a mode the device keeps and ours is not taken back
+ * (fbdev): the caller draws nothing more in the old one (the daemon opens it anew in the new
+ * one). crash_guard
  * copies what crash_restore needs into the backend's own storage; crash_restore runs in a
  * fatal signal handler, so it may make async-signal-safe calls only.
  */
@@ -131,7 +134,7 @@ int display_errorf(int ret, char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* For backends: err says why path would not open (-ret), and for EACCES whose it is and what
- * would let fbripple's user in, as far as its mode and ACL tell (access.c). */
+ * would let fbripple's user in, as far as its mode and ACL tell (util/access.c). */
 int display_open_error(const char *path, int ret, char *err, size_t errlen);
 
 /* The backend for req opens the display: DRM for "auto" when a card has a connected connector

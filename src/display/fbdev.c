@@ -388,6 +388,20 @@ static void one_page(struct display *d, unsigned int on_screen)
 	d->mode.pages = 1;
 }
 
+/* A mode not put back whole, its memory mapped anew and maybe smaller: the pages kept inside
+ * the mapping, where frames still go. Where they no longer fit, one page, where the screen is
+ * panned if it fits there, else at the top. */
+static void fit_pages(struct display *d)
+{
+	struct fbdev *fb = fbdev_of(d);
+	size_t page = (size_t)d->mode.height * d->mode.stride;
+
+	if ((size_t)(fb->page_pixels[0] - fb->map) + page <= fb->map_len &&
+	    (size_t)(fb->page_pixels[1] - fb->map) + page <= fb->map_len)
+		return;
+	one_page(d, covers(d, (size_t)fb->var.yoffset + d->mode.height) ? fb->var.yoffset : 0);
+}
+
 /* After a mode set, or another program's pan, the screen panned back to our line from
  * on_screen. Where the driver refuses, one page at on_screen: with two pages the driver's
  * error (mode.pages then says so), with one 0. -ENOSPC where on_screen is past the mapping. */
@@ -409,9 +423,9 @@ static int pan_back(struct display *d, unsigned int line, unsigned int on_screen
 
 /* Another program set a mode while our VT is in front (fbset in a boot script): ours back, as
  * on our VT's return. -ESTALE when it was put back (the frame goes out whole again), -EIO
- * (once) when it could not be, else 0; put back but the pan to our page refused, one page on
- * screen and the driver's error (as fbdev_present). Beside an application, on its VT, the mode
- * is the application's. */
+ * (once) when it could not be (maybe one page left, in memory that moved), else 0; put back but
+ * the pan to our page refused, one page on screen and the driver's error (as fbdev_present).
+ * Beside an application, on its VT, the mode is the application's. */
 static int keep_mode(struct display *d)
 {
 	struct fbdev *fb = fbdev_of(d);
@@ -425,7 +439,7 @@ static int keep_mode(struct display *d)
 	    (d->mode.pages == 2 || now.yoffset == fb->var.yoffset))
 		return 0;
 	ret = fbdev_acquire(d);
-	if (ret < 0 && d->mode.pages < pages)
+	if (ret < 0 && ret != -EIO && d->mode.pages < pages)
 		return ret;
 	fb->mode_lost = ret < 0;	/* no mode set a frame */
 	return ret < 0 ? -EIO : -ESTALE;
@@ -678,12 +692,23 @@ static int fbdev_acquire(struct display *d)
 	want.activate = FB_ACTIVATE_NOW;
 	if (ioctl(fb->fd, FBIOPUT_VSCREENINFO, &want) < 0)
 		return -errno;
-	ret = read_back(d, &fix);
+	ret = read_info(fb, &fix);
+	if (ret < 0)
+		return ret;
+	/* memory that cannot hold even one page is not followed: the frames go on into the old
+	 * mapping, unseen, rather than past the end of the new one */
+	if (fix.smem_len < (size_t)(fb->pixels - fb->map) -
+				   (fb->smem_start & ((size_t)sysconf(_SC_PAGESIZE) - 1)) +
+				   (size_t)d->mode.height * d->mode.stride)
+		return -EIO;
+	ret = follow_memory(d, &fix);
 	if (ret < 0)
 		return ret;
 	if (!same_mode(&fb->var, &want) || fix.line_length != d->mode.stride ||
-	    !covers(d, fb->var.yres_virtual))
+	    !covers(d, fb->var.yres_virtual)) {
+		fit_pages(d);
 		return -EIO;
+	}
 	return pan_back(d, want.yoffset, fb->var.yoffset);
 }
 

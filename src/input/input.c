@@ -2,6 +2,7 @@
  * reader thread), hotplug (udev or inotify), permissions that arrive late, and --list-devices. */
 #include "input.h"
 #include "input_reader.h"
+#include "util/access.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -449,13 +450,21 @@ static int device_add(struct input *in, const char *path)
 	return rc;
 }
 
+const char *input_open_error(const char *path, int ret, char *why, size_t len)
+{
+	if (ret != -EACCES || access_explain(path, R_OK, why, len) < 0)
+		snprintf(why, len, "%s", strerror(-ret));
+	return why;
+}
+
 static void device_add_noted(struct input *in, const char *path)
 {
 	int rc = device_add(in, path);
+	char why[256];
 
 	if (rc == -EACCES || rc == -EPERM)
 		note(in, LOG_LEVEL_WARNING, "%s: %s; retrying when its permissions change", path,
-		     strerror(-rc));
+		     input_open_error(path, rc, why, sizeof(why)));
 	else if (rc < 0 && rc != -ENOENT && rc != -ENODEV)
 		note(in, LOG_LEVEL_WARNING, "%s: %s", path, strerror(-rc));
 }

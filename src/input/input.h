@@ -51,6 +51,10 @@ void input_grab(struct input *in, bool grab);
  * input_close + input_open it frees nothing, so it is safe inside a loop handler. */
 int input_reconfigure(struct input *in, const struct input_opts *opts);
 
+/* Why path would not open (-ret), in why, which it returns: for EACCES also whose it is and what
+ * would let fbripple's user read it (util/access.c), as the warning that it is retried says. */
+const char *input_open_error(const char *path, int ret, char *why, size_t len);
+
 /* Devices in use. */
 int input_count(const struct input *in);
 

@@ -543,7 +543,7 @@ static int plan_blocks(struct render *r, const struct water *w, int page, bool f
 	}
 	r->loud_rows[page] = now;
 	r->louds = r->loud[page];
-	*pixels = r->blocks ? blocks * r->width / r->blocks : 0;
+	*pixels = r->blocks ? (long)((int64_t)blocks * r->width / r->blocks) : 0;
 	*nruns = n;
 	return rows;
 }

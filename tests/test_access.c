@@ -1,7 +1,8 @@
-/* test_display_access.c - the hint after "Permission denied" on a display device names a group
- * only where joining it would let fbripple's user in: not where an ACL refuses the group, nor
- * where the user is in the group already. A temp file stands in for the device; the hint is
- * taken as an unprivileged user in a child (root opens everything). */
+/* test_access.c - the hint after "Permission denied" on a display device (read and written) or
+ * an input device (read) names a group only where joining it would let fbripple's user in: not
+ * where an ACL refuses the group, nor where the user is in the group already. A temp file
+ * stands in for the device; the hint is taken as an unprivileged user in a child (root opens
+ * everything). */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -22,6 +23,7 @@
 #include <cmocka.h>
 
 #include "display/display.h"
+#include "input/input.h"
 
 /* The user that tries, and the device's group, which has no name: the hint gives its number. */
 #define USER 65534
@@ -104,9 +106,9 @@ static void set_acl(const struct fixture *f, int group_perm, int user, int user_
 	}
 }
 
-/* display_open_error's text for EACCES on path, as USER sees it, in group also (besides
- * USER_GROUP; 0: none). */
-static void hint_as_user(const char *path, gid_t also, char *text, size_t len)
+/* The text of display_open_error, or input_open_error where input, for EACCES on path, as USER
+ * sees it, in group also (besides USER_GROUP; 0: none). */
+static void hint_of(bool input, const char *path, gid_t also, char *text, size_t len)
 {
 	int fds[2], status;
 	pid_t pid;
@@ -118,9 +120,12 @@ static void hint_as_user(const char *path, gid_t also, char *text, size_t len)
 	if (pid == 0) {
 		gid_t groups[2] = { USER_GROUP, also };
 		char err[512] = "cannot become the user";
+		bool user = setgroups(also ? 2 : 1, groups) == 0 && setgid(USER_GROUP) == 0 &&
+			    setuid(USER) == 0;
 
-		if (setgroups(also ? 2 : 1, groups) == 0 && setgid(USER_GROUP) == 0 &&
-		    setuid(USER) == 0)
+		if (user && input)
+			input_open_error(path, -EACCES, err, sizeof(err));
+		else if (user)
 			display_open_error(path, -EACCES, err, sizeof(err));
 		_exit(write(fds[1], err, strlen(err)) < 0);
 	}
@@ -132,26 +137,31 @@ static void hint_as_user(const char *path, gid_t also, char *text, size_t len)
 	text[n] = '\0';
 }
 
+/* The hint for f as USER (in group also) is want: display_open_error's, or input's. */
+static void expect_hint(bool input, const struct fixture *f, gid_t also, const char *want)
+{
+	char text[512];
+
+	hint_of(input, f->path, also, text, sizeof(text));
+	assert_string_equal(text, want);
+}
+
 /* The plain case: joining the group is what it takes. */
 static void test_group_named(void **state)
 {
 	struct fixture *f = device(state, 0660);
-	char text[512];
 
-	hint_as_user(f->path, 0, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 660: fbripple's user "
-			    "needs to be in group 4242)");
+	expect_hint(false, f, 0, "Permission denied (owned by root:4242, mode 660: fbripple's "
+		    "user needs to be in group 4242)");
 }
 
 /* Only the owner may: no group would help. */
 static void test_owner_only(void **state)
 {
 	struct fixture *f = device(state, 0600);
-	char text[512];
 
-	hint_as_user(f->path, 0, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 600: only root may "
-			    "open it)");
+	expect_hint(false, f, 0, "Permission denied (owned by root:4242, mode 600: only root may "
+		    "open it)");
 }
 
 /* An ACL refuses the owning group (group::---), while the mode shows its mask, 660: joining
@@ -159,36 +169,30 @@ static void test_owner_only(void **state)
 static void test_acl_refuses_the_group(void **state)
 {
 	struct fixture *f = device(state, 0660);
-	char text[512];
 
 	set_acl(f, 0, -1, 0);
-	hint_as_user(f->path, 0, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 660 and an ACL that "
-			    "does not let fbripple's user in: getfacl lists whom it lets in)");
+	expect_hint(false, f, 0, "Permission denied (owned by root:4242, mode 660 and an ACL that "
+		    "does not let fbripple's user in: getfacl lists whom it lets in)");
 }
 
 /* An ACL entry of the user's own, with nothing granted, comes before the group's. */
 static void test_acl_refuses_the_user(void **state)
 {
 	struct fixture *f = device(state, 0660);
-	char text[512];
 
 	set_acl(f, 6, USER, 0);
-	hint_as_user(f->path, 0, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 660 and an ACL that "
-			    "does not let fbripple's user in: getfacl lists whom it lets in)");
+	expect_hint(false, f, 0, "Permission denied (owned by root:4242, mode 660 and an ACL that "
+		    "does not let fbripple's user in: getfacl lists whom it lets in)");
 }
 
 /* An ACL that lets the owning group in: joining it is still what it takes. */
 static void test_acl_lets_the_group_in(void **state)
 {
 	struct fixture *f = device(state, 0660);
-	char text[512];
 
 	set_acl(f, 6, 1234, 6);
-	hint_as_user(f->path, 0, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 660 and an ACL: "
-			    "fbripple's user needs to be in group 4242)");
+	expect_hint(false, f, 0, "Permission denied (owned by root:4242, mode 660 and an ACL: "
+		    "fbripple's user needs to be in group 4242)");
 }
 
 /* The user is in the group already, and the mode lets it in: the refusal comes from elsewhere
@@ -196,12 +200,10 @@ static void test_acl_lets_the_group_in(void **state)
 static void test_member_refused_elsewhere(void **state)
 {
 	struct fixture *f = device(state, 0660);
-	char text[512];
 
-	hint_as_user(f->path, DEVICE_GROUP, text, sizeof(text));
-	assert_string_equal(text, "Permission denied (owned by root:4242, mode 660, which lets "
-			    "fbripple's user open it: something else refuses it, such as a mount "
-			    "with nodev or a security module)");
+	expect_hint(false, f, DEVICE_GROUP, "Permission denied (owned by root:4242, mode 660, "
+		    "which lets fbripple's user open it: something else refuses it, such as a "
+		    "mount with nodev or a security module)");
 }
 
 /* Not EACCES: the error alone. */
@@ -215,6 +217,58 @@ static void test_other_errors_plain(void **state)
 	assert_string_equal(err, strerror(ENOENT));
 }
 
+/* An input device is only read: a group that may read it is the one to join, where a display
+ * (read and written) has no group to name. */
+static void test_input_group_that_reads(void **state)
+{
+	struct fixture *f = device(state, 0640);
+
+	expect_hint(true, f, 0, "Permission denied (owned by root:4242, mode 640: fbripple's user "
+		    "needs to be in group 4242)");
+	expect_hint(false, f, 0, "Permission denied (owned by root:4242, mode 640: only root may "
+		    "open it)");
+}
+
+/* An input device the group may not read (udev's ACL not applied yet, no udev at all): only
+ * its owner may. */
+static void test_input_owner_only(void **state)
+{
+	struct fixture *f = device(state, 0600);
+
+	expect_hint(true, f, 0, "Permission denied (owned by root:4242, mode 600: only root may "
+		    "open it)");
+}
+
+/* An ACL that refuses the owning group of an input device. */
+static void test_input_acl_refuses_the_group(void **state)
+{
+	struct fixture *f = device(state, 0660);
+
+	set_acl(f, 0, -1, 0);
+	expect_hint(true, f, 0, "Permission denied (owned by root:4242, mode 660 and an ACL that "
+		    "does not let fbripple's user in: getfacl lists whom it lets in)");
+}
+
+/* A member of the group refused all the same: something else refuses it. */
+static void test_input_member_refused_elsewhere(void **state)
+{
+	struct fixture *f = device(state, 0640);
+
+	expect_hint(true, f, DEVICE_GROUP, "Permission denied (owned by root:4242, mode 640, "
+		    "which lets fbripple's user open it: something else refuses it, such as a "
+		    "mount with nodev or a security module)");
+}
+
+/* Not EACCES: the error alone, in the buffer returned. */
+static void test_input_other_errors_plain(void **state)
+{
+	char err[256];
+
+	(void)state;
+	assert_ptr_equal(input_open_error("/nonexistent/event0", -EPERM, err, sizeof(err)), err);
+	assert_string_equal(err, strerror(EPERM));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,7 +279,12 @@ int main(void)
 		cmocka_unit_test(test_acl_lets_the_group_in),
 		cmocka_unit_test(test_member_refused_elsewhere),
 		cmocka_unit_test(test_other_errors_plain),
+		cmocka_unit_test(test_input_group_that_reads),
+		cmocka_unit_test(test_input_owner_only),
+		cmocka_unit_test(test_input_acl_refuses_the_group),
+		cmocka_unit_test(test_input_member_refused_elsewhere),
+		cmocka_unit_test(test_input_other_errors_plain),
 	};
 
-	return cmocka_run_group_tests_name("display access", tests, setup, teardown);
+	return cmocka_run_group_tests_name("device access", tests, setup, teardown);
 }

@@ -1,0 +1,79 @@
+/* adopt.c - a mode another program set, which the driver keeps: the display opened anew in it
+ * on the loop, its pictures made off the loop, then drawn in. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "app.h"
+
+/* An adoption in the making: the display opened in the mode on screen, its pictures. */
+struct adopt_job {
+	struct worker_job job;
+	struct app *app;
+	struct config cfg;		/* as it was when the job started: the worker's own */
+	struct display display;
+	int width, height;		/* of the pictures to make */
+	struct screen_pictures made;
+	int ret;
+	char err[512];
+};
+
+/* On the worker's thread: the splash (and walls) at the new screen's size. */
+static void adopt_run(struct worker_job *job)
+{
+	struct adopt_job *a = (struct adopt_job *)job;
+
+	a->ret = screen_make_pictures(&a->cfg, a->width, a->height, &a->made, a->err,
+				      sizeof(a->err));
+}
+
+/* Back on the loop: the display and its pictures taken, unless our VT went meanwhile or the
+ * mode came back (then closed, as the next adoption opens anew). */
+static void adopt_done(struct worker_job *job)
+{
+	struct adopt_job *a = (struct adopt_job *)job;
+	struct app *app = a->app;
+
+	if (!job->cancelled && a->ret < 0)
+		log_warn("%s: the pictures for the mode another program set: %s; made on the loop",
+			 a->display.path, a->err);
+	if (!job->cancelled) {
+		screen_adopt_mode(&app->screen, &a->display, &app->cfg, &a->made);
+		/* adopted: the touches land on the screen as it is now; not: the frame timer
+		 * stops, nothing to draw (a --frames run has neither) */
+		if (!app->screen.mode_lost && app->loop.epfd >= 0)
+			touch_open(&app->touch, &app->opt, &app->loop);
+		if (app->loop.epfd >= 0)
+			pace_wake(&app->pace);
+	}
+	if (display_is_open(&a->display))
+		display_close(&a->display, false);
+	image_free(&a->made.splash);
+	walls_free(&a->made.walls);
+	free(a);
+}
+
+void adopt_mode(struct app *app)
+{
+	struct screen *s = &app->screen;
+	struct display_request req;
+	struct adopt_job *a;
+
+	if (!s->mode_lost || s->mode_foreign || s->away || worker_busy(&app->service.adopts))
+		return;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return;		/* tried again after the next frame */
+	*a = (struct adopt_job){ .job = { .run = adopt_run, .done = adopt_done }, .app = app,
+				 .cfg = app->cfg };
+	req = service_display_wanted(app, &a->cfg, s->display.path);
+	if (screen_adopt_open(s, &req, &a->display) < 0) {
+		free(a);
+		return;
+	}
+	screen_picture_size(&a->display, &a->cfg, &a->width, &a->height);
+	a->made.new_walls = s->walls.mask != NULL;
+	if (worker_start(&app->service.adopts, &a->job) == 0)
+		return;
+	adopt_run(&a->job);	/* no thread to be had: made here */
+	adopt_done(&a->job);
+}
