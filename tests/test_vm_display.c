@@ -1442,6 +1442,21 @@ static int check_middle(const struct image *img, void *ctx, char *why, size_t le
 			      why, len);
 }
 
+/* The middle of the screen is neither black nor red: the water drawn there. */
+static int check_middle_lit(const struct image *img, void *ctx, char *why, size_t len)
+{
+	uint32_t px = img->pixels[img->height / 2 * img->width + img->width / 2] & 0xffffff;
+
+	(void)ctx;
+	if (vm_check_pixel(img, img->width / 2, img->height / 2, 0x000000, 24, why, len) &&
+	    vm_check_pixel(img, img->width / 2, img->height / 2, RED, 24, why, len)) {
+		why[0] = '\0';
+		return 0;
+	}
+	snprintf(why, len, "the middle is #%06x, no water drawn there", px);
+	return -1;
+}
+
 /*
  * Idle mode with splash.image "@screen" on the second of two cards (QEMU's VGA, the console the
  * host dumps, is bochs-drm loaded after virtio-gpu: card1 and fb1): the application's frame is
@@ -1450,13 +1465,18 @@ static int check_middle(const struct image *img, void *ctx, char *why, size_t le
  * frame anew (it showed black) by writing fb1 onto itself, and writes nothing to fb0: with no
  * VT of fbripple's, on VT 2 of its own, and after a reload while shown moved it from the first
  * card to the second. Stopped (SIGTERM) while shown, it puts the card back itself: the frame red
- * again, fb0 not written.
+ * again, fb0 not written. Then always mode on that card, killed: the console (fbcon's primary
+ * device here) shows its text again, not the water's last frame. Last, fbripple on the first
+ * card's second head (virtio-gpu's max_outputs=2, Virtual-2 forced on): it takes the CRTC no
+ * output uses, and Virtual-1 keeps its CRTC and the console's framebuffer on it, as the kernel's
+ * debugfs state says (QEMU gives each head a CRTC of its own, so fbripple before the fix passed
+ * too; tests/test_drm fakes outputs that share CRTCs).
  */
 static void test_drm_screen_splash_of_its_card(void **state)
 {
 	struct vm_suite *s = vm_case_begin(state);
 	static const char *const qemu[] = { "-device", "VGA,xres=640,yres=480", "-device",
-					    "virtio-gpu-pci,xres=640,yres=480", NULL };
+					    "virtio-gpu-pci,xres=640,yres=480,max_outputs=2", NULL };
 	struct vm_opts o = { .display = VM_NONE, .qemu_args = qemu, .name = "@screen of its card",
 			     .script =
 		"l() { while read -r m; do insmod $m 2>/dev/null; done </etc/fbvm/$1.modules;"
@@ -1496,6 +1516,26 @@ static void test_drm_screen_splash_of_its_card(void **state)
 		"n=0; until [ $(grep -c 'screensaver: shown' /tmp/fbr.log) = 4 ] || [ $n -ge 100 ];"
 		" do sleep 0.1; n=$((n+1)); done; say \"shown to stop\"\n"
 		"hear cmd; killed stop TERM\n"
+		"printf '%s\\n' 'display: { device = \"/dev/dri/card1\"; };'"
+		" 'screensaver: { mode = \"always\"; };' >/tmp/always.conf\n"
+		"printf '\\033[2J\\033[HFBRIPPLE CONSOLE MARK\\n' >/dev/tty1\n"
+		"fbripple -v -c /tmp/always.conf 2>>/tmp/fbr.log & pid=$!; say \"always started\"\n"
+		"hear cmd; killed always\n"
+		"mount -t debugfs none /sys/kernel/debug\n"
+		"heads() { awk '/^plane\\[/ { p = 1; c = \"\" } /^(crtc|connector)\\[/ { p = 0 }"
+		" /^connector\\[/ { n = $2 } p && /crtc=/ { split($1, a, \"=\"); c = a[2] }"
+		" p && /fb=/ { split($1, a, \"=\"); if (c == \"crtc-0\" && a[2] != 0) f = a[2] }"
+		" !p && n && /crtc=/ { split($1, a, \"=\"); o = o \" \" n \"=\" a[2]; n = \"\" }"
+		" END { print \"crtc-0 fb\" (f != \"\" && f == fb0 ? \" as found\" : \" \" f) \";\" o }'"
+		" fb0=${fb0:-0} /sys/kernel/debug/dri/0/state; }\n"
+		"fb0=$(heads | sed 's/crtc-0 fb \\([0-9]*\\).*/\\1/'); say \"heads $(heads)\"\n"
+		"echo on >/sys/class/drm/card0-Virtual-2/status\n"
+		"printf '%s\\n' 'display: { device = \"/dev/dri/card0\"; output = \"Virtual-2\";'"
+		" ' mode = \"640x480\"; };' >/tmp/v2.conf\n"
+		"fbripple -v -c /tmp/v2.conf 2>>/tmp/fbr.log & pid=$!\n"
+		"n=0; until heads | grep -q Virtual-2=crtc || [ $n -ge 100 ];"
+		" do sleep 0.1; n=$((n+1)); done; say \"second head $(heads)\"\n"
+		"kill $pid; wait $pid; say \"second head stopped $? $(heads)\"\n"
 		"hear cmd; cat /tmp/fbr.log\n" };
 	uint32_t red = RED, blue = BLUE;
 
@@ -1533,6 +1573,19 @@ static void test_drm_screen_splash_of_its_card(void **state)
 	vm_case_expect(s, "stop killed 0", 10000);
 	vm_case_expect(s, "stop guard gone, fb0 writes 0, fb1 ", 10000);
 	vm_case_wait_screen(s, 10000, check_middle, &red);
+	/* always mode on the second card: the water, then killed, the card's own frame again */
+	vm_case_expect(s, "always started", 10000);
+	vm_case_wait_screen(s, 10000, check_middle_lit, NULL);
+	assert_int_equal(vm_send(&s->vm, "kill"), 0);
+	vm_case_expect(s, "always killed 137", 10000);
+	vm_case_expect(s, "always guard gone, fb0 writes 0, fb1 ", 10000);
+	vm_case_wait_screen(s, 10000, check_console, NULL);
+	/* the first card's second head (Virtual-2, forced on): fbripple there takes the CRTC no
+	 * output uses, and the first head keeps its own and the console's framebuffer on it */
+	vm_case_expect(s, "heads crtc-0 fb as found; Virtual-1=crtc-0 Virtual-2=(null)", 10000);
+	vm_case_expect(s, "second head crtc-0 fb as found; Virtual-1=crtc-0 Virtual-2=crtc-1", 20000);
+	vm_case_expect(s, "second head stopped 0 crtc-0 fb as found; Virtual-1=crtc-0 "
+		       "Virtual-2=(null)", 10000);
 	assert_int_equal(vm_send(&s->vm, "bye"), 0);
 	vm_case_expect_exit(s, 0);
 }

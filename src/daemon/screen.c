@@ -655,14 +655,15 @@ static void mode_put_back(struct screen *s)
 			 "restart it after)", s->display.path);
 }
 
-/* The display gave up flipping pages (the fbdev driver kept refusing to pan): one page from
- * now on, the one on screen, drawn whole first. Once a display: it stays single buffered. */
+/* The display gave up flipping pages (the driver kept refusing to pan, or to flip on DRM):
+ * one page from now on, the one on screen, drawn whole first. Once a display: it stays single
+ * buffered. */
 static void one_page_left(struct screen *s, int err)
 {
 	s->full_pages = s->display.mode.pages;
-	log_warn("%s: the driver refused to pan to the page drawn (%s); drawing on the page on "
+	log_warn("%s: the driver refused to %s the page drawn (%s); drawing on the page on "
 		 "screen from now on, single buffered: frames may tear", s->display.path,
-		 strerror(-err));
+		 s->display.ops == &display_drm ? "flip to" : "pan to", strerror(-err));
 }
 
 /* Draws the water into the page off screen and shows it. full: every row, on every page. */

@@ -77,9 +77,10 @@ struct display;
  * A backend. Every function but open gets a display that open filled; functions left NULL do
  * nothing and succeed (blank: -ENOTTY). present shows the buffer just drawn and hands out the
  * other one from then on; it may wait for the vertical blank but never for longer. A device
- * that refuses to show it leaves it off screen, handed out again (fbdev: -EAGAIN); one that
- * keeps refusing may leave a display of two pages with one, the one on screen (mode.pages then
- * 1, and present or acquire returns the device's error). events reads
+ * that refuses to show it (fbdev: a pan; DRM: a page flip) leaves it off screen, handed out
+ * again, and returns -EAGAIN; one that keeps refusing may leave a display of two pages with
+ * one, the one on screen (mode.pages then 1, and present or acquire returns the device's
+ * error). -ENODEV: the device is gone. events reads
  * what the device reported on event_fd (page flips done) and returns how many flips completed;
  * with wait it first waits for a flip still under way, at most a vertical blank or so, so that
  * the buffer handed out next is off screen. acquire returns -EBUSY while another process holds

@@ -24,6 +24,8 @@
 
 /* Longest wait for a flip under way: a vertical blank at 30 Hz, with room to spare. */
 #define FLIP_WAIT_MS 50
+/* Flips refused in a row before fbripple gives up flipping, as fbdev gives up panning. */
+#define FLIP_TRIES 3
 
 struct drm_buffer {
 	uint32_t handle, fb_id;
@@ -48,6 +50,9 @@ struct drm {
 				 * else saved; until then present sets the CRTC to the frame
 				 * drawn */
 	bool flip_pending;	/* a flip was asked for and its event has not come yet */
+	int flips_refused;	/* in a row, by the driver */
+	bool blanked;		/* DPMS off: flips are refused (the CRTC is off), and not
+				 * counted in flips_refused */
 	uint32_t conn_id, crtc_id, plane_id;
 	uint32_t dpms_prop;	/* 0: the connector has none */
 	drmModeModeInfo mode;
@@ -241,28 +246,91 @@ static int choose_mode(const drmModeConnector *c, const char *want, drmModeModeI
 	return -ENOENT;
 }
 
-/* The CRTC driving the connector now, or the first free one its encoders can drive. */
-static int choose_crtc(int fd, const drmModeRes *res, const drmModeConnector *c, uint32_t *crtc)
+/* The card held open already (a reload's new output or mode on it): its descriptor shared,
+ * and so its master; NULL for any other. */
+static const struct drm *held_card(const struct display_request *req)
+{
+	const struct display *h = req->held;
+
+	if (!h || h->ops != &display_drm || !display_node_is(h, req->device))
+		return NULL;
+	return drm_of(h);
+}
+
+/* Whether a connector other than conn drives crtc now (its encoder's): that output's screen,
+ * the console's or another program's, is not ours to take. */
+static bool crtc_in_use(int fd, const drmModeRes *res, uint32_t conn, uint32_t crtc)
+{
+	bool used = false;
+
+	for (int i = 0; !used && i < res->count_connectors; i++) {
+		drmModeConnector *c = res->connectors[i] == conn ? NULL :
+				      drmModeGetConnectorCurrent(fd, res->connectors[i]);
+		drmModeEncoder *enc = c && c->encoder_id ? drmModeGetEncoder(fd, c->encoder_id)
+							 : NULL;
+
+		used = enc && enc->crtc_id == crtc;
+		drmModeFreeEncoder(enc);
+		drmModeFreeConnector(c);
+	}
+	return used;
+}
+
+/* Whether one of the connector's encoders can drive the card's CRTC number index. */
+static bool can_drive(int fd, const drmModeConnector *c, int index)
+{
+	bool can = false;
+
+	for (int i = 0; !can && i < c->count_encoders; i++) {
+		drmModeEncoder *enc = drmModeGetEncoder(fd, c->encoders[i]);
+
+		can = enc && (enc->possible_crtcs & (1u << index));
+		drmModeFreeEncoder(enc);
+	}
+	return can;
+}
+
+/* The CRTC driving the connector now, else one its encoders can drive that no other connector
+ * uses, else ours: the one a display of ours on the card drives (a reload's new output takes
+ * its place; 0: none). -ENOENT: its encoders can drive none; -ENOSPC: every one they can
+ * drives another output. */
+static int choose_crtc(int fd, const drmModeRes *res, const drmModeConnector *c, uint32_t ours,
+		       uint32_t *crtc)
 {
 	drmModeEncoder *enc = c->encoder_id ? drmModeGetEncoder(fd, c->encoder_id) : NULL;
+	bool ours_fits = false;
+	int ret = -ENOENT;
 
-	if (enc && enc->crtc_id) {
-		*crtc = enc->crtc_id;
-		drmModeFreeEncoder(enc);
-		return 0;
-	}
+	*crtc = enc ? enc->crtc_id : 0;
 	drmModeFreeEncoder(enc);
-	for (int i = 0; i < c->count_encoders; i++) {
-		enc = drmModeGetEncoder(fd, c->encoders[i]);
-		for (int j = 0; enc && j < res->count_crtcs; j++)
-			if (enc->possible_crtcs & (1u << j)) {
-				*crtc = res->crtcs[j];
-				drmModeFreeEncoder(enc);
-				return 0;
-			}
-		drmModeFreeEncoder(enc);
+	if (*crtc)
+		return 0;
+	for (int j = 0; j < res->count_crtcs; j++) {
+		if (!can_drive(fd, c, j))
+			continue;
+		if (res->crtcs[j] != ours &&
+		    !crtc_in_use(fd, res, c->connector_id, res->crtcs[j])) {
+			*crtc = res->crtcs[j];
+			return 0;
+		}
+		ours_fits |= res->crtcs[j] == ours;
+		ret = -ENOSPC;
 	}
-	return -ENOENT;
+	if (ours_fits)
+		*crtc = ours;
+	return ours_fits ? 0 : ret;
+}
+
+/* err says why choose_crtc found none for output; returns ret (never -EBUSY, which
+ * display_open takes for a card another process is master of). */
+static int crtc_error(int ret, const char *output, char *err, size_t errlen)
+{
+	if (ret == -ENOSPC)
+		snprintf(err, errlen, "no free CRTC for %s: each one that can drive it drives "
+			 "another output now (the console's or another program's)", output);
+	else if (ret < 0)
+		snprintf(err, errlen, "no CRTC for %s", output);
+	return ret;
 }
 
 static int crtc_index(const drmModeRes *res, uint32_t crtc)
@@ -446,6 +514,7 @@ static int set_crtc(struct drm *st, int buffer)
 	st->crtc_set = true;
 	st->take_over = false;
 	st->flip_pending = false;
+	st->flips_refused = 0;
 	return 0;
 }
 
@@ -482,6 +551,7 @@ static int choose_output(struct display *d, const struct display_request *req, c
 			 size_t errlen)
 {
 	struct drm *st = drm_of(d);
+	const struct drm *held = held_card(req);
 	drmModeRes *res = drmModeGetResources(st->fd);
 	drmModeConnector *c;
 	char all[128];
@@ -512,8 +582,9 @@ static int choose_output(struct display *d, const struct display_request *req, c
 		snprintf(err, errlen, req->mode && req->mode[0] ? "%s has no mode %s (see "
 			 "--list-devices)" : "%s has no modes%s", st->output,
 			 req->mode ? req->mode : "");
-	if (ret == 0 && (ret = choose_crtc(st->fd, res, c, &st->crtc_id)) < 0)
-		snprintf(err, errlen, "no CRTC for %s", st->output);
+	if (ret == 0)
+		ret = crtc_error(choose_crtc(st->fd, res, c, held ? held->crtc_id : 0,
+					     &st->crtc_id), st->output, err, errlen);
 	if (ret == 0 && (ret = choose_plane(st, res)) < 0)
 		snprintf(err, errlen, "no primary plane drawing XRGB8888 or RGB565 for %s",
 			 st->output);
@@ -534,17 +605,6 @@ static void read_driver(struct drm *st)
 
 	snprintf(st->driver, sizeof(st->driver), "%s", v && v->name ? v->name : "?");
 	drmFreeVersion(v);
-}
-
-/* The card held open already (a reload's new output or mode on it): its descriptor shared,
- * and so its master; NULL for any other. */
-static const struct drm *held_card(const struct display_request *req)
-{
-	const struct display *h = req->held;
-
-	if (!h || h->ops != &display_drm || !display_node_is(h, req->device))
-		return NULL;
-	return drm_of(h);
 }
 
 /* The card, non-blocking: events drains what is there and never waits in read. */
@@ -765,6 +825,40 @@ static int show_first(struct drm *st, int buffer)
 	return 0;
 }
 
+/* One buffer from now on, the one on screen (buffer 0, as a single buffer is), drawn on and
+ * shown with DirtyFB as double_buffer "off" does; the other one freed. */
+static void one_buffer(struct display *d)
+{
+	struct drm *st = drm_of(d);
+
+	if (st->front == 1) {
+		struct drm_buffer shown = st->buf[1];
+
+		st->buf[1] = st->buf[0];
+		st->buf[0] = shown;
+	}
+	destroy_buffer(st, &st->buf[1]);
+	st->nbufs = 1;
+	st->front = 0;
+	d->mode.pages = 1;
+}
+
+/* The driver refused the flip to the buffer just drawn: it stays off screen and is handed out
+ * again (-EAGAIN). Refused FLIP_TRIES times in a row, one buffer, the one on screen, and the
+ * driver's error. A card gone (-ENODEV) is no refusal; nor, to count, a flip while blanked (a
+ * reload's redraw), which atomic drivers refuse on a CRTC that DPMS turned off. */
+static int flip_refused(struct display *d, int err)
+{
+	struct drm *st = drm_of(d);
+
+	if (err == -ENODEV)
+		return err;
+	if (st->blanked || ++st->flips_refused < FLIP_TRIES)
+		return -EAGAIN;
+	one_buffer(d);
+	return err;
+}
+
 /* Shows the buffer just drawn: a flip with an event, or DirtyFB for the single buffer (which
  * drivers that scan out of their own copy, as virtio-gpu, need to see the new frame). */
 static int drm_present(struct display *d)
@@ -784,7 +878,8 @@ static int drm_present(struct display *d)
 		ret = drmModePageFlip(st->fd, st->crtc_id, st->buf[back].fb_id,
 				      DRM_MODE_PAGE_FLIP_EVENT, (void *)st->flip_token);
 	if (ret < 0)
-		return -errno;
+		return flip_refused(d, -errno);
+	st->flips_refused = 0;
 	st->flip_pending = true;
 	st->front = back;
 	return 0;
@@ -820,6 +915,7 @@ static int drm_blank(struct display *d, bool blank)
 	if (drmModeConnectorSetProperty(st->fd, st->conn_id, st->dpms_prop,
 					blank ? DRM_MODE_DPMS_OFF : DRM_MODE_DPMS_ON) < 0)
 		return -errno;
+	st->blanked = blank;
 	return 0;
 }
 
