@@ -403,20 +403,10 @@ ssize_t read(int fd, void *buf, size_t len)
  * shows the console on CRTC 0. */
 static void fake_card(int nconn, bool atomic)
 {
-	char *dir = tu_tmpdir();
 	struct stat st;
-	int fd;
 
 	memset(&fake, 0, sizeof(fake));
-	fake.path = malloc(strlen(dir) + 6);
-	sprintf(fake.path, "%s/card", dir);
-	free(dir);
-	fd = (int)syscall(SYS_openat, AT_FDCWD, fake.path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
-			  0600);
-	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, 4 * SLOT), 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	close(fd);
+	fake.path = tu_device_file("card", 4 * SLOT, &st);
 	fake.dev = st.st_dev;
 	fake.ino = st.st_ino;
 	fake.nconn = nconn;
@@ -432,8 +422,7 @@ static void fake_card(int nconn, bool atomic)
 
 static void remove_card(void)
 {
-	*strrchr(fake.path, '/') = '\0';
-	tu_rmtree(fake.path);	/* and frees it */
+	tu_device_file_remove(fake.path);	/* and frees it */
 	fake.path = NULL;
 }
 
@@ -444,19 +433,6 @@ static int open_output(struct display *d, const char *output, char *err, size_t 
 
 	err[0] = '\0';
 	return display_open(d, &req, err, len);
-}
-
-/* Frame n drawn whole into the buffer handed out: every pixel n. */
-static void draw_frame(struct display *d, uint32_t n)
-{
-	struct display_buffer buf = display_buffer(d);
-
-	for (int y = 0; y < d->mode.height; y++) {
-		uint32_t *row = (uint32_t *)(buf.pixels + (size_t)y * d->mode.stride);
-
-		for (int x = 0; x < d->mode.width; x++)
-			row[x] = n;
-	}
 }
 
 /* The pixels of the buffer CRTC i scans out, one of fbripple's. */
@@ -497,7 +473,7 @@ static long run_frames(struct display *d, int crtc, uint32_t first, uint32_t las
 		display_events(d, true);
 		if (pages == 2 && display_buffer(d).page == (int)fake.crtc_fb[crtc] - 201)
 			fail_msg("frame %u handed the buffer on screen to draw into", n);
-		draw_frame(d, n);
+		tu_draw_frame(d, n);
 		ret = display_present(d);
 		if (ret == 0) {
 			shown = n;
@@ -678,13 +654,13 @@ static void test_flip_on_a_card_gone_says_so(void **state)
 	fake_card(1, true);
 	if (open_output(&d, NULL, err, sizeof(err)) < 0)
 		fail_msg("open: %s", err);
-	draw_frame(&d, 1);
+	tu_draw_frame(&d, 1);
 	assert_int_equal(display_present(&d), 0);	/* the first sets the CRTC */
 	fake.refuse_from = fake.flips;
 	fake.refuse_to = 1 << 30;
 	fake.refuse_errno = ENODEV;
 	display_events(&d, true);
-	draw_frame(&d, 2);
+	tu_draw_frame(&d, 2);
 	assert_int_equal(display_present(&d), -ENODEV);
 	display_close(&d, false);
 	remove_card();
@@ -749,14 +725,13 @@ static void test_screen_draws_every_page_whole_after_a_refused_flip(void **state
 static void test_screen_says_once_it_draws_on_one_buffer(void **state)
 {
 	struct display_request req = { .device = card, .buffering = DISPLAY_BUFFER_AUTO };
-	char text[4096] = "", log[] = "/tmp/fbripple-test-drm-XXXXXX";
-	int logfd = mkstemp(log), err = dup(2);
+	char text[4096] = "";
+	struct tu_log log;
 	struct config cfg;
 	struct screen s;
-	ssize_t len;
 
 	(void)state;
-	assert_true(logfd >= 0 && err >= 0);
+	tu_log_open(&log);
 	fake_card(1, false);
 	config_defaults(&cfg);
 	cfg.display.threads = 1;
@@ -768,26 +743,22 @@ static void test_screen_says_once_it_draws_on_one_buffer(void **state)
 	fake.refuse_from = 2;
 	fake.refuse_to = 1 << 30;
 	fake.refuse_errno = EINVAL;
-	dup2(logfd, 2);
+	tu_log_start(&log);
 	for (int i = 0; i < 10; i++)
 		screen_draw(&s, false);
-	dup2(err, 2);
+	tu_log_stop(&log);
 	assert_int_equal(s.display.mode.pages, 1);
 	/* 2 flipped, 3 refused, 5 with DirtyFB on the buffer on screen */
 	assert_int_equal(fake.flips, 5);
 	assert_int_equal(s.frames, 7);
 	assert_int_equal(fake.dirty, 5);
-	len = pread(logfd, text, sizeof(text) - 1, 0);
-	assert_true(len > 0);
-	text[len] = '\0';
+	tu_log_text(&log, text, sizeof(text));
 	assert_non_null(strstr(text, "/dev/dri/card9: the driver refused to flip to the page "
 				     "drawn (Invalid argument); drawing on the page on screen from "
 				     "now on, single buffered: frames may tear\n"));
 	assert_null(strstr(strstr(text, "refused to flip") + 1, "refused to flip"));	/* once */
 	screen_release(&s);
-	close(logfd);
-	close(err);
-	unlink(log);
+	tu_log_close(&log);
 	remove_card();
 }
 

@@ -175,18 +175,10 @@ int ioctl(int fd, unsigned long req, ...)
  * them; path is its file. */
 static char *fake_device(int pages, int shown, bool realloc)
 {
-	char *dir = tu_tmpdir(), *path = malloc(strlen(dir) + 4);
 	size_t len = (size_t)W * 4 * H * pages;
 	struct stat st;
-	int fd;
+	char *path = tu_device_file("fb", len, &st);
 
-	sprintf(path, "%s/fb", dir);
-	free(dir);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, (off_t)len), 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	close(fd);
 	memset(&fake, 0, sizeof(fake));
 	fake.ino = st.st_ino;
 	fake.fd = -1;
@@ -202,12 +194,6 @@ static char *fake_device(int pages, int shown, bool realloc)
 	return path;
 }
 
-static void remove_device(char *path)
-{
-	*strrchr(path, '/') = '\0';
-	tu_rmtree(path);
-}
-
 static void open_device(struct display *d, const char *path)
 {
 	struct display_request req = { .device = path, .buffering = DISPLAY_BUFFER_AUTO };
@@ -217,19 +203,6 @@ static void open_device(struct display *d, const char *path)
 	if (ret < 0)
 		fail_msg("open %s: %s", path, err);
 	assert_string_equal(d->ops->name, "fbdev");
-}
-
-/* Frame n drawn whole into the buffer handed out: every pixel n. */
-static void draw_frame(struct display *d, uint32_t n)
-{
-	struct display_buffer buf = display_buffer(d);
-
-	for (int y = 0; y < d->mode.height; y++) {
-		uint32_t *row = (uint32_t *)(buf.pixels + (size_t)y * d->mode.stride);
-
-		for (int x = 0; x < d->mode.width; x++)
-			row[x] = n;
-	}
 }
 
 /* What the screen shows, as the driver scans it out: the frame number every pixel of the
@@ -271,7 +244,7 @@ static long run_frames(struct display *d, uint32_t first, uint32_t last, long sh
 		if (drawing_on_screen(d))
 			fail_msg("frame %u handed the page on screen (line %u) to draw into", n,
 				 fake.var.yoffset);
-		draw_frame(d, n);
+		tu_draw_frame(d, n);
 		ret = display_present(d);
 		if (ret == 0) {
 			shown = n;
@@ -307,7 +280,7 @@ static void test_refused_pans_fall_back_to_the_page_on_screen(void **state)
 	assert_int_equal(fallbacks, 1);
 	assert_int_equal(d.mode.pages, 1);
 	display_close(&d, false);
-	remove_device(path);
+	tu_device_file_remove(path);
 }
 
 /* One pan refused (-EINVAL, as a driver says when busy elsewhere): the frame is not shown,
@@ -328,7 +301,7 @@ static void test_one_refused_pan_keeps_the_page(void **state)
 	assert_int_equal(fallbacks, 0);
 	assert_int_equal(d.mode.pages, 2);
 	display_close(&d, false);
-	remove_device(path);
+	tu_device_file_remove(path);
 }
 
 /* A driver whose memory is sized to each mode and moves when it changes: the second page
@@ -345,7 +318,7 @@ static void test_second_page_in_moved_memory(void **state)
 	assert_int_equal(d.mode.pages, 2);
 	assert_int_equal(run_frames(&d, 1, 4, 0, 0, &fallbacks), 4);
 	display_close(&d, false);
-	remove_device(path);
+	tu_device_file_remove(path);
 }
 
 /* Another program sets its mode (16 bpp, one page) on such a driver while fbripple draws:
@@ -368,14 +341,14 @@ static void test_mode_put_back_in_moved_memory(void **state)
 	other.yres_virtual = H;
 	other.yoffset = 0;
 	assert_int_equal(fake_set(&other), 0);
-	draw_frame(&d, 4);
+	tu_draw_frame(&d, 4);
 	assert_int_equal(display_present(&d), -ESTALE);	/* put back; drawn whole again */
 	assert_int_equal(fake.var.bits_per_pixel, 32);
 	assert_int_equal(fake.var.yres_virtual, 2 * H);
 	assert_int_equal(run_frames(&d, 5, 8, shown, 0, &fallbacks), 8);
 	assert_int_equal(d.mode.pages, 2);
 	display_close(&d, false);
-	remove_device(path);
+	tu_device_file_remove(path);
 }
 
 /* A driver that moves its memory on a mode set and then has less of it than a page (half): the
@@ -394,7 +367,7 @@ static void test_memory_short_after_a_mode_set_fails_the_open(void **state)
 	assert_string_equal(err, "after a mode set the driver's memory (6144 bytes) no longer "
 				 "holds a 64x48 page of 256-byte lines");
 	assert_false(display_is_open(&d));
-	remove_device(path);
+	tu_device_file_remove(path);
 }
 
 /* Another program's mode set on a driver that then shows line 0 and refuses every pan: the
@@ -420,7 +393,7 @@ static void test_mode_put_back_where_pans_are_refused(void **state)
 	fake.refuse_from = fake.pans;
 	fake.refuse_to = 1 << 30;
 	fake.refuse_errno = EINVAL;
-	draw_frame(&d, 4);
+	tu_draw_frame(&d, 4);
 	assert_int_equal(display_present(&d), -EINVAL);
 	assert_int_equal(d.mode.pages, 1);
 	assert_int_equal(fake.var.bits_per_pixel, 32);
@@ -428,7 +401,7 @@ static void test_mode_put_back_where_pans_are_refused(void **state)
 	assert_int_equal(run_frames(&d, 5, 8, 0, 0, &fallbacks), 8);
 	assert_int_equal(fallbacks, 0);
 	display_close(&d, false);
-	remove_device(path);
+	tu_device_file_remove(path);
 }
 
 /* Another program's mode on a driver that sizes its memory to each mode, after which it has
@@ -453,7 +426,7 @@ static void test_mode_back_in_memory_for_one_page(void **state)
 	assert_int_equal(fake_set(&other), 0);
 	fake.cap = (size_t)W * 4 * H;
 	fake.fit_virtual = true;
-	draw_frame(&d, 3);
+	tu_draw_frame(&d, 3);
 	assert_int_equal(display_present(&d), -EIO);
 	assert_int_equal(fake.var.yres_virtual, H);
 	assert_int_equal(fake.fix.smem_len, W * 4 * H);
@@ -465,12 +438,12 @@ static void test_mode_back_in_memory_for_one_page(void **state)
 		if (mincore((void *)((uintptr_t)(buf.pixels + (size_t)H * d.mode.stride - 1) &
 				     ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1)), 1, &vec) < 0)
 			fail_msg("frame %u: the page handed out ends past the mapping", n);
-		draw_frame(&d, n);
+		tu_draw_frame(&d, n);
 		display_present(&d);
 	}
 	assert_int_equal(shown_frame(), 7);
 	display_close(&d, false);
-	remove_device(path);
+	tu_device_file_remove(path);
 }
 
 /* The same with memory for half a page: not mapped at all (it would end inside the page), and
@@ -491,7 +464,7 @@ static void test_mode_back_in_memory_for_half_a_page(void **state)
 	other.yoffset = 0;
 	assert_int_equal(fake_set(&other), 0);
 	fake.cap = (size_t)W * 4 * H / 2;
-	draw_frame(&d, 3);
+	tu_draw_frame(&d, 3);
 	assert_int_equal(display_present(&d), -EIO);
 	for (uint32_t n = 4; n < 8; n++) {
 		struct display_buffer buf = display_buffer(&d);
@@ -500,11 +473,11 @@ static void test_mode_back_in_memory_for_half_a_page(void **state)
 		if (mincore((void *)((uintptr_t)(buf.pixels + (size_t)H * d.mode.stride - 1) &
 				     ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1)), 1, &vec) < 0)
 			fail_msg("frame %u: the page handed out ends past the mapping", n);
-		draw_frame(&d, n);
+		tu_draw_frame(&d, n);
 		display_present(&d);
 	}
 	display_close(&d, false);
-	remove_device(path);
+	tu_device_file_remove(path);
 }
 
 /* The frame number screen_draw's test stripes put in rows y0 .. y0 + 7 of the page on
@@ -543,16 +516,15 @@ static uint32_t shown_stripe16(int y0)
  * and from then on every frame shown whole (its number at the top and at the bottom). */
 static void test_screen_says_once_it_draws_on_one_page(void **state)
 {
-	char *path = fake_device(2, 1, false), log[] = "/tmp/fbripple-test-fbdev-XXXXXX";
+	char *path = fake_device(2, 1, false);
 	struct display_request req = { .device = path, .buffering = DISPLAY_BUFFER_AUTO };
 	struct config cfg;
 	struct screen s;
+	struct tu_log log;
 	char text[4096] = "";
-	int logfd = mkstemp(log), err = dup(2);
-	ssize_t len;
 
 	(void)state;
-	assert_true(logfd >= 0 && err >= 0);
+	tu_log_open(&log);
 	config_defaults(&cfg);
 	cfg.display.threads = 1;
 	screen_init(&s);
@@ -563,27 +535,23 @@ static void test_screen_says_once_it_draws_on_one_page(void **state)
 	fake.refuse_from = fake.pans + 2;
 	fake.refuse_to = 1 << 30;
 	fake.refuse_errno = EBUSY;
-	dup2(logfd, 2);
+	tu_log_start(&log);
 	for (int i = 0; i < 10; i++)
 		screen_draw(&s, false);
-	dup2(err, 2);
+	tu_log_stop(&log);
 	assert_int_equal(s.display.mode.pages, 1);
 	/* 2 flipped, 3 refused, 5 on the page on screen */
 	assert_int_equal(s.frames, 7);
 	assert_int_equal(shown_stripe(0), 6);
 	assert_int_equal(shown_stripe(H - 8), 6);
-	len = pread(logfd, text, sizeof(text) - 1, 0);
-	assert_true(len > 0);
-	text[len] = '\0';
+	tu_log_text(&log, text, sizeof(text));
 	assert_non_null(strstr(text, ": the driver refused to pan to the page drawn (Device or "
 				     "resource busy); drawing on the page on screen from now on, "
 				     "single buffered: frames may tear\n"));
 	assert_null(strstr(strstr(text, "refused to pan") + 1, "refused to pan"));	/* once */
 	screen_release(&s);
-	close(logfd);
-	close(err);
-	unlink(log);
-	remove_device(path);
+	tu_log_close(&log);
+	tu_device_file_remove(path);
 }
 
 /* A pan refused once at the last frame the water owes (calm, nothing else pending): that frame
@@ -619,7 +587,7 @@ static void test_screen_owes_a_refused_frame(void **state)
 	assert_int_equal(shown_stripe(0), s.frames - 1);
 	assert_false(screen_wants_frame(&s));
 	screen_release(&s);
-	remove_device(path);
+	tu_device_file_remove(path);
 }
 
 /* The daemon's app over the fake device: its screen set up as at start; its workers closed,
@@ -655,17 +623,16 @@ static void app_frames(struct app *app, int n)
  * from then on is drawn whole in the new geometry (its number at its top and bottom). */
 static void adopts_a_mode(bool worker)
 {
-	char *path = fake_device(2, 1, false), log[] = "/tmp/fbripple-test-fbdev-XXXXXX";
+	char *path = fake_device(2, 1, false);
 	struct fb_var_screeninfo other;
 	struct app *app = fake_app(path);
 	struct screen *s = &app->screen;
 	struct loop loop = { .epfd = -1 };
+	struct tu_log log;
 	char text[4096] = "";
-	int logfd = mkstemp(log), err = dup(2);
 	unsigned long frames;
-	ssize_t len;
 
-	assert_true(logfd >= 0 && err >= 0);
+	tu_log_open(&log);
 	if (worker) {
 		assert_int_equal(loop_init(&loop), 0);
 		assert_int_equal(worker_open(&app->service.adopts, &loop), 0);
@@ -679,7 +646,7 @@ static void adopts_a_mode(bool worker)
 	assert_int_equal(fake_set(&other), 0);
 	fake.kept = fake.var;
 	fake.keep = true;
-	dup2(logfd, 2);
+	tu_log_start(&log);
 	app_frames(app, 3);
 	/* on a worker, the pictures are made while the loop runs on: nothing drawn meanwhile,
 	 * in either mode, until the loop hears that they are done */
@@ -690,7 +657,7 @@ static void adopts_a_mode(bool worker)
 	for (int i = 0; worker && s->mode_lost && i < 100; i++)
 		assert_true(loop_dispatch(&loop, 1000) >= 0);
 	app_frames(app, 3);
-	dup2(err, 2);
+	tu_log_stop(&log);
 	assert_false(s->mode_lost);
 	assert_int_equal(s->display.mode.width, 32);
 	assert_int_equal(s->display.mode.height, 24);
@@ -700,9 +667,7 @@ static void adopts_a_mode(bool worker)
 	assert_int_equal(fake.var.bits_per_pixel, 16);
 	assert_int_equal(shown_stripe16(0), s->frames - 1);
 	assert_int_equal(shown_stripe16(24 - 8), s->frames - 1);
-	len = pread(logfd, text, sizeof(text) - 1, 0);
-	assert_true(len > 0);
-	text[len] = '\0';
+	tu_log_text(&log, text, sizeof(text));
 	assert_non_null(strstr(text, ": another program set 32x24 RGB565, and the driver does not "
 				     "take fbripple's mode back; drawing in it from now on\n"));
 	assert_null(strstr(strstr(text, "another program") + 1, "another program"));	/* once */
@@ -711,10 +676,8 @@ static void adopts_a_mode(bool worker)
 		loop_free(&loop);
 	screen_release(s);
 	free(app);
-	close(logfd);
-	close(err);
-	unlink(log);
-	remove_device(path);
+	tu_log_close(&log);
+	tu_device_file_remove(path);
 }
 
 static void test_screen_adopts_a_mode_it_cannot_put_back(void **state)
@@ -762,17 +725,18 @@ static void status_said(struct app *app, char *line, size_t len)
  * back in front and the driver takes its mode again. */
 static void test_screen_draws_nothing_in_a_mode_it_cannot_draw(void **state)
 {
-	char *path = fake_device(2, 1, false), log[] = "/tmp/fbripple-test-fbdev-XXXXXX";
+	char *path = fake_device(2, 1, false);
 	size_t bytes = (size_t)W * H;
 	struct fb_var_screeninfo other;
 	struct app *app = fake_app(path);
 	struct screen *s = &app->screen;
 	char text[4096] = "", *picture = malloc(bytes), *now = malloc(bytes);
-	int logfd = mkstemp(log), err = dup(2), mem = open(path, O_RDWR | O_CLOEXEC);
-	ssize_t len;
+	int mem = open(path, O_RDWR | O_CLOEXEC);
+	struct tu_log log;
 
 	(void)state;
-	assert_true(logfd >= 0 && err >= 0 && mem >= 0 && picture && now);
+	tu_log_open(&log);
+	assert_true(mem >= 0 && picture && now);
 	app_frames(app, 3);
 	other = fake.var;
 	other.bits_per_pixel = 8;
@@ -781,7 +745,7 @@ static void test_screen_draws_nothing_in_a_mode_it_cannot_draw(void **state)
 	assert_int_equal(fake_set(&other), 0);
 	fake.kept = fake.var;
 	fake.keep = true;
-	dup2(logfd, 2);
+	tu_log_start(&log);
 	/* the frame that finds the mode changed was drawn before: the other program draws its
 	 * picture after it, and from then on nothing is written over it */
 	screen_draw(s, false);
@@ -789,7 +753,7 @@ static void test_screen_draws_nothing_in_a_mode_it_cannot_draw(void **state)
 	memset(picture, 0x5a, bytes);
 	assert_true(pwrite(mem, picture, bytes, 0) == (ssize_t)bytes);
 	app_frames(app, 6);
-	dup2(err, 2);
+	tu_log_stop(&log);
 	assert_true(s->mode_lost);
 	/* a frame owed (woken from blank) is not one the timer runs for: none can be drawn */
 	screen_blank(s, false);
@@ -798,9 +762,7 @@ static void test_screen_draws_nothing_in_a_mode_it_cannot_draw(void **state)
 	assert_true(pread(mem, now, bytes, 0) == (ssize_t)bytes);
 	assert_memory_equal(now, picture, bytes);
 	assert_int_equal(fake.var.bits_per_pixel, 8);
-	len = pread(logfd, text, sizeof(text) - 1, 0);
-	assert_true(len > 0);
-	text[len] = '\0';
+	tu_log_text(&log, text, sizeof(text));
 	assert_non_null(strstr(text, ": another program set a mode the driver keeps, and fbripple "
 				     "cannot draw in it ("));
 	assert_non_null(strstr(text, "); drawing nothing until fbripple's VT is in front again\n"));
@@ -821,10 +783,8 @@ static void test_screen_draws_nothing_in_a_mode_it_cannot_draw(void **state)
 	free(picture);
 	free(now);
 	close(mem);
-	close(logfd);
-	close(err);
-	unlink(log);
-	remove_device(path);
+	tu_log_close(&log);
+	tu_device_file_remove(path);
 }
 
 int main(void)

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
 #include <signal.h>
@@ -58,6 +59,75 @@ void tu_write(const char *path, const char *text)
 	assert_non_null(f);
 	assert_true(fputs(text, f) >= 0);
 	assert_int_equal(fclose(f), 0);
+}
+
+char *tu_device_file(const char *name, size_t len, struct stat *st)
+{
+	char *dir = tu_tmpdir(), *path;
+	int fd;
+
+	assert_true(asprintf(&path, "%s/%s", dir, name) > 0);
+	free(dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)len), 0);
+	assert_int_equal(fstat(fd, st), 0);
+	close(fd);
+	return path;
+}
+
+void tu_device_file_remove(char *path)
+{
+	*strrchr(path, '/') = '\0';
+	tu_rmtree(path);
+}
+
+void tu_draw_frame(struct display *d, uint32_t n)
+{
+	struct display_buffer buf = display_buffer(d);
+
+	for (int y = 0; y < d->mode.height; y++) {
+		uint32_t *row = (uint32_t *)(buf.pixels + (size_t)y * d->mode.stride);
+
+		for (int x = 0; x < d->mode.width; x++)
+			row[x] = n;
+	}
+}
+
+void tu_log_open(struct tu_log *log)
+{
+	const char *base = getenv("TMPDIR");
+
+	assert_true(snprintf(log->path, sizeof(log->path), "%s/fbripple-test-log.XXXXXX",
+			     base ? base : "/tmp") < (int)sizeof(log->path));
+	log->fd = mkstemp(log->path);
+	log->err = dup(2);
+	assert_true(log->fd >= 0 && log->err >= 0);
+}
+
+void tu_log_start(const struct tu_log *log)
+{
+	dup2(log->fd, 2);
+}
+
+void tu_log_stop(const struct tu_log *log)
+{
+	dup2(log->err, 2);
+}
+
+void tu_log_text(const struct tu_log *log, char *text, size_t len)
+{
+	ssize_t got = pread(log->fd, text, len - 1, 0);
+
+	assert_true(got > 0);
+	text[got] = '\0';
+}
+
+void tu_log_close(struct tu_log *log)
+{
+	close(log->fd);
+	close(log->err);
+	unlink(log->path);
 }
 
 /* argv's program run as tu_run says, its address space limited to as_kib KiB (0: as ours). */

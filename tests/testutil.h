@@ -15,7 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/stat.h>
+
 #include "util/cpu.h"
+#include "display/display.h"
 #include "image/image.h"
 #include "water/water.h"
 
@@ -80,6 +83,31 @@ int tu_run_limited(long as_kib, char *out, size_t outlen, const char *arg, ...)
  */
 typedef int tu_call_fn(void *ctx, char *out, size_t outlen);
 int tu_call_bounded(tu_call_fn *fn, void *ctx, char *out, size_t outlen, int timeout_ms);
+
+/*
+ * The tests of a backend against a device faked in their process (test_fbdev, test_drm).
+ * tu_device_file: a regular file of len bytes, name in a fresh directory, to stand for the
+ * device; its path (malloc'd), *st its stat. tu_device_file_remove: it and its directory, path
+ * freed.
+ */
+char *tu_device_file(const char *name, size_t len, struct stat *st);
+void tu_device_file_remove(char *path);
+
+/* Frame n drawn whole into the buffer d hands out: every pixel n (32 bpp). */
+void tu_draw_frame(struct display *d, uint32_t n);
+
+/* Standard error caught in a file while the test looks at what the code under test logs:
+ * tu_log_open makes the file, tu_log_start and tu_log_stop send stderr there and back,
+ * tu_log_text reads all logged into text (not empty), tu_log_close removes the file. */
+struct tu_log {
+	char path[256];
+	int fd, err;
+};
+void tu_log_open(struct tu_log *log);
+void tu_log_start(const struct tu_log *log);
+void tu_log_stop(const struct tu_log *log);
+void tu_log_text(const struct tu_log *log, char *text, size_t len);
+void tu_log_close(struct tu_log *log);
 
 /* Loads a PNG the test cannot do without (fails the test otherwise). */
 void tu_load(struct image *img, const char *path);
