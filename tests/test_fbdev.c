@@ -262,61 +262,76 @@ static long run_frames(struct display *d, uint32_t first, uint32_t last, long sh
 	return shown;
 }
 
+/* The device of fake_device(pages, shown, realloc) opened in d with two pages, and frames
+ * 1 .. frames shown on them as run_frames says; its path. */
+static char *open_and_show(struct display *d, int pages, int shown, bool realloc,
+			   uint32_t frames, int *fallbacks)
+{
+	char *path = fake_device(pages, shown, realloc);
+
+	open_device(d, path);
+	assert_int_equal(d->mode.pages, 2);
+	assert_int_equal(run_frames(d, 1, frames, 0, 0, fallbacks), frames);
+	return path;
+}
+
+/* On a device of two pages, pans refused with errno_ from the fourth on (refused of them, or
+ * every one from there: -1): frames 1 .. frames each shown whole or refused as run_frames
+ * says, then fallbacks falls back to one page counted and pages pages left. */
+static void refused_pans(int refused, int errno_, uint32_t frames, int fallbacks, int pages)
+{
+	struct display d;
+	int fell_back = 0;
+	char *path = open_and_show(&d, 2, 1, false, 0, &fell_back);
+
+	fake.refuse_from = fake.pans + 3;
+	fake.refuse_to = refused < 0 ? 1 << 30 : fake.refuse_from + refused;
+	fake.refuse_errno = errno_;
+	assert_int_equal(run_frames(&d, 1, frames, 0, errno_, &fell_back), frames);
+	assert_int_equal(fell_back, fallbacks);
+	assert_int_equal(d.mode.pages, pages);
+	display_close(&d, false);
+	tu_device_file_remove(path);
+}
+
 /* A driver that pans at first and then refuses every pan (-EBUSY): after a few tries one
  * page, the one on screen, and every frame from then on shown whole there. */
 static void test_refused_pans_fall_back_to_the_page_on_screen(void **state)
 {
-	char *path = fake_device(2, 1, false);
-	struct display d;
-	int fallbacks = 0;
-
 	(void)state;
-	open_device(&d, path);
-	assert_int_equal(d.mode.pages, 2);
-	fake.refuse_from = fake.pans + 3;
-	fake.refuse_to = 1 << 30;
-	fake.refuse_errno = EBUSY;
-	assert_int_equal(run_frames(&d, 1, 12, 0, EBUSY, &fallbacks), 12);
-	assert_int_equal(fallbacks, 1);
-	assert_int_equal(d.mode.pages, 1);
-	display_close(&d, false);
-	tu_device_file_remove(path);
+	refused_pans(-1, EBUSY, 12, 1, 1);
 }
 
 /* One pan refused (-EINVAL, as a driver says when busy elsewhere): the frame is not shown,
  * its page stays off screen and is drawn again, and the next pan flips as before. */
 static void test_one_refused_pan_keeps_the_page(void **state)
 {
-	char *path = fake_device(2, 1, false);
-	struct display d;
-	int fallbacks = 0;
-
 	(void)state;
-	open_device(&d, path);
-	assert_int_equal(d.mode.pages, 2);
-	fake.refuse_from = fake.pans + 3;
-	fake.refuse_to = fake.refuse_from + 1;
-	fake.refuse_errno = EINVAL;
-	assert_int_equal(run_frames(&d, 1, 8, 0, EINVAL, &fallbacks), 8);
-	assert_int_equal(fallbacks, 0);
-	assert_int_equal(d.mode.pages, 2);
-	display_close(&d, false);
-	tu_device_file_remove(path);
+	refused_pans(1, EINVAL, 8, 0, 2);
+}
+
+/* Another program sets xres x yres at bpp, one page at line 0, on the driver (which takes it). */
+static void other_program_sets(unsigned int xres, unsigned int yres, unsigned int bpp)
+{
+	struct fb_var_screeninfo other = fake.var;
+
+	other.xres = other.xres_virtual = xres;
+	other.yres = other.yres_virtual = yres;
+	other.bits_per_pixel = bpp;
+	other.yoffset = 0;
+	assert_int_equal(fake_set(&other), 0);
 }
 
 /* A driver whose memory is sized to each mode and moves when it changes: the second page
  * fbripple grows is in memory mapped anew, and the frames drawn there show. */
 static void test_second_page_in_moved_memory(void **state)
 {
-	char *path = fake_device(1, 1, true);
 	struct display d;
 	int fallbacks = 0;
+	char *path = open_and_show(&d, 1, 1, true, 4, &fallbacks);
 
 	(void)state;
-	open_device(&d, path);
 	assert_int_equal(fake.var.yres_virtual, 2 * H);
-	assert_int_equal(d.mode.pages, 2);
-	assert_int_equal(run_frames(&d, 1, 4, 0, 0, &fallbacks), 4);
 	display_close(&d, false);
 	tu_device_file_remove(path);
 }
@@ -326,26 +341,17 @@ static void test_second_page_in_moved_memory(void **state)
  * show there. */
 static void test_mode_put_back_in_moved_memory(void **state)
 {
-	char *path = fake_device(2, 2, true);
-	struct fb_var_screeninfo other;
 	struct display d;
 	int fallbacks = 0;
-	long shown;
+	char *path = open_and_show(&d, 2, 2, true, 3, &fallbacks);
 
 	(void)state;
-	open_device(&d, path);
-	assert_int_equal(d.mode.pages, 2);
-	shown = run_frames(&d, 1, 3, 0, 0, &fallbacks);
-	other = fake.var;
-	other.bits_per_pixel = 16;
-	other.yres_virtual = H;
-	other.yoffset = 0;
-	assert_int_equal(fake_set(&other), 0);
+	other_program_sets(W, H, 16);
 	tu_draw_frame(&d, 4);
 	assert_int_equal(display_present(&d), -ESTALE);	/* put back; drawn whole again */
 	assert_int_equal(fake.var.bits_per_pixel, 32);
 	assert_int_equal(fake.var.yres_virtual, 2 * H);
-	assert_int_equal(run_frames(&d, 5, 8, shown, 0, &fallbacks), 8);
+	assert_int_equal(run_frames(&d, 5, 8, 3, 0, &fallbacks), 8);
 	assert_int_equal(d.mode.pages, 2);
 	display_close(&d, false);
 	tu_device_file_remove(path);
@@ -375,21 +381,14 @@ static void test_memory_short_after_a_mode_set_fails_the_open(void **state)
  * the page on screen from then on (the driver's error once), never on a page not shown. */
 static void test_mode_put_back_where_pans_are_refused(void **state)
 {
-	char *path = fake_device(2, 2, false);
-	struct fb_var_screeninfo other;
 	struct display d;
 	int fallbacks = 0;
+	char *path = open_and_show(&d, 2, 2, false, 3, &fallbacks);
 
 	(void)state;
-	open_device(&d, path);
-	assert_int_equal(d.mode.pages, 2);
-	assert_int_equal(run_frames(&d, 1, 3, 0, 0, &fallbacks), 3);
 	assert_int_equal(fake.var.yoffset, H);
-	other = fake.var;
-	other.bits_per_pixel = 16;
-	other.yres_virtual = H;
 	fake.reset_pan = true;
-	assert_int_equal(fake_set(&other), 0);
+	other_program_sets(W, H, 16);
 	fake.refuse_from = fake.pans;
 	fake.refuse_to = 1 << 30;
 	fake.refuse_errno = EINVAL;
@@ -404,43 +403,41 @@ static void test_mode_put_back_where_pans_are_refused(void **state)
 	tu_device_file_remove(path);
 }
 
+/* Frames first .. last drawn and presented, whatever present says: each page handed out ends
+ * inside the memory mapped (its last byte is mapped). */
+static void frames_inside_the_mapping(struct display *d, uint32_t first, uint32_t last)
+{
+	for (uint32_t n = first; n <= last; n++) {
+		struct display_buffer buf = display_buffer(d);
+		unsigned char vec;
+
+		if (mincore((void *)((uintptr_t)(buf.pixels + (size_t)H * d->mode.stride - 1) &
+				     ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1)), 1, &vec) < 0)
+			fail_msg("frame %u: the page handed out ends past the mapping", n);
+		tu_draw_frame(d, n);
+		display_present(d);
+	}
+}
+
 /* Another program's mode on a driver that sizes its memory to each mode, after which it has
  * memory for one page of fbripple's only: fbripple's mode cannot be put back whole (-EIO), and
  * the memory mapped anew holds one page. The frames drawn after it stay inside that memory,
  * on the page on screen, never on a second page past its end. */
 static void test_mode_back_in_memory_for_one_page(void **state)
 {
-	char *path = fake_device(2, 2, true);
-	struct fb_var_screeninfo other;
 	struct display d;
 	int fallbacks = 0;
+	char *path = open_and_show(&d, 2, 2, true, 2, &fallbacks);
 
 	(void)state;
-	open_device(&d, path);
-	assert_int_equal(d.mode.pages, 2);
-	assert_int_equal(run_frames(&d, 1, 2, 0, 0, &fallbacks), 2);
-	other = fake.var;
-	other.bits_per_pixel = 16;
-	other.yres_virtual = H;
-	other.yoffset = 0;
-	assert_int_equal(fake_set(&other), 0);
+	other_program_sets(W, H, 16);
 	fake.cap = (size_t)W * 4 * H;
 	fake.fit_virtual = true;
 	tu_draw_frame(&d, 3);
 	assert_int_equal(display_present(&d), -EIO);
 	assert_int_equal(fake.var.yres_virtual, H);
 	assert_int_equal(fake.fix.smem_len, W * 4 * H);
-	for (uint32_t n = 4; n < 8; n++) {
-		struct display_buffer buf = display_buffer(&d);
-		unsigned char vec;
-
-		/* the last byte of the page handed out is mapped */
-		if (mincore((void *)((uintptr_t)(buf.pixels + (size_t)H * d.mode.stride - 1) &
-				     ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1)), 1, &vec) < 0)
-			fail_msg("frame %u: the page handed out ends past the mapping", n);
-		tu_draw_frame(&d, n);
-		display_present(&d);
-	}
+	frames_inside_the_mapping(&d, 4, 7);
 	assert_int_equal(shown_frame(), 7);
 	display_close(&d, false);
 	tu_device_file_remove(path);
@@ -450,66 +447,60 @@ static void test_mode_back_in_memory_for_one_page(void **state)
  * the frames after go on into the memory mapped before, unseen, never past a mapping's end. */
 static void test_mode_back_in_memory_for_half_a_page(void **state)
 {
-	char *path = fake_device(2, 2, true);
-	struct fb_var_screeninfo other;
 	struct display d;
 	int fallbacks = 0;
+	char *path = open_and_show(&d, 2, 2, true, 2, &fallbacks);
 
 	(void)state;
-	open_device(&d, path);
-	assert_int_equal(run_frames(&d, 1, 2, 0, 0, &fallbacks), 2);
-	other = fake.var;
-	other.bits_per_pixel = 16;
-	other.yres_virtual = H;
-	other.yoffset = 0;
-	assert_int_equal(fake_set(&other), 0);
+	other_program_sets(W, H, 16);
 	fake.cap = (size_t)W * 4 * H / 2;
 	tu_draw_frame(&d, 3);
 	assert_int_equal(display_present(&d), -EIO);
-	for (uint32_t n = 4; n < 8; n++) {
-		struct display_buffer buf = display_buffer(&d);
-		unsigned char vec;
-
-		if (mincore((void *)((uintptr_t)(buf.pixels + (size_t)H * d.mode.stride - 1) &
-				     ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1)), 1, &vec) < 0)
-			fail_msg("frame %u: the page handed out ends past the mapping", n);
-		tu_draw_frame(&d, n);
-		display_present(&d);
-	}
+	frames_inside_the_mapping(&d, 4, 7);
 	display_close(&d, false);
 	tu_device_file_remove(path);
 }
 
 /* The frame number screen_draw's test stripes put in rows y0 .. y0 + 7 of the page on
- * screen (bit i the 8x8 square at x = 8i, white for 1). */
-static uint32_t shown_stripe(int y0)
+ * screen (bit i the 8x8 square at x = 8i, white for 1), the driver's mode being of bpp 32 or 16. */
+static uint32_t shown_stripe_at(int y0, unsigned int bpp)
 {
-	size_t stride = fake.fix.line_length;
-	uint32_t n = 0, px;
+	size_t stride = fake.fix.line_length, size = bpp / 8;
+	uint32_t white = bpp == 32 ? 0xffffff : 0xffff, n = 0;
 
+	assert_int_equal(fake.var.bits_per_pixel, bpp);
 	for (int i = 0; i < (int)fake.var.xres / 8; i++) {
-		off_t at = (off_t)((fake.var.yoffset + y0 + 4) * stride + (size_t)(8 * i + 4) * 4);
+		off_t at = (off_t)((fake.var.yoffset + y0 + 4) * stride + (size_t)(8 * i + 4) * size);
+		uint32_t px = 0;
 
-		assert_true(pread(fake.fd, &px, 4, at) == 4);
-		n |= (uint32_t)((px & 0xffffff) == 0xffffff) << i;
+		assert_true(pread(fake.fd, &px, size, at) == (ssize_t)size);
+		n |= (uint32_t)((px & white) == white) << i;
 	}
 	return n;
 }
 
-/* shown_stripe at 16 bpp. */
+static uint32_t shown_stripe(int y0)
+{
+	return shown_stripe_at(y0, 32);
+}
+
 static uint32_t shown_stripe16(int y0)
 {
-	size_t stride = fake.fix.line_length;
-	uint32_t n = 0;
-	uint16_t px;
+	return shown_stripe_at(y0, 16);
+}
 
-	for (int i = 0; i < (int)fake.var.xres / 8; i++) {
-		off_t at = (off_t)((fake.var.yoffset + y0 + 4) * stride + (size_t)(8 * i + 4) * 2);
+/* The daemon's screen on the fake device, set up as at start with one thread, cfg its
+ * configuration (the defaults); drawing the test stripes. */
+static void open_screen(struct screen *s, struct config *cfg, const char *path)
+{
+	struct display_request req = { .device = path, .buffering = DISPLAY_BUFFER_AUTO };
 
-		assert_true(pread(fake.fd, &px, 2, at) == 2);
-		n |= (uint32_t)(px == 0xffff) << i;
-	}
-	return n;
+	config_defaults(cfg);
+	cfg->display.threads = 1;
+	screen_init(s);
+	s->stripes = true;
+	assert_int_equal(screen_open(s, &req), 0);
+	assert_int_equal(screen_setup(s, cfg), 0);
 }
 
 /* The daemon's screen over a driver that stops panning: one warning that says so and why,
@@ -517,7 +508,6 @@ static uint32_t shown_stripe16(int y0)
 static void test_screen_says_once_it_draws_on_one_page(void **state)
 {
 	char *path = fake_device(2, 1, false);
-	struct display_request req = { .device = path, .buffering = DISPLAY_BUFFER_AUTO };
 	struct config cfg;
 	struct screen s;
 	struct tu_log log;
@@ -525,12 +515,7 @@ static void test_screen_says_once_it_draws_on_one_page(void **state)
 
 	(void)state;
 	tu_log_open(&log);
-	config_defaults(&cfg);
-	cfg.display.threads = 1;
-	screen_init(&s);
-	s.stripes = true;
-	assert_int_equal(screen_open(&s, &req), 0);
-	assert_int_equal(screen_setup(&s, &cfg), 0);
+	open_screen(&s, &cfg, path);
 	assert_int_equal(s.display.mode.pages, 2);
 	fake.refuse_from = fake.pans + 2;
 	fake.refuse_to = 1 << 30;
@@ -560,17 +545,11 @@ static void test_screen_says_once_it_draws_on_one_page(void **state)
 static void test_screen_owes_a_refused_frame(void **state)
 {
 	char *path = fake_device(2, 1, false);
-	struct display_request req = { .device = path, .buffering = DISPLAY_BUFFER_AUTO };
 	struct config cfg;
 	struct screen s;
 
 	(void)state;
-	config_defaults(&cfg);
-	cfg.display.threads = 1;
-	screen_init(&s);
-	s.stripes = true;
-	assert_int_equal(screen_open(&s, &req), 0);
-	assert_int_equal(screen_setup(&s, &cfg), 0);
+	open_screen(&s, &cfg, path);
 	assert_int_equal(s.display.mode.pages, 2);
 	screen_draw(&s, true);	/* both pages whole: nothing owed */
 	screen_draw(&s, false);
@@ -594,17 +573,11 @@ static void test_screen_owes_a_refused_frame(void **state)
  * so that an adoption's pictures are made at once (adopt_mode, as the daemon's frame calls). */
 static struct app *fake_app(const char *path)
 {
-	struct display_request req = { .device = path, .buffering = DISPLAY_BUFFER_AUTO };
 	struct app *app = calloc(1, sizeof(*app));
 
 	assert_non_null(app);
 	app->loop.epfd = -1;
-	config_defaults(&app->cfg);
-	app->cfg.display.threads = 1;
-	screen_init(&app->screen);
-	app->screen.stripes = true;
-	assert_int_equal(screen_open(&app->screen, &req), 0);
-	assert_int_equal(screen_setup(&app->screen, &app->cfg), 0);
+	open_screen(&app->screen, &app->cfg, path);
 	return app;
 }
 
@@ -624,7 +597,6 @@ static void app_frames(struct app *app, int n)
 static void adopts_a_mode(bool worker)
 {
 	char *path = fake_device(2, 1, false);
-	struct fb_var_screeninfo other;
 	struct app *app = fake_app(path);
 	struct screen *s = &app->screen;
 	struct loop loop = { .epfd = -1 };
@@ -638,12 +610,7 @@ static void adopts_a_mode(bool worker)
 		assert_int_equal(worker_open(&app->service.adopts, &loop), 0);
 	}
 	app_frames(app, 3);
-	other = fake.var;
-	other.xres = other.xres_virtual = 32;
-	other.yres = other.yres_virtual = 24;
-	other.bits_per_pixel = 16;
-	other.yoffset = 0;
-	assert_int_equal(fake_set(&other), 0);
+	other_program_sets(32, 24, 16);
 	fake.kept = fake.var;
 	fake.keep = true;
 	tu_log_start(&log);
@@ -727,7 +694,6 @@ static void test_screen_draws_nothing_in_a_mode_it_cannot_draw(void **state)
 {
 	char *path = fake_device(2, 1, false);
 	size_t bytes = (size_t)W * H;
-	struct fb_var_screeninfo other;
 	struct app *app = fake_app(path);
 	struct screen *s = &app->screen;
 	char text[4096] = "", *picture = malloc(bytes), *now = malloc(bytes);
@@ -738,11 +704,7 @@ static void test_screen_draws_nothing_in_a_mode_it_cannot_draw(void **state)
 	tu_log_open(&log);
 	assert_true(mem >= 0 && picture && now);
 	app_frames(app, 3);
-	other = fake.var;
-	other.bits_per_pixel = 8;
-	other.yres_virtual = H;
-	other.yoffset = 0;
-	assert_int_equal(fake_set(&other), 0);
+	other_program_sets(W, H, 8);
 	fake.kept = fake.var;
 	fake.keep = true;
 	tu_log_start(&log);
