@@ -46,6 +46,7 @@ static struct {
 	bool fit_virtual;	/* a mode wanting more than cap gets the virtual height cap holds */
 	int pans;		/* pans asked for */
 	int refuse_from, refuse_to;	/* pans numbered [from, to) refused with refuse_errno */
+	int refuse_gap;			/* but of those every refuse_gap-th taken (0: none) */
 	int refuse_errno;
 	bool keep;		/* every mode set but one of kept's size and depth refused */
 	struct fb_var_screeninfo kept;
@@ -119,7 +120,8 @@ static int fake_pan(const struct fb_var_screeninfo *v)
 {
 	int n = fake.pans++;
 
-	if (n >= fake.refuse_from && n < fake.refuse_to)
+	if (n >= fake.refuse_from && n < fake.refuse_to &&
+	    !(fake.refuse_gap && (n - fake.refuse_from) % fake.refuse_gap == fake.refuse_gap - 1))
 		return -fake.refuse_errno;
 	if (v->xoffset || v->yoffset + fake.var.yres > fake.var.yres_virtual)
 		return -EINVAL;
@@ -276,14 +278,17 @@ static char *open_and_show(struct display *d, int pages, int shown, bool realloc
 }
 
 /* On a device of two pages, pans refused with errno_ from the fourth on (refused of them, or
- * every one from there: -1): frames 1 .. frames each shown whole or refused as run_frames
- * says, then fallbacks falls back to one page counted and pages pages left. */
-static void refused_pans(int refused, int errno_, uint32_t frames, int fallbacks, int pages)
+ * every one from there: -1; but every gap-th taken, 0: none): frames 1 .. frames each shown
+ * whole or refused as run_frames says, then fallbacks falls back to one page counted and pages
+ * pages left. */
+static void refused_pans(int refused, int gap, int errno_, uint32_t frames, int fallbacks,
+			 int pages)
 {
 	struct display d;
 	int fell_back = 0;
 	char *path = open_and_show(&d, 2, 1, false, 0, &fell_back);
 
+	fake.refuse_gap = gap;
 	fake.refuse_from = fake.pans + 3;
 	fake.refuse_to = refused < 0 ? 1 << 30 : fake.refuse_from + refused;
 	fake.refuse_errno = errno_;
@@ -299,7 +304,7 @@ static void refused_pans(int refused, int errno_, uint32_t frames, int fallbacks
 static void test_refused_pans_fall_back_to_the_page_on_screen(void **state)
 {
 	(void)state;
-	refused_pans(-1, EBUSY, 12, 1, 1);
+	refused_pans(-1, 0, EBUSY, 12, 1, 1);
 }
 
 /* One pan refused (-EINVAL, as a driver says when busy elsewhere): the frame is not shown,
@@ -307,7 +312,7 @@ static void test_refused_pans_fall_back_to_the_page_on_screen(void **state)
 static void test_one_refused_pan_keeps_the_page(void **state)
 {
 	(void)state;
-	refused_pans(1, EINVAL, 8, 0, 2);
+	refused_pans(1, 0, EINVAL, 8, 0, 2);
 }
 
 /* Another program sets xres x yres at bpp, one page at line 0, on the driver (which takes it). */
@@ -320,6 +325,14 @@ static void other_program_sets(unsigned int xres, unsigned int yres, unsigned in
 	other.bits_per_pixel = bpp;
 	other.yoffset = 0;
 	assert_int_equal(fake_set(&other), 0);
+}
+
+/* Pans refused two at a time, each two followed by one the driver takes: refused never
+ * FBDEV_PAN_TRIES times in a row, so the two pages stay (a pan taken starts the count anew). */
+static void test_refusals_apart_keep_two_pages(void **state)
+{
+	(void)state;
+	refused_pans(-1, 3, EBUSY, 12, 0, 2);
 }
 
 /* A driver whose memory is sized to each mode and moves when it changes: the second page
@@ -754,6 +767,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refused_pans_fall_back_to_the_page_on_screen),
 		cmocka_unit_test(test_one_refused_pan_keeps_the_page),
+		cmocka_unit_test(test_refusals_apart_keep_two_pages),
 		cmocka_unit_test(test_second_page_in_moved_memory),
 		cmocka_unit_test(test_mode_put_back_in_moved_memory),
 		cmocka_unit_test(test_memory_short_after_a_mode_set_fails_the_open),
