@@ -1457,6 +1457,24 @@ static int check_middle_lit(const struct image *img, void *ctx, char *why, size_
 	return -1;
 }
 
+/* A round of the two-card case killed (SIGKILL): its guard wrote the application's framebuffer,
+ * fb1, and never fb0, the other card's; then the guest says then (NULL: nothing more) and the
+ * screen's middle is colour again. */
+static void killed_guard_writes_fb1(struct vm_suite *s, const char *round, const char *then,
+				    uint32_t *colour)
+{
+	char want[128];
+
+	assert_int_equal(vm_send(&s->vm, "kill"), 0);
+	snprintf(want, sizeof(want), "%s killed 137", round);
+	vm_case_expect(s, want, 10000);
+	snprintf(want, sizeof(want), "%s guard gone, fb0 writes 0, fb1 written", round);
+	vm_case_expect(s, want, 10000);
+	if (then)
+		vm_case_expect(s, then, 10000);
+	vm_case_wait_screen(s, 10000, check_middle, colour);
+}
+
 /*
  * Idle mode with splash.image "@screen" on the second of two cards (QEMU's VGA, the console the
  * host dumps, is bochs-drm loaded after virtio-gpu: card1 and fb1): the application's frame is
@@ -1546,27 +1564,17 @@ static void test_drm_screen_splash_of_its_card(void **state)
 	vm_case_wait_screen(s, 10000, check_middle, &red);
 	/* killed: its guard writes the application's framebuffer, fb1, onto itself for the card's
 	 * fbdev emulation to show it anew; fb0 is the other card's, and nobody writes it */
-	assert_int_equal(vm_send(&s->vm, "kill"), 0);
-	vm_case_expect(s, "alone killed 137", 10000);
-	vm_case_expect(s, "alone guard gone, fb0 writes 0, fb1 written", 10000);
-	vm_case_wait_screen(s, 10000, check_middle, &red);
+	killed_guard_writes_fb1(s, "alone", NULL, &red);
 	/* on a VT of its own, the guard hands the application's VT back first */
 	vm_case_expect(s, "shown on vt 2", 15000);
 	vm_case_wait_screen(s, 10000, check_middle, &red);
-	assert_int_equal(vm_send(&s->vm, "kill"), 0);
-	vm_case_expect(s, "vt killed 137", 10000);
-	vm_case_expect(s, "vt guard gone, fb0 writes 0, fb1 written", 10000);
-	vm_case_expect(s, "front 1", 10000);
-	vm_case_wait_screen(s, 10000, check_middle, &red);
+	killed_guard_writes_fb1(s, "vt", "front 1", &red);
 	/* shown on the first card (its application's frame is blue), a reload moves it to the
 	 * second, the application's frame going with it: killed, the guard refreshes the card
 	 * drawn on now, whose own frame, red, shows again */
 	vm_case_expect(s, "reloaded: fbripple: reloaded /tmp/re.conf: changed display", 20000);
 	vm_case_wait_screen(s, 10000, check_middle, &blue);
-	assert_int_equal(vm_send(&s->vm, "kill"), 0);
-	vm_case_expect(s, "reload killed 137", 10000);
-	vm_case_expect(s, "reload guard gone, fb0 writes 0, fb1 written", 10000);
-	vm_case_wait_screen(s, 10000, check_middle, &red);
+	killed_guard_writes_fb1(s, "reload", NULL, &red);
 	/* stopped: the daemon puts the card back itself, and neither it nor the guard writes fb0 */
 	vm_case_expect(s, "shown to stop", 15000);
 	assert_int_equal(vm_send(&s->vm, "stop"), 0);
