@@ -490,6 +490,26 @@ static int last_set(const uint64_t *bits, int words)
 	return -1;
 }
 
+/* The bits set in a row of words. Plain x86-64 has no popcnt instruction: GCC's builtin there
+ * is a call into libgcc for each word, which cost 0.5-0.7% of a paced rain run. */
+static long count_set(const uint64_t *bits, int words)
+{
+	long n = 0;
+
+	for (int i = 0; i < words; i++) {
+#if defined(__x86_64__) && !defined(__POPCNT__)
+		uint64_t v = bits[i] - ((bits[i] >> 1) & 0x5555555555555555ull);
+
+		v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+		v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+		n += (long)((v * 0x0101010101010101ull) >> 56);
+#else
+		n += __builtin_popcountll(bits[i]);
+#endif
+	}
+	return n;
+}
+
 /*
  * plan() for drawing what changes: each logical row's loud blocks (those of its cell rows a
  * and, mixed in, a + 1) are drawn refracted, the blocks this page showed loud last time and
@@ -527,12 +547,12 @@ static int plan_blocks(struct render *r, const struct water *w, int page, bool f
 			loud[i] = l;
 			any |= draw[i];
 			loudest |= l;
-			blocks += __builtin_popcountll(draw[i]);
 		}
 		if (loudest)
 			now = span_join(now, (struct water_span){ y, y + 1 });
 		if (!any)
 			continue;
+		blocks += count_set(draw, words);
 		r->cols[y] = (struct render_cols){ r->block_x[next_set(draw, words, 0)],
 						   r->block_x[last_set(draw, words) + 1], 0, 0 };
 		rows++;
