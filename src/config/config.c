@@ -4,17 +4,17 @@
 #include <assert.h>
 #include <errno.h>
 #include <libconfig.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config_nearest.h"
 #include "config_text.h"
 #include "util/file.h"
 #include "water/water_engine.h"
 
-#define CONFIG_NAME_MAX 64	/* longer names are never near a known key */
+#define CONFIG_NAME_MAX 64	/* of a group or key name: "group.key" fits twice that */
 #define CONFIG_WHY_MAX 256
 #define CONFIG_UNKNOWN_MAX 16	/* unknown keys named in warnings; the rest are counted */
 
@@ -645,41 +645,6 @@ static struct value setting_value(const config_setting_t *s)
 	}
 }
 
-/* Optimal string alignment distance: a swap of neighbours counts as one edit. */
-static unsigned edit_distance(const char *a, size_t n, const char *b, size_t m)
-{
-	unsigned d[CONFIG_NAME_MAX + 1][CONFIG_NAME_MAX + 1];
-
-	if (n > CONFIG_NAME_MAX || m > CONFIG_NAME_MAX)
-		return UINT_MAX;
-	for (size_t i = 0; i <= n; i++)
-		d[i][0] = (unsigned)i;
-	for (size_t j = 0; j <= m; j++)
-		d[0][j] = (unsigned)j;
-	for (size_t i = 1; i <= n; i++) {
-		for (size_t j = 1; j <= m; j++) {
-			unsigned cost = a[i - 1] != b[j - 1];
-			unsigned best = d[i - 1][j - 1] + cost;
-
-			if (d[i - 1][j] + 1 < best)
-				best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	}
-	return d[n][m];
-}
-
-/* Only a suggestion that is a few edits away and shares most of the name helps. */
-static bool close_enough(unsigned dist, size_t known_len)
-{
-	return dist <= 3 && 2 * dist < known_len;
-}
-
 static size_t group_len(const char *key)
 {
 	return strcspn(key, ".");
@@ -703,52 +668,6 @@ static const struct key *key_find(const char *name)
 			return &keys[i];
 	}
 	return NULL;
-}
-
-/* The known key nearest to name, or NULL. A name without a group is also compared with
- * the part of each key after the dot ("fps" -> "display.fps"). */
-static const char *key_nearest(const char *name)
-{
-	size_t n = strlen(name);
-	bool bare = strchr(name, '.') == NULL;
-	const char *best = NULL;
-	unsigned best_dist = UINT_MAX;
-
-	for (size_t i = 0; i < KEY_COUNT; i++) {
-		const char *known = keys[i].name, *leaf = known + group_len(known) + 1;
-		size_t len = strlen(known);
-		unsigned dist = edit_distance(name, n, known, len);
-		unsigned leaf_dist = bare ? edit_distance(name, n, leaf, strlen(leaf)) : UINT_MAX;
-
-		if (leaf_dist < dist) {
-			dist = leaf_dist;
-			len = strlen(leaf);
-		}
-		if (dist < best_dist && close_enough(dist, len)) {
-			best = known;
-			best_dist = dist;
-		}
-	}
-	return best;
-}
-
-/* The known group nearest to name; its length goes to *len. NULL if none is close. */
-static const char *group_nearest(const char *name, size_t *len)
-{
-	const char *best = NULL;
-	unsigned best_dist = UINT_MAX;
-
-	for (size_t i = 0; i < KEY_COUNT; i++) {
-		size_t glen = group_len(keys[i].name);
-		unsigned dist = edit_distance(name, strlen(name), keys[i].name, glen);
-
-		if (dist < best_dist && close_enough(dist, glen)) {
-			best = keys[i].name;
-			best_dist = dist;
-			*len = glen;
-		}
-	}
-	return best;
 }
 
 struct load_ctx {
@@ -794,7 +713,7 @@ static void warn_unknown_key(const struct load_ctx *lc, const config_setting_t *
 
 	if (!warn_unknown(lc))
 		return;
-	near = key_nearest(name);
+	near = config_key_nearest(name);
 	n = snprintf(msg, sizeof(msg), "%s:%u: unknown key \"%s\"", source_file(lc, s),
 		     config_setting_source_line(s), name);
 	if (near && n > 0 && (size_t)n < sizeof(msg))
@@ -811,7 +730,7 @@ static void warn_unknown_group(const struct load_ctx *lc, const config_setting_t
 
 	if (!warn_unknown(lc))
 		return;
-	near = group_nearest(name, &near_len);
+	near = config_group_nearest(name, &near_len);
 	n = snprintf(msg, sizeof(msg), "%s:%u: unknown group \"%s\"", source_file(lc, s),
 		     config_setting_source_line(s), name);
 	if (near && n > 0 && (size_t)n < sizeof(msg))
