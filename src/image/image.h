@@ -1,7 +1,8 @@
 /* image.h - pictures in memory: load PNG/JPEG/PPM, scale to a screen, the built-in splash, PNG out.
  *
  * The image folder: loading (image.c), scaling (image_scale.c), the built-in splash
- * (image_splash.c), pixel formats (pixfmt.c) and screenshots (shot.c). It includes util/. */
+ * (image_splash.c, its floor's rows in vectors in image_splash_lanes.h), pixel formats
+ * (pixfmt.c) and screenshots (shot.c). It includes util/. */
 #ifndef FBRIPPLE_IMAGE_H
 #define FBRIPPLE_IMAGE_H
 
