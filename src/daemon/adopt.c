@@ -9,21 +9,14 @@
 struct adopt_job {
 	struct worker_job job;
 	struct app *app;
-	struct config cfg;		/* as it was when the job started: the worker's own */
 	struct display display;
-	int width, height;		/* of the pictures to make */
-	struct screen_pictures made;
-	int ret;
-	char err[512];
+	struct pictures_job pic;
 };
 
 /* On the worker's thread: the splash (and walls) at the new screen's size. */
 static void adopt_run(struct worker_job *job)
 {
-	struct adopt_job *a = (struct adopt_job *)job;
-
-	a->ret = screen_make_pictures(&a->cfg, a->width, a->height, &a->made, a->err,
-				      sizeof(a->err));
+	pictures_make(&((struct adopt_job *)job)->pic);
 }
 
 /* Back on the loop: the display and its pictures taken, unless our VT went meanwhile or the
@@ -33,11 +26,11 @@ static void adopt_done(struct worker_job *job)
 	struct adopt_job *a = (struct adopt_job *)job;
 	struct app *app = a->app;
 
-	if (!job->cancelled && a->ret < 0)
+	if (!job->cancelled && a->pic.ret < 0)
 		log_warn("%s: the pictures for the mode another program set: %s; made on the loop",
-			 a->display.path, a->err);
+			 a->display.path, a->pic.err);
 	if (!job->cancelled) {
-		screen_adopt_mode(&app->screen, &a->display, &app->cfg, &a->made);
+		screen_adopt_mode(&app->screen, &a->display, &app->cfg, &a->pic.made);
 		/* adopted: the touches land on the screen as it is now; not: the frame timer
 		 * stops, nothing to draw (a --frames run has neither) */
 		if (!app->screen.mode_lost && app->loop.epfd >= 0)
@@ -47,8 +40,7 @@ static void adopt_done(struct worker_job *job)
 	}
 	if (display_is_open(&a->display))
 		display_close(&a->display, false);
-	image_free(&a->made.splash);
-	walls_free(&a->made.walls);
+	pictures_free(&a->pic);
 	free(a);
 }
 
@@ -64,14 +56,14 @@ void adopt_mode(struct app *app)
 	if (!a)
 		return;		/* tried again after the next frame */
 	*a = (struct adopt_job){ .job = { .run = adopt_run, .done = adopt_done }, .app = app,
-				 .cfg = app->cfg };
-	req = service_display_wanted(app, &a->cfg, s->display.path);
+				 .pic = { .cfg = app->cfg } };
+	req = service_display_wanted(app, &a->pic.cfg, s->display.path);
 	if (screen_adopt_open(s, &req, &a->display) < 0) {
 		free(a);
 		return;
 	}
-	screen_picture_size(&a->display, &a->cfg, &a->width, &a->height);
-	a->made.new_walls = s->walls.mask != NULL;
+	screen_picture_size(&a->display, &a->pic.cfg, &a->pic.width, &a->pic.height);
+	a->pic.made.new_walls = s->walls.mask != NULL;
 	if (worker_start(&app->service.adopts, &a->job) == 0)
 		return;
 	adopt_run(&a->job);	/* no thread to be had: made here */

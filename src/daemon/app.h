@@ -2,9 +2,10 @@
  *
  * The daemon folder is the program around the water: the event loop (daemon.c), reload and
  * control commands (service.c), input devices into stones (touch.c), the frame and idle timers
- * (pace.c), what is shown (screen.c), what `systemctl status` says (status.c, which reads every
- * part), the control socket, sd_notify and idle timing. Calls go down that list, never up;
- * every folder below src/ may be included, main.c drives it.
+ * (pace.c), the pictures an adoption makes off the loop (pictures.c), what is shown
+ * (screen.c), what `systemctl status` says (status.c, which reads every part), the control
+ * socket, sd_notify and idle timing. Calls go down that list, never up; every folder below
+ * src/ may be included, main.c drives it.
  */
 #ifndef FBRIPPLE_APP_H
 #define FBRIPPLE_APP_H
@@ -250,6 +251,21 @@ void screen_fade(struct screen *s);
 void screen_hide(struct screen *s, const struct config *cfg);
 int screen_write_png(struct screen *s, const char *path);
 void screen_release(struct screen *s);
+
+/* pictures.c: the pictures a job makes on a worker's thread for a screen of width x height,
+ * from its own copy of the config; ret and err say how it went. */
+struct pictures_job {
+	struct config cfg;		/* as the job started */
+	int width, height;		/* of the pictures to make */
+	struct screen_pictures made;
+	int ret;
+	char err[512];
+};
+
+/* The splash and the walls, as for a new screen (screen_make_pictures). */
+void pictures_make(struct pictures_job *p);
+/* What was made and not taken. */
+void pictures_free(struct pictures_job *p);
 
 /* pace.c */
 struct pace_settings pace_settings(const struct config *cfg);
