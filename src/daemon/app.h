@@ -2,7 +2,7 @@
  *
  * The daemon folder is the program around the water: the event loop (daemon.c), reload and
  * control commands (service.c), input devices into stones (touch.c), the frame and idle timers
- * (pace.c), the pictures an adoption makes off the loop (pictures.c), what is shown
+ * (pace.c), the pictures a reload or an adoption makes off the loop (pictures.c), what is shown
  * (screen.c), what `systemctl status` says (status.c, which reads every part), the control
  * socket, sd_notify and idle timing. Calls go down that list, never up; every folder below
  * src/ may be included, main.c drives it.
@@ -255,7 +255,7 @@ void screen_release(struct screen *s);
 /* pictures.c: the pictures a job makes on a worker's thread for a screen of width x height,
  * from its own copy of the config; ret and err say how it went. */
 struct pictures_job {
-	struct config cfg;		/* as the job started */
+	struct config cfg;		/* as the job started (a reload's: as read anew) */
 	int width, height;		/* of the pictures to make */
 	struct screen_pictures made;
 	int ret;
@@ -264,6 +264,9 @@ struct pictures_job {
 
 /* The splash and the walls, as for a new screen (screen_make_pictures). */
 void pictures_make(struct pictures_job *p);
+/* Only what changed, for the screen as it is: the splash, then the walls; either failing
+ * fails (a reload refused). */
+void pictures_remake(struct pictures_job *p, bool splash, bool walls);
 /* What was made and not taken. */
 void pictures_free(struct pictures_job *p);
 

@@ -144,13 +144,9 @@ static int apply_config(struct app *app, const struct config *new, unsigned *cha
 struct reload_job {
 	struct worker_job job;
 	struct app *app;
-	struct config cfg;
+	struct pictures_job pic;	/* cfg: the file read anew; ret, err: the reload's */
 	struct reload_file_id splash_id, walls_id;
 	unsigned changes;
-	int width, height;		/* of the pictures to make */
-	struct screen_pictures made;
-	int ret;
-	char err[512];
 	int nwaiting;
 	struct control_ticket waiting[CONTROL_CLIENTS];
 };
@@ -161,23 +157,15 @@ static void reload_run(struct worker_job *job)
 {
 	struct reload_job *r = (struct reload_job *)job;
 
-	if (r->changes & RELOAD_DISPLAY) {
-		r->ret = screen_make_pictures(&r->cfg, r->width, r->height, &r->made, r->err,
-					      sizeof(r->err));
-		return;
-	}
-	if (r->changes & RELOAD_SPLASH)
-		r->ret = screen_load_splash(&r->cfg, r->width, r->height, &r->made.splash, r->err,
-					    sizeof(r->err));
-	if (r->ret == 0 && (r->changes & RELOAD_WALLS))
-		r->ret = walls_load(&r->made.walls, r->cfg.water.obstacles, r->cfg.splash.scale,
-				    r->width, r->height, r->err, sizeof(r->err));
+	if (r->changes & RELOAD_DISPLAY)
+		pictures_make(&r->pic);
+	else
+		pictures_remake(&r->pic, r->changes & RELOAD_SPLASH, r->changes & RELOAD_WALLS);
 }
 
 static void reload_free(struct reload_job *r)
 {
-	image_free(&r->made.splash);
-	walls_free(&r->made.walls);
+	pictures_free(&r->pic);
 	free(r);
 }
 
@@ -185,15 +173,16 @@ static void reload_free(struct reload_job *r)
 static void reload_finish(struct reload_job *r, char *reply, size_t len)
 {
 	struct app *app = r->app;
+	struct pictures_job *p = &r->pic;
 	char what[256], text[CONTROL_REPLY_MAX];
 
-	if (r->ret == 0)
-		r->ret = apply_config(app, &r->cfg, &r->changes, &r->made, r->err, sizeof(r->err));
-	if (r->ret < 0) {
-		log_error("reload refused, the running configuration stays: %s", r->err);
+	if (p->ret == 0)
+		p->ret = apply_config(app, &p->cfg, &r->changes, &p->made, p->err, sizeof(p->err));
+	if (p->ret < 0) {
+		log_error("reload refused, the running configuration stays: %s", p->err);
 		snprintf(app->service.reload_said, sizeof(app->service.reload_said),
-			 "reload refused: %s", r->err);
-		snprintf(text, sizeof(text), "error: %.490s", r->err);
+			 "reload refused: %s", p->err);
+		snprintf(text, sizeof(text), "error: %.490s", p->err);
 	} else {
 		app->service.splash_id = r->splash_id;
 		app->service.walls_id = r->walls_id;
@@ -242,11 +231,11 @@ static void reload_done(struct worker_job *job)
 /* The walls to remake: another file, new contents, or the same file scaled another way. */
 static bool walls_changed(const struct app *app, const struct reload_job *r)
 {
-	const char *path = r->cfg.water.obstacles;
+	const char *path = r->pic.cfg.water.obstacles;
 
 	return strcmp(path, app->cfg.water.obstacles) ||
 	       memcmp(&r->walls_id, &app->service.walls_id, sizeof(r->walls_id)) ||
-	       (path[0] && r->cfg.splash.scale != app->cfg.splash.scale);
+	       (path[0] && r->pic.cfg.splash.scale != app->cfg.splash.scale);
 }
 
 /* The screen's size once cfg is applied, as far as it can be told before: turned by a new
@@ -266,6 +255,7 @@ static int reload_begin(struct app *app, const struct control_ticket *waiting, i
 			char *reply, size_t len)
 {
 	struct reload_job *r = calloc(1, sizeof(*r));
+	struct pictures_job *p;
 
 	notify_reloading();
 	if (!r) {
@@ -277,27 +267,28 @@ static int reload_begin(struct app *app, const struct control_ticket *waiting, i
 		return 0;
 	}
 	*r = (struct reload_job){ .job = { .run = reload_run, .done = reload_done }, .app = app,
-				  .cfg = app->cfg, .nwaiting = nwaiting };
+				  .pic = { .cfg = app->cfg }, .nwaiting = nwaiting };
+	p = &r->pic;
 	if (nwaiting)
 		memcpy(r->waiting, waiting, (size_t)nwaiting * sizeof(waiting[0]));
-	r->ret = config_load(&r->cfg, app->opt.config_path, r->err, sizeof(r->err),
+	p->ret = config_load(&p->cfg, app->opt.config_path, p->err, sizeof(p->err),
 			     app_warn_config, NULL);
-	if (r->ret == -ENOENT && app->opt.config_given)
-		snprintf(r->err, sizeof(r->err), "%s: %s", app->opt.config_path, strerror(ENOENT));
-	else if (r->ret == -ENOENT)
-		r->ret = 0;
-	if (r->ret == 0) {
-		reload_file_id(r->cfg.splash.image, &r->splash_id);
-		r->changes = reload_changes(&app->cfg, &r->cfg, &app->service.splash_id,
+	if (p->ret == -ENOENT && app->opt.config_given)
+		snprintf(p->err, sizeof(p->err), "%s: %s", app->opt.config_path, strerror(ENOENT));
+	else if (p->ret == -ENOENT)
+		p->ret = 0;
+	if (p->ret == 0) {
+		reload_file_id(p->cfg.splash.image, &r->splash_id);
+		r->changes = reload_changes(&app->cfg, &p->cfg, &app->service.splash_id,
 					    &r->splash_id);
-		reload_file_id(r->cfg.water.obstacles, &r->walls_id);
+		reload_file_id(p->cfg.water.obstacles, &r->walls_id);
 		r->changes |= walls_changed(app, r) ? RELOAD_WALLS : 0;
 	}
-	if (r->ret == 0 && (r->changes & (RELOAD_SPLASH | RELOAD_WALLS | RELOAD_DISPLAY))) {
-		r->made.new_splash = r->changes & RELOAD_SPLASH;
+	if (p->ret == 0 && (r->changes & (RELOAD_SPLASH | RELOAD_WALLS | RELOAD_DISPLAY))) {
+		p->made.new_splash = r->changes & RELOAD_SPLASH;
 		/* walls running now are not dropped for a file that fails anew */
-		r->made.new_walls = (r->changes & RELOAD_WALLS) || app->screen.walls.mask;
-		expected_size(app, &r->cfg, &r->width, &r->height);
+		p->made.new_walls = (r->changes & RELOAD_WALLS) || app->screen.walls.mask;
+		expected_size(app, &p->cfg, &p->width, &p->height);
 		if (worker_start(&app->service.reloads, &r->job) == 0)
 			return CONTROL_LATER;
 		reload_run(&r->job);	/* no thread to be had: make it here */
