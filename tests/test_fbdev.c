@@ -762,6 +762,91 @@ static void test_screen_draws_nothing_in_a_mode_it_cannot_draw(void **state)
 	tu_device_file_remove(path);
 }
 
+
+/* The application's picture on its page page (at line page * H): every pixel its own, and
+ * each page its own. */
+static uint32_t app_pixel(int page, int x, int y)
+{
+	return (uint32_t)(page + 1) << 20 | (uint32_t)y << 8 | (uint32_t)x;
+}
+
+/* The application draws its picture on page page of the device file mem. */
+static void app_draws_page(int mem, int page)
+{
+	uint32_t row[W];
+
+	for (int y = 0; y < H; y++) {
+		for (int x = 0; x < W; x++)
+			row[x] = app_pixel(page, x, y);
+		assert_true(pwrite(mem, row, sizeof(row), (off_t)((page * H + y) * W * 4)) ==
+			    sizeof(row));
+	}
+}
+
+/* Whether page page of the device file mem holds the application's picture, every pixel. */
+static bool page_holds_app(int mem, int page)
+{
+	uint32_t row[W];
+
+	for (int y = 0; y < H; y++) {
+		assert_true(pread(mem, row, sizeof(row), (off_t)((page * H + y) * W * 4)) ==
+			    sizeof(row));
+		for (int x = 0; x < W; x++)
+			if (row[x] != app_pixel(page, x, y))
+				return false;
+	}
+	return true;
+}
+
+/* Idle mode beside an application that pans between two pages of its own and shows its
+ * second, fbripple shown on the application's VT (display.vt 0) with double_buffer "on", over
+ * a driver that refuses every pan: the hide puts the application's frame back on the page the
+ * driver scans out, and its other page is left as it was. fbdev beside an application draws on
+ * the one page on screen (opened hidden, it never flips), so no pan is asked, and none refused
+ * can keep the frame put back off screen. The water is drawn over the built-in splash, not
+ * "@screen": only the frame put back shows the application's picture. */
+static void test_hide_puts_the_app_frame_on_the_page_scanned_out(void **state)
+{
+	char *path = fake_device(2, 2, false);
+	struct display_request req = { .device = path, .buffering = DISPLAY_BUFFER_ON,
+				       .hidden = true, .await_master = true };
+	int mem = open(path, O_RDWR | O_CLOEXEC);
+	struct config cfg;
+	struct screen s;
+
+	(void)state;
+	assert_true(mem >= 0);
+	fake.var.yoffset = H;
+	app_draws_page(mem, 0);
+	app_draws_page(mem, 1);
+	config_defaults(&cfg);
+	cfg.display.threads = 1;
+	cfg.display.vt = 0;
+	screen_init(&s);
+	assert_int_equal(screen_open(&s, &req), 0);
+	assert_int_equal(screen_setup(&s, &cfg), 0);
+	screen_stand_by(&s);
+	assert_int_equal(screen_show(&s, &cfg), 0);
+	assert_int_equal(s.display.mode.pages, 1);
+	screen_drop(&s, W / 2, H / 2, 10, 500);
+	for (int i = 0; i < 4; i++) {
+		screen_step(&s, 1, 1.0 / 60);
+		screen_draw(&s, false);
+	}
+	assert_false(page_holds_app(mem, 1));	/* the water on screen */
+	fake.refuse_from = fake.pans;
+	fake.refuse_to = 1 << 30;
+	fake.refuse_errno = EBUSY;
+	screen_hide(&s, &cfg);
+	assert_int_equal(fake.var.yoffset, H);
+	assert_true(page_holds_app(mem, 1));
+	assert_true(page_holds_app(mem, 0));
+	assert_int_equal(fake.pans, 0);
+	screen_release(&s);
+	close(mem);
+	tu_device_file_remove(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -779,6 +864,7 @@ int main(void)
 		cmocka_unit_test(test_screen_adopts_a_mode_it_cannot_put_back),
 		cmocka_unit_test(test_screen_adopts_a_mode_with_pictures_made_off_the_loop),
 		cmocka_unit_test(test_screen_draws_nothing_in_a_mode_it_cannot_draw),
+		cmocka_unit_test(test_hide_puts_the_app_frame_on_the_page_scanned_out),
 	};
 
 	if (getenv("FBRIPPLE_TEST_FILTER"))
