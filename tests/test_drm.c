@@ -790,6 +790,70 @@ static void test_flips_refused_while_blanked_keep_two_buffers(void **state)
 	remove_card();
 }
 
+/* The application's frame as a show reads it: every pixel v (opaque), W x H. */
+static void app_frame(struct image *img, uint32_t v)
+{
+	img->width = W;
+	img->height = H;
+	img->pixels = malloc((size_t)W * H * sizeof(*img->pixels));
+	assert_non_null(img->pixels);
+	for (int k = 0; k < W * H; k++)
+		img->pixels[k] = 0xff000000u | v;
+}
+
+/* Idle mode beside an fbdev application on the card (its frames on the console's buffer, the
+ * card's fbdev emulation), fbripple shown on the application's VT with water moving, then
+ * every flip refused: from the hide's frames on (each refused once: two buffers kept), or from
+ * two frames before it (the third refused falls back to the one buffer on screen). After the
+ * hide the CRTC scans out the buffer found at open, none of fbripple's, whatever the hide's
+ * frames did: the release puts the CRTC back as found, so no flip refused can leave water on
+ * the application's screen. */
+static void test_hide_gives_the_crtc_back_though_flips_are_refused(void **state)
+{
+	struct display_request req = { .device = card, .buffering = DISPLAY_BUFFER_AUTO,
+				       .hidden = true, .await_master = true };
+
+	(void)state;
+	for (int before = 0; before <= 2; before += 2) {
+		struct config cfg;
+		struct screen s;
+
+		fake_card(1, true);
+		config_defaults(&cfg);
+		cfg.display.threads = 1;
+		cfg.display.vt = 0;
+		screen_init(&s);
+		assert_int_equal(screen_open(&s, &req), 0);
+		s.display.node_dev = 0;	/* no guard forked: the card is none of the host's */
+		assert_int_equal(screen_setup(&s, &cfg), 0);
+		screen_stand_by(&s);
+		assert_int_equal(fake.crtc_fb[0], CONSOLE_FB);
+		assert_int_equal(screen_show(&s, &cfg), 0);
+		app_frame(&s.app_frame, 0x123456);	/* as "@screen" reads it */
+		screen_drop(&s, W / 2, H / 2, 10, 500);
+		for (int i = 0; i < 4; i++) {
+			if (i == 4 - before) {
+				fake.refuse_from = fake.flips;
+				fake.refuse_to = 1 << 30;
+				fake.refuse_errno = EINVAL;
+			}
+			screen_step(&s, 1, 1.0 / 60);
+			screen_draw(&s, false);
+		}
+		assert_true(fake.crtc_fb[0] > 200);	/* the water on screen */
+		fake.refuse_from = fake.refuse_from < 0 ? fake.flips : fake.refuse_from;
+		fake.refuse_to = 1 << 30;
+		fake.refuse_errno = EINVAL;
+		screen_hide(&s, &cfg);
+		assert_true(fake.flips > fake.refuse_from);	/* refused */
+		assert_int_equal(s.display.mode.pages, before ? 1 : 2);
+		assert_int_equal(fake.crtc_fb[0], CONSOLE_FB);
+		assert_int_equal(fake.enc_crtc[0], CRTC0);
+		screen_release(&s);
+		remove_card();
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -803,6 +867,7 @@ int main(void)
 		cmocka_unit_test(test_screen_draws_every_page_whole_after_a_refused_flip),
 		cmocka_unit_test(test_screen_says_once_it_draws_on_one_buffer),
 		cmocka_unit_test(test_flips_refused_while_blanked_keep_two_buffers),
+		cmocka_unit_test(test_hide_gives_the_crtc_back_though_flips_are_refused),
 	};
 
 	if (getenv("FBRIPPLE_TEST_FILTER"))
