@@ -63,6 +63,8 @@ struct drm {
 	struct drm_buffer buf[2];
 	int nbufs;
 	int front;		/* the buffer on screen, or on its way there */
+	int drawn;		/* the buffer presented last: front, or one whose flip was
+				 * refused */
 	uint32_t format;	/* DRM_FORMAT_XRGB8888 or DRM_FORMAT_RGB565 */
 	struct drm_flip flip[2];
 	drmEventContext ev;
@@ -725,16 +727,30 @@ static int set_found(struct drm *st, const drmModeCrtc *s)
 			      s->mode_valid ? (drmModeModeInfo *)&s->mode : NULL);
 }
 
+/* Neither buffer found can go back: the frame presented last stays on the CRTC, where its
+ * flip was refused (an application's frame put back, not the water before it). -ENOENT. */
+static int leave_drawn(struct drm *st)
+{
+	if (st->drawn != st->front)
+		drmModeSetCrtc(st->fd, st->crtc_id, st->buf[st->drawn].fb_id, 0, 0, &st->conn_id,
+			       1, &st->mode);
+	return -ENOENT;
+}
+
 /* The CRTC as found, while it shows our frames (not once another display of ours, a reload's,
  * shows its own there): the application's buffer a show found, if it is still there, rather
  * than the console's found at open (on its VT the application shows its own again, and
- * meanwhile the console's would flash up). */
-static void put_back_crtc(struct drm *st)
+ * meanwhile the console's would flash up). -ENOENT where neither goes back (its buffer gone,
+ * as a client's that closed): a frame of ours stays on screen. */
+static int put_back_crtc(struct drm *st)
 {
+	int ret = 0;
+
 	if (st->crtc_set && shows_ours(st) && !(st->over && set_found(st, st->over) == 0) &&
-	    st->saved)
-		set_found(st, st->saved);
+	    !(st->saved && set_found(st, st->saved) == 0))
+		ret = leave_drawn(st);
 	st->crtc_set = false;
+	return ret;
 }
 
 /* What a fatal signal handler puts back, the first that the kernel takes: the application's
@@ -820,7 +836,7 @@ static int show_first(struct drm *st, int buffer)
 
 	if (ret < 0)
 		return ret;
-	st->front = buffer;
+	st->front = st->drawn = buffer;
 	st->flips_done++;
 	return 0;
 }
@@ -839,7 +855,7 @@ static void one_buffer(struct display *d)
 	}
 	destroy_buffer(st, &st->buf[1]);
 	st->nbufs = 1;
-	st->front = 0;
+	st->front = st->drawn = 0;
 	d->mode.pages = 1;
 }
 
@@ -866,6 +882,7 @@ static int drm_present(struct display *d)
 	struct drm *st = drm_of(d);
 	int back = st->front ^ 1, ret;
 
+	st->drawn = st->nbufs < 2 ? 0 : back;
 	if (!st->crtc_set)
 		return show_first(st, st->nbufs < 2 ? 0 : back);
 	if (st->nbufs < 2) {
@@ -924,15 +941,16 @@ static int drm_blank(struct display *d, bool blank)
 static int drm_release(struct display *d)
 {
 	struct drm *st = drm_of(d);
+	int ret;
 
 	drm_events(d, true);
 	if (!st->master)
 		return 0;
-	put_back_crtc(st);
+	ret = put_back_crtc(st);
 	if (drmDropMaster(st->fd) < 0)
 		return -errno;
 	st->master = false;
-	return 0;
+	return ret;
 }
 
 /* Back on our VT: master again (only on the descriptor that had it, unless privileged); the
