@@ -854,6 +854,16 @@ static const char *acquire_error(int ret)
 	return strerror(-ret);
 }
 
+/* Why the display could not be let go, for the log. */
+static const char *release_error(int ret)
+{
+	if (ret == -ENOENT)
+		return "the screen cannot be put back as it was found (the buffer it showed is "
+		       "gone); fbripple's last frame stays on it until another program shows its "
+		       "own";
+	return strerror(-ret);
+}
+
 static void put_back_frame(struct screen *s);
 
 /* The user switches to another VT: let go of the display. Shown beside an application, its
@@ -873,7 +883,7 @@ void screen_leave(struct screen *s)
 		display_blank(&s->display, false);
 	log_debug("VT %d released", s->vt.num);
 	if (ret < 0)
-		log_warn("%s: release: %s", s->display.path, strerror(-ret));
+		log_warn("%s: release: %s", s->display.path, release_error(ret));
 }
 
 /* Back on our VT: acknowledged, then the display taken back (screen_retake). */
@@ -925,7 +935,7 @@ void screen_stand_by(struct screen *s)
 	vt_set_away(true);
 	ret = display_release(&s->display);
 	if (ret < 0)
-		log_warn("%s: release: %s", s->display.path, strerror(-ret));
+		log_warn("%s: release: %s", s->display.path, release_error(ret));
 }
 
 /* On a DRM card, what an fbdev application (or the console) shows is the card's fbdev
@@ -1192,19 +1202,42 @@ void screen_fade(struct screen *s)
 	t->viscosity = 1.0;
 }
 
-/* The app's frame into the display as it was read. */
-static void put_back_frame(struct screen *s)
+/* The app's frame into the buffer the display hands out, and presented: present's result. */
+static int present_app_frame(struct screen *s)
 {
 	struct display_buffer buf;
+
+	display_events(&s->display, true);
+	buf = display_buffer(&s->display);
+	pixfmt_convert(&s->display.mode.fmt, &s->app_frame, buf.pixels, s->display.mode.stride);
+	return display_present(&s->display);
+}
+
+/* The app's frame into the display as it was read, and shown. Refused (-EAGAIN), it is the
+ * frame presented last, which the release leaves on screen where it cannot put back what it
+ * found; a display that gave up flipping, or put our mode back, gets it again, as screen_draw
+ * draws a frame whole after those: twice at most, so the loop waits for nothing more. */
+static void put_back_frame(struct screen *s)
+{
+	int pages = s->display.mode.pages, ret;
 
 	/* a reload while shown may have opened another mode */
 	if (!s->app_frame.pixels || s->gone || s->app_frame.width != s->display.mode.width ||
 	    s->app_frame.height != s->display.mode.height)
 		return;
-	display_events(&s->display, true);
-	buf = display_buffer(&s->display);
-	pixfmt_convert(&s->display.mode.fmt, &s->app_frame, buf.pixels, s->display.mode.stride);
-	display_present(&s->display);
+	ret = present_app_frame(s);
+	if (ret < 0 && ret != -EIO && s->display.mode.pages < pages) {
+		one_page_left(s, ret);
+		ret = present_app_frame(s);	/* on the page on screen */
+	} else if (ret == -ESTALE) {
+		mode_put_back(s);
+		ret = present_app_frame(s);	/* in the mode put back */
+	}
+	if (ret == -ENODEV)
+		lose_display(s);
+	else if (ret < 0 && ret != -EAGAIN)
+		log_warn("%s: the application's frame may not show again: %s", s->display.path,
+			 acquire_error(ret));
 	display_flush(&s->display);
 }
 
