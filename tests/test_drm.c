@@ -54,6 +54,7 @@ static struct {
 	int refuse_from, refuse_to;	/* flips numbered [from, to) refused with refuse_errno */
 	int refuse_errno;
 	int dirty;			/* DirtyFB calls */
+	uint32_t gone;			/* a framebuffer removed: no CRTC is set to it */
 	bool off;			/* DPMS off: flips refused, as atomic drivers do */
 	uint64_t events[8];		/* flips done, their user data, not read yet */
 	int nevents;
@@ -208,7 +209,7 @@ static int set_crtc(struct drm_mode_crtc *c)
 	const uint32_t *conns = (const uint32_t *)(uintptr_t)c->set_connectors_ptr;
 	int i = crtc_index(c->crtc_id);
 
-	if (i < 0)
+	if (i < 0 || (c->fb_id && c->fb_id == fake.gone))
 		return -ENOENT;
 	for (int e = 0; e < fake.nconn; e++)
 		if (fake.enc_crtc[e] == c->crtc_id)
@@ -801,55 +802,100 @@ static void app_frame(struct image *img, uint32_t v)
 		img->pixels[k] = 0xff000000u | v;
 }
 
+static void refuse_flips_from_now(void)
+{
+	fake.refuse_from = fake.flips;
+	fake.refuse_to = 1 << 30;
+	fake.refuse_errno = EINVAL;
+}
+
 /* Idle mode beside an fbdev application on the card (its frames on the console's buffer, the
- * card's fbdev emulation), fbripple shown on the application's VT with water moving, then
- * every flip refused: from the hide's frames on (each refused once: two buffers kept), or from
- * two frames before it (the third refused falls back to the one buffer on screen). After the
- * hide the CRTC scans out the buffer found at open, none of fbripple's, whatever the hide's
- * frames did: the release puts the CRTC back as found, so no flip refused can leave water on
- * the application's screen. */
-static void test_hide_gives_the_crtc_back_though_flips_are_refused(void **state)
+ * card's fbdev emulation): s shown on the application's VT, the application's frame as "@screen"
+ * reads it, water moving; every flip refused from before frames before the hide on, and where
+ * gone says, the console's buffer removed by then (a client's that closed, as Plymouth's), so
+ * that the CRTC cannot be put back; then hidden. The caller releases s and the card. */
+static void hide_with_flips_refused(struct screen *s, int before, bool gone)
 {
 	struct display_request req = { .device = card, .buffering = DISPLAY_BUFFER_AUTO,
 				       .hidden = true, .await_master = true };
+	struct config cfg;
 
+	fake_card(1, true);
+	config_defaults(&cfg);
+	cfg.display.threads = 1;
+	cfg.display.vt = 0;
+	screen_init(s);
+	assert_int_equal(screen_open(s, &req), 0);
+	s->display.node_dev = 0;	/* no guard forked: the card is none of the host's */
+	assert_int_equal(screen_setup(s, &cfg), 0);
+	screen_stand_by(s);
+	assert_int_equal(fake.crtc_fb[0], CONSOLE_FB);
+	assert_int_equal(screen_show(s, &cfg), 0);
+	app_frame(&s->app_frame, 0x123456);
+	screen_drop(s, W / 2, H / 2, 10, 500);
+	for (int i = 0; i < 4; i++) {
+		if (i == 4 - before)
+			refuse_flips_from_now();
+		screen_step(s, 1, 1.0 / 60);
+		screen_draw(s, false);
+	}
+	assert_true(fake.crtc_fb[0] > 200);	/* the water on screen */
+	if (!before)
+		refuse_flips_from_now();
+	if (gone)
+		fake.gone = CONSOLE_FB;
+	screen_hide(s, &cfg);
+	assert_true(fake.flips > fake.refuse_from);	/* refused */
+	/* the third refused in a row gives up flipping: in the hide's redraw or its put back */
+	assert_int_equal(s->display.mode.pages, before ? 1 : 2);
+}
+
+/* With the hide's flips refused, once each or until fbripple gives up flipping (in the put
+ * back, or before it), the CRTC scans out the buffer found at open after the hide, none of
+ * fbripple's: the release puts it back as found, so no flip refused leaves water on the
+ * application's screen. */
+static void test_hide_gives_the_crtc_back_though_flips_are_refused(void **state)
+{
 	(void)state;
-	for (int before = 0; before <= 2; before += 2) {
-		struct config cfg;
+	for (int before = 0; before <= 2; before++) {
 		struct screen s;
 
-		fake_card(1, true);
-		config_defaults(&cfg);
-		cfg.display.threads = 1;
-		cfg.display.vt = 0;
-		screen_init(&s);
-		assert_int_equal(screen_open(&s, &req), 0);
-		s.display.node_dev = 0;	/* no guard forked: the card is none of the host's */
-		assert_int_equal(screen_setup(&s, &cfg), 0);
-		screen_stand_by(&s);
-		assert_int_equal(fake.crtc_fb[0], CONSOLE_FB);
-		assert_int_equal(screen_show(&s, &cfg), 0);
-		app_frame(&s.app_frame, 0x123456);	/* as "@screen" reads it */
-		screen_drop(&s, W / 2, H / 2, 10, 500);
-		for (int i = 0; i < 4; i++) {
-			if (i == 4 - before) {
-				fake.refuse_from = fake.flips;
-				fake.refuse_to = 1 << 30;
-				fake.refuse_errno = EINVAL;
-			}
-			screen_step(&s, 1, 1.0 / 60);
-			screen_draw(&s, false);
-		}
-		assert_true(fake.crtc_fb[0] > 200);	/* the water on screen */
-		fake.refuse_from = fake.refuse_from < 0 ? fake.flips : fake.refuse_from;
-		fake.refuse_to = 1 << 30;
-		fake.refuse_errno = EINVAL;
-		screen_hide(&s, &cfg);
-		assert_true(fake.flips > fake.refuse_from);	/* refused */
-		assert_int_equal(s.display.mode.pages, before ? 1 : 2);
+		hide_with_flips_refused(&s, before, false);
 		assert_int_equal(fake.crtc_fb[0], CONSOLE_FB);
 		assert_int_equal(fake.enc_crtc[0], CRTC0);
 		screen_release(&s);
+		remove_card();
+	}
+}
+
+/* The same where the buffer found is gone by the hide: a buffer of fbripple's stays on the
+ * CRTC, and it holds the application's frame put back, every pixel, not the water before it,
+ * whether its flip was refused or fbripple gave up flipping on the way; a warning says why
+ * the screen was not put back as found. */
+static void test_hide_leaves_the_app_frame_where_the_crtc_cannot_go_back(void **state)
+{
+	(void)state;
+	for (int before = 0; before <= 2; before++) {
+		char text[4096] = "";
+		struct tu_log log;
+		struct screen s;
+
+		tu_log_open(&log);
+		tu_log_start(&log);
+		hide_with_flips_refused(&s, before, true);
+		tu_log_stop(&log);
+		if (shown_pixels(0, 0x123456) != W * H)
+			fail_msg("refused from %d frames before the hide: %d pixels of the "
+				 "application's frame on screen, not %d", before,
+				 shown_pixels(0, 0x123456), W * H);
+		tu_log_text(&log, text, sizeof(text));
+		assert_non_null(strstr(text, "/dev/dri/card9: release: the screen cannot be put "
+					     "back as it was found (the buffer it showed is gone); "
+					     "fbripple's last frame stays on it until another program "
+					     "shows its own\n"));
+		assert_null(strstr(text, "may not show again"));
+		screen_release(&s);
+		tu_log_close(&log);
 		remove_card();
 	}
 }
@@ -868,6 +914,7 @@ int main(void)
 		cmocka_unit_test(test_screen_says_once_it_draws_on_one_buffer),
 		cmocka_unit_test(test_flips_refused_while_blanked_keep_two_buffers),
 		cmocka_unit_test(test_hide_gives_the_crtc_back_though_flips_are_refused),
+		cmocka_unit_test(test_hide_leaves_the_app_frame_where_the_crtc_cannot_go_back),
 	};
 
 	if (getenv("FBRIPPLE_TEST_FILTER"))
