@@ -746,8 +746,9 @@ static int put_back_crtc(struct drm *st)
 {
 	int ret = 0;
 
+	/* no saved CRTC: it could not be read at open, and nothing is known to put back */
 	if (st->crtc_set && shows_ours(st) && !(st->over && set_found(st, st->over) == 0) &&
-	    !(st->saved && set_found(st, st->saved) == 0))
+	    st->saved && set_found(st, st->saved) < 0)
 		ret = leave_drawn(st);
 	st->crtc_set = false;
 	return ret;
