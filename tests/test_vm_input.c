@@ -564,8 +564,8 @@ static void check_chatter(struct vm_suite *s)
 	bool judge_fps = calm.fps >= 0.9 * 15;
 	char why[2][128], line[512];
 	const char *miss[2];
-	long r0, r1, r2, r3;
-	int drops;
+	long r0 = 0, r1 = 0, r2 = 0, r3 = 0;
+	int drops = 0;
 
 	for (int i = 0; i < 2; i++) {
 		busy[i] = expect_ping(s, i ? "chatter2" : "chatter1");
@@ -848,7 +848,7 @@ static void test_beside_a_kiosk_app(void **state)
 {
 	static const uint32_t drmapp_blue = DRMAPP_BLUE;
 	struct vm_suite *s = vm_case_begin(state);
-	unsigned long u0, s0, u1, s1;
+	unsigned long u0 = 0, s0 = 0, u1 = 0, s1 = 0;
 	char line[512];
 
 	write_conf_text("display = { device = \"/dev/fb0\"; vt = 7; fps = 30; };\n"
