@@ -1,7 +1,8 @@
 /* app.h - the running daemon, in parts: each part is written by its own file only.
  *
- * The daemon folder is the program around the water: the event loop (daemon.c), reload and
- * control commands (service.c), input devices into stones (touch.c), the frame and idle timers
+ * The daemon folder is the program around the water: the event loop (daemon.c), a mode another
+ * program set taken on (adopt.c, on the worker service.c keeps for it), reload and control
+ * commands (service.c), input devices into stones (touch.c), the frame and idle timers
  * (pace.c), the pictures a reload or an adoption makes off the loop (pictures.c), what is shown
  * (screen.c), what `systemctl status` says (status.c, which reads every part), the control
  * socket, sd_notify and idle timing. Calls go down that list, never up; every folder below
