@@ -41,6 +41,16 @@ struct drm_flip {
 	uint64_t value;
 };
 
+/* What the frames go to: a connector, its mode, a CRTC and its primary plane. */
+struct drm_output {
+	uint32_t conn_id, crtc_id, plane_id;
+	uint32_t dpms_prop;	/* 0: the connector has none */
+	drmModeModeInfo mode;
+	uint32_t format;	/* DRM_FORMAT_XRGB8888 or DRM_FORMAT_RGB565 */
+	int rotate;		/* the panel's own, degrees clockwise */
+	char name[32];		/* the connector's: "HDMI-A-1" */
+};
+
 struct drm {
 	int fd;
 	bool atomic;		/* flips are atomic commits; else legacy page flips */
@@ -53,9 +63,7 @@ struct drm {
 	int flips_refused;	/* in a row, by the driver */
 	bool blanked;		/* DPMS off: flips are refused (the CRTC is off), and not
 				 * counted in flips_refused */
-	uint32_t conn_id, crtc_id, plane_id;
-	uint32_t dpms_prop;	/* 0: the connector has none */
-	drmModeModeInfo mode;
+	struct drm_output output;
 	drmModeCrtc *saved;	/* as found at open */
 	drmModeCrtc *over;	/* as another process had it when a show took it (a DRM
 				 * application's buffer): put back before saved */
@@ -65,12 +73,11 @@ struct drm {
 	int front;		/* the buffer on screen, or on its way there */
 	int drawn;		/* the buffer presented last: front, or one whose flip was
 				 * refused */
-	uint32_t format;	/* DRM_FORMAT_XRGB8888 or DRM_FORMAT_RGB565 */
 	struct drm_flip flip[2];
 	drmEventContext ev;
 	unsigned flips_done;	/* by the event handler, since events last returned */
 	uintptr_t flip_token;	/* the flips' user data: this open's alone, never reused */
-	char driver[64], output[32];
+	char driver[64];
 };
 
 static struct drm *drm_of(const struct display *d)
@@ -176,8 +183,8 @@ int display_drm_fbdev(const char *card, char *path, size_t len)
 }
 
 /* The value of the property called name on an object, and its id; -ENOENT without one. */
-static int find_property(int fd, uint32_t obj, uint32_t type, const char *name, uint32_t *id,
-			 uint64_t *value)
+static int drm_property_find(int fd, uint32_t obj, uint32_t type, const char *name,
+			     uint32_t *id, uint64_t *value)
 {
 	drmModeObjectProperties *props = drmModeObjectGetProperties(fd, obj, type);
 	int ret = -ENOENT;
@@ -346,28 +353,28 @@ static int crtc_index(const drmModeRes *res, uint32_t crtc)
 /* How well primary plane p suits crtc: the one that scans it out now, else one that scans out
  * nothing (where every plane may serve every CRTC, msm's, another CRTC's is taken); -1: not
  * a primary plane it can use. */
-static int plane_fit(const struct drm *st, const drmModePlane *p, int index)
+static int plane_fit(int fd, const drmModePlane *p, uint32_t crtc, int index)
 {
 	uint32_t prop;
 	uint64_t type = 0;
 
 	if (!p || index < 0 || !(p->possible_crtcs & (1u << index)) ||
-	    find_property(st->fd, p->plane_id, DRM_MODE_OBJECT_PLANE, "type", &prop, &type) < 0 ||
+	    drm_property_find(fd, p->plane_id, DRM_MODE_OBJECT_PLANE, "type", &prop, &type) < 0 ||
 	    type != DRM_PLANE_TYPE_PRIMARY)
 		return -1;
-	return p->crtc_id == st->crtc_id ? 2 : p->crtc_id == 0 ? 1 : 0;
+	return p->crtc_id == crtc ? 2 : p->crtc_id == 0 ? 1 : 0;
 }
 
 /* The CRTC's primary plane, and the format to draw in: XRGB8888, RGB565 only where the plane
  * has nothing else. */
-static int choose_plane(struct drm *st, const drmModeRes *res)
+static int choose_plane(int fd, const drmModeRes *res, struct drm_output *out)
 {
-	drmModePlaneRes *planes = drmModeGetPlaneResources(st->fd);
-	int index = crtc_index(res, st->crtc_id), best = -1, ret = -ENOENT;
+	drmModePlaneRes *planes = drmModeGetPlaneResources(fd);
+	int index = crtc_index(res, out->crtc_id), best = -1, ret = -ENOENT;
 
 	for (uint32_t i = 0; planes && best < 2 && i < planes->count_planes; i++) {
-		drmModePlane *p = drmModeGetPlane(st->fd, planes->planes[i]);
-		int fit = plane_fit(st, p, index);
+		drmModePlane *p = drmModeGetPlane(fd, planes->planes[i]);
+		int fit = plane_fit(fd, p, out->crtc_id, index);
 		bool xrgb = false, rgb565 = false;
 
 		if (fit > best) {
@@ -376,8 +383,8 @@ static int choose_plane(struct drm *st, const drmModeRes *res)
 				rgb565 |= p->formats[f] == DRM_FORMAT_RGB565;
 			}
 			best = fit;
-			st->plane_id = p->plane_id;
-			st->format = xrgb ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_RGB565;
+			out->plane_id = p->plane_id;
+			out->format = xrgb ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_RGB565;
 			ret = xrgb || rgb565 ? 0 : -ENOTSUP;
 		}
 		drmModeFreePlane(p);
@@ -388,17 +395,17 @@ static int choose_plane(struct drm *st, const drmModeRes *res)
 
 static int create_buffer(struct drm *st, struct drm_buffer *b)
 {
-	int bpp = st->format == DRM_FORMAT_RGB565 ? 16 : 32;
+	int bpp = st->output.format == DRM_FORMAT_RGB565 ? 16 : 32;
 	uint32_t handles[4] = { 0 }, pitches[4] = { 0 }, offsets[4] = { 0 };
 	uint64_t size, offset;
 
-	if (drmModeCreateDumbBuffer(st->fd, st->mode.hdisplay, st->mode.vdisplay, bpp, 0,
-				    &b->handle, &b->pitch, &size) < 0)
+	if (drmModeCreateDumbBuffer(st->fd, st->output.mode.hdisplay, st->output.mode.vdisplay,
+				    bpp, 0, &b->handle, &b->pitch, &size) < 0)
 		return -errno;
 	handles[0] = b->handle;
 	pitches[0] = b->pitch;
-	if (drmModeAddFB2(st->fd, st->mode.hdisplay, st->mode.vdisplay, st->format, handles,
-			  pitches, offsets, &b->fb_id, 0) < 0 ||
+	if (drmModeAddFB2(st->fd, st->output.mode.hdisplay, st->output.mode.vdisplay,
+			  st->output.format, handles, pitches, offsets, &b->fb_id, 0) < 0 ||
 	    drmModeMapDumbBuffer(st->fd, b->handle, &offset) < 0)
 		return -errno;
 	b->map = display_map(st->fd, size, (off_t)offset);
@@ -442,7 +449,7 @@ static void prepare_flip(struct drm *st, int i, uint32_t fb_prop)
 {
 	struct drm_flip *f = &st->flip[i];
 
-	f->obj = st->plane_id;
+	f->obj = st->output.plane_id;
 	f->count = 1;
 	f->prop = fb_prop;
 	f->value = st->buf[i].fb_id;
@@ -472,8 +479,8 @@ static void choose_flips(struct drm *st)
 	uint32_t fb_prop;
 
 	st->atomic = !test_legacy() && drmSetClientCap(st->fd, DRM_CLIENT_CAP_ATOMIC, 1) == 0 &&
-		     find_property(st->fd, st->plane_id, DRM_MODE_OBJECT_PLANE, "FB_ID", &fb_prop,
-				   NULL) == 0;
+		     drm_property_find(st->fd, st->output.plane_id, DRM_MODE_OBJECT_PLANE, "FB_ID",
+				       &fb_prop, NULL) == 0;
 	for (int i = 0; st->atomic && i < st->nbufs; i++)
 		prepare_flip(st, i, fb_prop);
 }
@@ -502,16 +509,16 @@ static int panel_rotation(int fd, uint32_t conn)
 	uint32_t prop;
 	uint64_t value;
 
-	if (find_property(fd, conn, DRM_MODE_OBJECT_CONNECTOR, "panel orientation", &prop,
-			  &value) < 0 || value > 3)
+	if (drm_property_find(fd, conn, DRM_MODE_OBJECT_CONNECTOR, "panel orientation", &prop,
+			      &value) < 0 || value > 3)
 		return 0;
 	return degrees[value];
 }
 
 static int set_crtc(struct drm *st, int buffer)
 {
-	if (drmModeSetCrtc(st->fd, st->crtc_id, st->buf[buffer].fb_id, 0, 0, &st->conn_id, 1,
-			   &st->mode) < 0)
+	if (drmModeSetCrtc(st->fd, st->output.crtc_id, st->buf[buffer].fb_id, 0, 0,
+			   &st->output.conn_id, 1, &st->output.mode) < 0)
 		return -errno;
 	st->crtc_set = true;
 	st->take_over = false;
@@ -548,13 +555,12 @@ static int take_master(struct drm *st, const struct display_request *req, char *
 	return -EBUSY;
 }
 
-/* The connector, its mode, the CRTC and the plane: what the frames go to. */
-static int choose_output(struct display *d, const struct display_request *req, char *err,
-			 size_t errlen)
+/* The connector, its mode, the CRTC and the plane: what the frames go to. ours: the CRTC a
+ * display of ours on the card drives (0: none). */
+static int drm_output_choose(int fd, const struct display_request *req, uint32_t ours,
+			     struct drm_output *out, char *err, size_t errlen)
 {
-	struct drm *st = drm_of(d);
-	const struct drm *held = held_card(req);
-	drmModeRes *res = drmModeGetResources(st->fd);
+	drmModeRes *res = drmModeGetResources(fd);
 	drmModeConnector *c;
 	char all[128];
 	int ret;
@@ -563,7 +569,7 @@ static int choose_output(struct display *d, const struct display_request *req, c
 		snprintf(err, errlen, "not a KMS device: %s", strerror(errno));
 		return -ENODEV;
 	}
-	c = choose_connector(st->fd, res, req->output, st->output, sizeof(st->output), all,
+	c = choose_connector(fd, res, req->output, out->name, sizeof(out->name), all,
 			     sizeof(all));
 	if (!c && req->output && req->output[0])
 		snprintf(err, errlen, "no connector %.32s (the card has %.128s)", req->output,
@@ -575,30 +581,45 @@ static int choose_output(struct display *d, const struct display_request *req, c
 		drmModeFreeResources(res);
 		return -ENODEV;
 	}
-	st->conn_id = c->connector_id;
-	ret = choose_mode(c, req->mode, &st->mode);
+	out->conn_id = c->connector_id;
+	ret = choose_mode(c, req->mode, &out->mode);
 	if (ret < 0 && c->connection != DRM_MODE_CONNECTED)
 		snprintf(err, errlen, "%s is not connected (a monitor off or unplugged at start?)",
-			 st->output);
+			 out->name);
 	else if (ret < 0)
 		snprintf(err, errlen, req->mode && req->mode[0] ? "%s has no mode %s (see "
-			 "--list-devices)" : "%s has no modes%s", st->output,
+			 "--list-devices)" : "%s has no modes%s", out->name,
 			 req->mode ? req->mode : "");
 	if (ret == 0)
-		ret = crtc_error(choose_crtc(st->fd, res, c, held ? held->crtc_id : 0,
-					     &st->crtc_id), st->output, err, errlen);
-	if (ret == 0 && (ret = choose_plane(st, res)) < 0)
+		ret = crtc_error(choose_crtc(fd, res, c, ours, &out->crtc_id), out->name, err,
+				 errlen);
+	if (ret == 0 && (ret = choose_plane(fd, res, out)) < 0)
 		snprintf(err, errlen, "no primary plane drawing XRGB8888 or RGB565 for %s",
-			 st->output);
+			 out->name);
 	if (ret == 0) {
-		st->saved = drmModeGetCrtc(st->fd, st->crtc_id);
-		find_property(st->fd, st->conn_id, DRM_MODE_OBJECT_CONNECTOR, "DPMS",
-			      &st->dpms_prop, NULL);
-		d->mode.rotate = panel_rotation(st->fd, st->conn_id);
+		drm_property_find(fd, out->conn_id, DRM_MODE_OBJECT_CONNECTOR, "DPMS",
+				  &out->dpms_prop, NULL);
+		out->rotate = panel_rotation(fd, out->conn_id);
 	}
 	drmModeFreeConnector(c);
 	drmModeFreeResources(res);
 	return ret;
+}
+
+/* What the frames go to, and the CRTC as found there: what close and release put back. */
+static int choose_output(struct display *d, const struct display_request *req, char *err,
+			 size_t errlen)
+{
+	struct drm *st = drm_of(d);
+	const struct drm *held = held_card(req);
+	int ret = drm_output_choose(st->fd, req, held ? held->output.crtc_id : 0, &st->output, err,
+				    errlen);
+
+	if (ret < 0)
+		return ret;
+	st->saved = drmModeGetCrtc(st->fd, st->output.crtc_id);
+	d->mode.rotate = st->output.rotate;
+	return 0;
 }
 
 static void read_driver(struct drm *st)
@@ -630,7 +651,7 @@ static void keep_found_crtc(struct drm *st, const struct display_request *req)
 
 	if (held)	/* of the card: whichever CRTC a reload's output is on */
 		st->found_another = held->found_another;
-	if (!held || !held->saved || held->crtc_id != st->crtc_id)
+	if (!held || !held->saved || held->output.crtc_id != st->output.crtc_id)
 		return;
 	found = malloc(sizeof(*found));
 	if (!found)
@@ -673,18 +694,18 @@ static int drm_open(struct display *d, const struct display_request *req, char *
 	keep_found_crtc(st, req);
 	ret = create_buffers(st, req->buffering);
 	if (ret < 0)
-		return display_errorf(ret, err, errlen, "dumb buffer %ux%u: %s", st->mode.hdisplay,
-			    st->mode.vdisplay, strerror(-ret));
+		return display_errorf(ret, err, errlen, "dumb buffer %ux%u: %s",
+			    st->output.mode.hdisplay, st->output.mode.vdisplay, strerror(-ret));
 	choose_flips(st);
-	pixfmt_by_name(&m->fmt, st->format == DRM_FORMAT_RGB565 ? "RGB565" : "XRGB8888");
-	m->width = st->mode.hdisplay;
-	m->height = st->mode.vdisplay;
+	pixfmt_by_name(&m->fmt, st->output.format == DRM_FORMAT_RGB565 ? "RGB565" : "XRGB8888");
+	m->width = st->output.mode.hdisplay;
+	m->height = st->output.mode.vdisplay;
 	m->stride = st->buf[0].pitch;
 	m->pages = st->nbufs;
 	ret = req->hidden ? 0 : set_crtc(st, 0);
 	if (ret < 0)
-		return display_errorf(ret, err, errlen, "setting mode %s on %s: %s", st->mode.name,
-			    st->output, strerror(-ret));
+		return display_errorf(ret, err, errlen, "setting mode %s on %s: %s",
+			    st->output.mode.name, st->output.name, strerror(-ret));
 	d->event_fd = st->fd;
 	return 0;
 }
@@ -695,7 +716,7 @@ static bool drm_shows_another(const struct display *d);
 /* The framebuffer on our CRTC now; 0: none, or it cannot be told. */
 static uint32_t crtc_buffer(const struct drm *st)
 {
-	drmModeCrtc *c = drmModeGetCrtc(st->fd, st->crtc_id);
+	drmModeCrtc *c = drmModeGetCrtc(st->fd, st->output.crtc_id);
 	uint32_t id = c ? c->buffer_id : 0;
 
 	drmModeFreeCrtc(c);
@@ -723,7 +744,7 @@ static bool shows_ours(const struct drm *st)
 static int set_found(struct drm *st, const drmModeCrtc *s)
 {
 	return drmModeSetCrtc(st->fd, s->crtc_id, s->buffer_id, s->x, s->y,
-			      s->mode_valid ? &st->conn_id : NULL, s->mode_valid ? 1 : 0,
+			      s->mode_valid ? &st->output.conn_id : NULL, s->mode_valid ? 1 : 0,
 			      s->mode_valid ? (drmModeModeInfo *)&s->mode : NULL);
 }
 
@@ -732,8 +753,8 @@ static int set_found(struct drm *st, const drmModeCrtc *s)
 static int leave_drawn(struct drm *st)
 {
 	if (st->drawn != st->front)
-		drmModeSetCrtc(st->fd, st->crtc_id, st->buf[st->drawn].fb_id, 0, 0, &st->conn_id,
-			       1, &st->mode);
+		drmModeSetCrtc(st->fd, st->output.crtc_id, st->buf[st->drawn].fb_id, 0, 0,
+			       &st->output.conn_id, 1, &st->output.mode);
 	return -ENOENT;
 }
 
@@ -785,7 +806,7 @@ static void arm_crash(const struct drm *st)
 	crash.fd = -1;
 	atomic_signal_fence(memory_order_seq_cst);
 	crash.count = 0;
-	crash.conn = st->conn_id;
+	crash.conn = st->output.conn_id;
 	if (st->over)
 		crash.crtc[crash.count++] = crtc_request(st->over);
 	if (st->saved)
@@ -893,7 +914,7 @@ static int drm_present(struct display *d)
 	if (st->atomic)
 		ret = ioctl(st->fd, DRM_IOCTL_MODE_ATOMIC, &st->flip[back].req);
 	else
-		ret = drmModePageFlip(st->fd, st->crtc_id, st->buf[back].fb_id,
+		ret = drmModePageFlip(st->fd, st->output.crtc_id, st->buf[back].fb_id,
 				      DRM_MODE_PAGE_FLIP_EVENT, (void *)st->flip_token);
 	if (ret < 0)
 		return flip_refused(d, -errno);
@@ -928,9 +949,9 @@ static int drm_blank(struct display *d, bool blank)
 {
 	struct drm *st = drm_of(d);
 
-	if (!st->dpms_prop)
+	if (!st->output.dpms_prop)
 		return -ENOTTY;
-	if (drmModeConnectorSetProperty(st->fd, st->conn_id, st->dpms_prop,
+	if (drmModeConnectorSetProperty(st->fd, st->output.conn_id, st->output.dpms_prop,
 					blank ? DRM_MODE_DPMS_OFF : DRM_MODE_DPMS_ON) < 0)
 		return -errno;
 	st->blanked = blank;
@@ -971,7 +992,7 @@ static int drm_acquire(struct display *d)
 	 * meanwhile leaves it as the show found it) */
 	if (st->take_over) {
 		drmModeFreeCrtc(st->over);
-		st->over = drm_shows_another(d) ? drmModeGetCrtc(st->fd, st->crtc_id) : NULL;
+		st->over = drm_shows_another(d) ? drmModeGetCrtc(st->fd, st->output.crtc_id) : NULL;
 		st->take_over = false;
 		if (crash.fd == st->fd)
 			arm_crash(st);
@@ -1067,7 +1088,7 @@ static void close_handles(int fd, const drmModeFB2 *fb)
 static int drm_read_another(const struct display *d, struct image *img)
 {
 	const struct drm *st = drm_of(d);
-	drmModeCrtc *c = drmModeGetCrtc(st->fd, st->crtc_id);
+	drmModeCrtc *c = drmModeGetCrtc(st->fd, st->output.crtc_id);
 	drmModeFB2 *fb = NULL;
 	int ret = -ENOENT;	/* no buffer there any more */
 
@@ -1136,18 +1157,25 @@ static void describe_connector(int fd, uint32_t id, FILE *out)
 	drmModeFreeConnector(c);
 }
 
+/* --list-devices: each of the card's connectors, whether connected, and its modes. */
+static void drm_output_list(int fd, FILE *out)
+{
+	drmModeRes *res = drmModeGetResources(fd);
+
+	for (int i = 0; res && i < res->count_connectors; i++)
+		describe_connector(fd, res->connectors[i], out);
+	drmModeFreeResources(res);
+}
+
 static void drm_describe(const struct display *d, FILE *out)
 {
 	const struct drm *st = drm_of(d);
 	const struct display_mode *m = &d->mode;
-	drmModeRes *res = drmModeGetResources(st->fd);
 
 	fprintf(out, "display %s: drm %s\n", d->path, st->driver);
-	for (int i = 0; res && i < res->count_connectors; i++)
-		describe_connector(st->fd, res->connectors[i], out);
-	drmModeFreeResources(res);
-	fprintf(out, "  chosen %s %dx%d@%u, %d bpp %s, stride %zu bytes\n", st->output, m->width,
-		m->height, st->mode.vrefresh, m->fmt.bpp, m->fmt.name, m->stride);
+	drm_output_list(st->fd, out);
+	fprintf(out, "  chosen %s %dx%d@%u, %d bpp %s, stride %zu bytes\n", st->output.name,
+		m->width, m->height, st->output.mode.vrefresh, m->fmt.bpp, m->fmt.name, m->stride);
 	fprintf(out, "  flips: %s; drawing: %s\n", st->atomic ? "atomic" : "legacy",
 		m->pages == 2 ? "double buffered" : "single buffer");
 }
