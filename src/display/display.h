@@ -1,10 +1,10 @@
 /* display.h - where frames are shown: one small interface, one file per backend.
  *
  * The display folder holds the screen a frame is drawn into and the VT under it: this
- * interface, its backends (drm.c: a DRM/KMS card; fbdev.c: a Linux framebuffer device; file.c:
- * a regular file standing in for one, for --fbdev) and vt.c. Its files include image/ (pixel
- * formats, images) and util/, nothing above. The daemon picks no backend: display_open does,
- * from the request.
+ * interface, its backends (drm.c: a DRM/KMS card, on the output drm_output.c chooses; fbdev.c: a
+ * Linux framebuffer device; file.c: a regular file standing in for one, for --fbdev) and vt.c.
+ * Its files include image/ (pixel formats, images) and util/, nothing above. The daemon picks
+ * no backend: display_open does, from the request.
  */
 #ifndef FBRIPPLE_DISPLAY_H
 #define FBRIPPLE_DISPLAY_H
