@@ -325,6 +325,32 @@ static int panel_rotation(int fd, uint32_t conn)
 	return degrees[value];
 }
 
+/* err says why choose_connector found none: want is not among all, the connectors there are,
+ * or none of them is connected. -ENODEV. */
+static int connector_error(const char *want, const char *all, char *err, size_t errlen)
+{
+	if (want && want[0])
+		snprintf(err, errlen, "no connector %.32s (the card has %.128s)", want,
+			 all[0] ? all : "none");
+	else
+		snprintf(err, errlen, "no connected connector among %.128s (a monitor off or "
+			 "unplugged at start?)", all[0] ? all : "none");
+	return -ENODEV;
+}
+
+/* err says why choose_mode found no mode want on connector c, called name; returns ret. */
+static int mode_error(int ret, const drmModeConnector *c, const char *want, const char *name,
+		      char *err, size_t errlen)
+{
+	if (ret < 0 && c->connection != DRM_MODE_CONNECTED)
+		snprintf(err, errlen, "%s is not connected (a monitor off or unplugged at start?)",
+			 name);
+	else if (ret < 0)
+		snprintf(err, errlen, want && want[0] ? "%s has no mode %s (see --list-devices)"
+			 : "%s has no modes%s", name, want ? want : "");
+	return ret;
+}
+
 int drm_output_choose(int fd, const struct display_request *req, uint32_t ours,
 		      struct drm_output *out, char *err, size_t errlen)
 {
@@ -339,25 +365,13 @@ int drm_output_choose(int fd, const struct display_request *req, uint32_t ours,
 	}
 	c = choose_connector(fd, res, req->output, out->name, sizeof(out->name), all,
 			     sizeof(all));
-	if (!c && req->output && req->output[0])
-		snprintf(err, errlen, "no connector %.32s (the card has %.128s)", req->output,
-			 all[0] ? all : "none");
-	else if (!c)
-		snprintf(err, errlen, "no connected connector among %.128s (a monitor off or "
-			 "unplugged at start?)", all[0] ? all : "none");
 	if (!c) {
 		drmModeFreeResources(res);
-		return -ENODEV;
+		return connector_error(req->output, all, err, errlen);
 	}
 	out->conn_id = c->connector_id;
-	ret = choose_mode(c, req->mode, &out->mode);
-	if (ret < 0 && c->connection != DRM_MODE_CONNECTED)
-		snprintf(err, errlen, "%s is not connected (a monitor off or unplugged at start?)",
-			 out->name);
-	else if (ret < 0)
-		snprintf(err, errlen, req->mode && req->mode[0] ? "%s has no mode %s (see "
-			 "--list-devices)" : "%s has no modes%s", out->name,
-			 req->mode ? req->mode : "");
+	ret = mode_error(choose_mode(c, req->mode, &out->mode), c, req->mode, out->name, err,
+			 errlen);
 	if (ret == 0)
 		ret = crtc_error(choose_crtc(fd, res, c, ours, &out->crtc_id), out->name, err,
 				 errlen);
