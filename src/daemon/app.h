@@ -4,9 +4,10 @@
  * program set taken on (adopt.c, on the worker service.c keeps for it), reload and control
  * commands (service.c), input devices into stones (touch.c), the frame and idle timers
  * (pace.c), the pictures a reload or an adoption makes off the loop (pictures.c), what is shown
- * (screen.c), what `systemctl status` says (status.c, which reads every part), the control
- * socket, sd_notify and idle timing. Calls go down that list, never up; every folder below
- * src/ may be included, main.c drives it.
+ * (screen.c; beside a kiosk application, the show and the hide, screen_app.c; the two share
+ * screen_internal.h and together write struct screen), what `systemctl status` says (status.c,
+ * which reads every part), the control socket, sd_notify and idle timing. Calls go down that
+ * list, never up; every folder below src/ may be included, main.c drives it.
  */
 #ifndef FBRIPPLE_APP_H
 #define FBRIPPLE_APP_H
@@ -54,7 +55,8 @@ struct options {
 	const char *send;		/* a control command to send instead of running */
 };
 
-/* screen.c: the display and the VT under it, the water and the picture it refracts. */
+/* screen.c, screen_app.c: the display and the VT under it, the water and the picture it
+ * refracts. */
 struct screen {
 	struct display display;
 	struct loop *loop;		/* where the display's events are read; NULL: none yet */
@@ -245,13 +247,15 @@ int screen_retake(struct screen *s);
 /* The display's events read on loop from now on. */
 void screen_attach(struct screen *s, struct loop *loop);
 int screen_capture(struct screen *s, struct image *img);
+int screen_write_png(struct screen *s, const char *path);
+void screen_release(struct screen *s);
+
+/* screen_app.c: beside a kiosk application (screensaver.mode idle), shown and hidden. */
 void screen_stand_by(struct screen *s);
 int screen_show(struct screen *s, const struct config *cfg);
 void screen_keep_app_frame(struct screen *s, const struct config *cfg);
 void screen_fade(struct screen *s);
 void screen_hide(struct screen *s, const struct config *cfg);
-int screen_write_png(struct screen *s, const char *path);
-void screen_release(struct screen *s);
 
 /* pictures.c: the pictures a job makes on a worker's thread for a screen of width x height,
  * from its own copy of the config; ret and err say how it went. */
