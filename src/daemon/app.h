@@ -4,10 +4,11 @@
  * program set taken on (adopt.c, on the worker service.c keeps for it), reload and control
  * commands (service.c), input devices into stones (touch.c), the frame and idle timers
  * (pace.c), the pictures a reload or an adoption makes off the loop (pictures.c), what is shown
- * (screen.c; beside a kiosk application, the show and the hide, screen_app.c; the two share
- * screen_internal.h and together write struct screen), what `systemctl status` says (status.c,
- * which reads every part), the control socket, sd_notify and idle timing. Calls go down that
- * list, never up; every folder below src/ may be included, main.c drives it.
+ * (screen.c; what it is made of, screen_setup.c; beside a kiosk application, the show and the
+ * hide, screen_app.c; the three share screen_internal.h and together write struct screen),
+ * what `systemctl status` says (status.c, which reads every part), the control socket,
+ * sd_notify and idle timing. Calls go down that list, never up; every folder below src/ may be
+ * included, main.c drives it.
  */
 #ifndef FBRIPPLE_APP_H
 #define FBRIPPLE_APP_H
@@ -55,8 +56,8 @@ struct options {
 	const char *send;		/* a control command to send instead of running */
 };
 
-/* screen.c, screen_app.c: the display and the VT under it, the water and the picture it
- * refracts. */
+/* screen.c, screen_setup.c, screen_app.c: the display and the VT under it, the water and the
+ * picture it refracts. */
 struct screen {
 	struct display display;
 	struct loop *loop;		/* where the display's events are read; NULL: none yet */
@@ -190,6 +191,30 @@ static inline void app_warn_config(void *ctx, const char *msg)
 }
 
 /* screen.c */
+void screen_init(struct screen *s);
+void screen_open_console(struct screen *s, int vt);
+int screen_open(struct screen *s, const struct display_request *req);
+long screen_drop(struct screen *s, int x, int y, int size, int weight);
+long screen_trail_part(struct screen *s, struct water_trail *t, long budget);
+void screen_set_rain(struct screen *s, double rate, int size, int weight);
+void screen_step(struct screen *s, int steps, double dt);
+bool screen_calm(const struct screen *s);
+bool screen_wants_frame(const struct screen *s);
+void screen_draw(struct screen *s, bool full);
+void screen_redraw(struct screen *s);
+void screen_blank(struct screen *s, bool blank);
+void screen_keep_blank(struct screen *s);
+void screen_leave(struct screen *s);
+int screen_return(struct screen *s);
+int screen_retake(struct screen *s);
+/* The display's events read on loop from now on. */
+void screen_attach(struct screen *s, struct loop *loop);
+int screen_capture(struct screen *s, struct image *img);
+int screen_write_png(struct screen *s, const char *path);
+void screen_release(struct screen *s);
+
+/* screen_setup.c: the grid, the splash and the walls; a display, rotation, cell or mode taken
+ * on anew. */
 struct screen_pictures {
 	struct image splash;
 	struct walls walls;
@@ -198,9 +223,6 @@ struct screen_pictures {
 					 * back as at start */
 };
 
-void screen_init(struct screen *s);
-void screen_open_console(struct screen *s, int vt);
-int screen_open(struct screen *s, const struct display_request *req);
 int screen_setup(struct screen *s, const struct config *cfg);
 void screen_apply_look(struct screen *s, const struct config *cfg);
 /* display.threads: a pool of that many threads unless it has them already. */
@@ -221,12 +243,6 @@ int screen_make_pictures(const struct config *cfg, int width, int height,
 int screen_reload_splash(struct screen *s, const struct image *splash, char *err, size_t len);
 int screen_reload_walls(struct screen *s, struct walls *walls, char *err, size_t len);
 int screen_cell_for(const struct config *cfg, const struct display_mode *m);
-long screen_drop(struct screen *s, int x, int y, int size, int weight);
-long screen_trail_part(struct screen *s, struct water_trail *t, long budget);
-void screen_set_rain(struct screen *s, double rate, int size, int weight);
-void screen_step(struct screen *s, int steps, double dt);
-bool screen_calm(const struct screen *s);
-bool screen_wants_frame(const struct screen *s);
 /* The mode another program set, which the driver keeps, adopted as if the display were opened
  * anew in it: first opened, on the loop, into d (req: the display as opened now); -ECANCELED
  * where no mode is lost, else 0 or open's -errno (said once: nothing drawn until our VT
@@ -237,18 +253,6 @@ void screen_picture_size(const struct display *d, const struct config *cfg, int 
 			 int *height);
 void screen_adopt_mode(struct screen *s, struct display *d, const struct config *cfg,
 		       struct screen_pictures *made);
-void screen_draw(struct screen *s, bool full);
-void screen_redraw(struct screen *s);
-void screen_blank(struct screen *s, bool blank);
-void screen_keep_blank(struct screen *s);
-void screen_leave(struct screen *s);
-int screen_return(struct screen *s);
-int screen_retake(struct screen *s);
-/* The display's events read on loop from now on. */
-void screen_attach(struct screen *s, struct loop *loop);
-int screen_capture(struct screen *s, struct image *img);
-int screen_write_png(struct screen *s, const char *path);
-void screen_release(struct screen *s);
 
 /* screen_app.c: beside a kiosk application (screensaver.mode idle), shown and hidden. */
 void screen_stand_by(struct screen *s);

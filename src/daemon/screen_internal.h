@@ -1,5 +1,5 @@
-/* screen_internal.h - what screen's own files share, and no other file includes: screen.c and
- * screen_app.c together are the part that writes struct screen (app.h). */
+/* screen_internal.h - what screen's own files share, and no other file includes: screen.c,
+ * screen_setup.c and screen_app.c together are the part that writes struct screen (app.h). */
 #ifndef FBRIPPLE_SCREEN_INTERNAL_H
 #define FBRIPPLE_SCREEN_INTERNAL_H
 
@@ -7,6 +7,10 @@
 
 /* screen.c */
 void lose_display(struct screen *s);
+void unwatch_display(struct screen *s);
+void watch_display(struct screen *s);
+void guard_crashes(struct screen *s);
+int open_display(struct display *d, const struct display_request *req);
 void mode_put_back(struct screen *s);
 void one_page_left(struct screen *s, int err);
 const char *acquire_error(int ret);
