@@ -33,7 +33,7 @@ void screen_init(struct screen *s)
 
 /* The display's device is gone: nothing to draw on until it comes back, and the daemon is
  * started anew then (the unit's Restart=, or whoever started it). */
-void lose_display(struct screen *s)
+void screen_lose_display(struct screen *s)
 {
 	if (s->gone)
 		return;
@@ -51,7 +51,7 @@ static void on_display_node(struct loop_source *src, uint32_t events)
 	while (read(src->fd, buf, sizeof(buf)) > 0)
 		;
 	if (display_gone(&s->display))
-		lose_display(s);
+		screen_lose_display(s);
 }
 
 static void on_display_events(struct loop_source *src, uint32_t events)
@@ -63,7 +63,7 @@ static void on_display_events(struct loop_source *src, uint32_t events)
 }
 
 /* The display's events off the loop: before its descriptor closes. */
-void unwatch_display(struct screen *s)
+void screen_unwatch_display(struct screen *s)
 {
 	if (s->loop && s->events.fd >= 0)
 		loop_remove(s->loop, &s->events);
@@ -72,11 +72,11 @@ void unwatch_display(struct screen *s)
 
 /* The display open now on the loop: its events (page flips done), and its device node, to
  * notice the device going away at no cost until it does. */
-void watch_display(struct screen *s)
+void screen_watch_display(struct screen *s)
 {
 	int ret;
 
-	unwatch_display(s);
+	screen_unwatch_display(s);
 	s->events = (struct loop_source){ s->display.event_fd, on_display_events, s };
 	if (!s->loop)
 		return;
@@ -101,7 +101,7 @@ void screen_attach(struct screen *s, struct loop *loop)
 		close(s->watch.fd);
 		s->watch.fd = -1;
 	}
-	watch_display(s);
+	screen_watch_display(s);
 }
 
 /* The VT under the display, in graphics mode and switching only when we agree. Without one
@@ -127,7 +127,7 @@ void screen_open_console(struct screen *s, int vt)
 }
 
 /* A crash puts back the display on screen and the console. */
-void guard_crashes(struct screen *s)
+void screen_guard_crashes(struct screen *s)
 {
 	display_crash_guard(&s->display);
 	vt_guard_crashes(&s->vt);
@@ -144,7 +144,7 @@ static void log_buffering(const struct display *d, enum display_buffering mode)
 }
 
 /* Opens the display into d; says why not, and why another device than the one asked for. */
-int open_display(struct display *d, const struct display_request *req)
+int screen_open_display(struct display *d, const struct display_request *req)
 {
 	char err[256];
 	int ret = display_open(d, req, err, sizeof(err));
@@ -162,7 +162,7 @@ int open_display(struct display *d, const struct display_request *req)
 
 int screen_open(struct screen *s, const struct display_request *req)
 {
-	int ret = open_display(&s->display, req);
+	int ret = screen_open_display(&s->display, req);
 
 	/* hidden from the start: a start that fails before standing by leaves the app's
 	 * screen alone, as a crash does */
@@ -171,7 +171,7 @@ int screen_open(struct screen *s, const struct display_request *req)
 		vt_set_away(true);
 	}
 	if (ret == 0)
-		guard_crashes(s);
+		screen_guard_crashes(s);
 	return ret;
 }
 
@@ -187,7 +187,7 @@ void screen_release(struct screen *s)
 		loop_remove(s->loop, &s->events);
 	s->events.fd = -1;
 	display_close(&s->display, !s->away && !s->gone);
-	guard_crashes(s);	/* nothing of the display left for a crash to touch */
+	screen_guard_crashes(s);	/* nothing of the display left for a crash to touch */
 	vt_restore(&s->vt);
 	if (s->watch.fd >= 0)
 		close(s->watch.fd);
@@ -258,7 +258,7 @@ static void paint_stripes(const struct display_mode *m, uint8_t *pixels, int y0,
 
 /* Another program set a mode on our VT, and the display put its own back: every page drawn
  * whole again. Said once; a program that keeps at it is not given a line a frame. */
-void mode_put_back(struct screen *s)
+void screen_mode_put_back(struct screen *s)
 {
 	s->full_pages = s->display.mode.pages;
 	if (s->mode_resets++ == 0)
@@ -270,7 +270,7 @@ void mode_put_back(struct screen *s)
 /* The display gave up flipping pages (the driver kept refusing to pan, or to flip on DRM):
  * one page from now on, the one on screen, drawn whole first. Once a display: it stays single
  * buffered. */
-void one_page_left(struct screen *s, int err)
+void screen_one_page_left(struct screen *s, int err)
 {
 	s->full_pages = s->display.mode.pages;
 	log_warn("%s: the driver refused to %s the page drawn (%s); drawing on the page on "
@@ -310,16 +310,16 @@ void screen_draw(struct screen *s, bool full)
 	if (ret == 0)
 		s->frames++;
 	else if (m->pages < pages && ret != -EIO)
-		one_page_left(s, ret);
+		screen_one_page_left(s, ret);
 	else if (ret == -EAGAIN)
 		/* not shown: the same page is handed out again, and owed even where the water is
 		 * calm now, else the frame timer stops with the frame before on screen (a page
 		 * owed is drawn whole: the one kind of frame owed without water) */
 		s->full_pages++;
 	else if (ret == -ENODEV)
-		lose_display(s);
+		screen_lose_display(s);
 	else if (ret == -ESTALE)
-		mode_put_back(s);
+		screen_mode_put_back(s);
 	else if (ret == -EIO)
 		s->mode_lost = true;	/* the daemon adopts it (screen_adopt_mode) */
 }
@@ -391,7 +391,7 @@ void screen_keep_blank(struct screen *s)
 }
 
 /* Why the display could not be taken, for the log. */
-const char *acquire_error(int ret)
+const char *screen_acquire_error(int ret)
 {
 	if (ret == -EBUSY)
 		return "another process is its DRM master";
@@ -411,7 +411,7 @@ const char *acquire_error(int ret)
 }
 
 /* Why the display could not be let go, for the log. */
-const char *release_error(int ret)
+const char *screen_release_error(int ret)
 {
 	if (ret == -ENOENT)
 		return "the screen cannot be put back as it was found (the buffer it showed is "
@@ -426,7 +426,7 @@ void screen_leave(struct screen *s)
 {
 	int ret;
 
-	put_back_frame(s);
+	screen_put_back_frame(s);
 	s->away = true;
 	vt_set_away(true);
 	ret = display_release(&s->display);
@@ -437,7 +437,7 @@ void screen_leave(struct screen *s)
 		display_blank(&s->display, false);
 	log_debug("VT %d released", s->vt.num);
 	if (ret < 0)
-		log_warn("%s: release: %s", s->display.path, release_error(ret));
+		log_warn("%s: release: %s", s->display.path, screen_release_error(ret));
 }
 
 /* Back on our VT: acknowledged, then the display taken back (screen_retake). */
@@ -460,9 +460,9 @@ int screen_retake(struct screen *s)
 	s->mode_lost = ret == -EIO;
 	s->mode_foreign = false;
 	if (ret < 0 && ret != -EIO && s->display.mode.pages < pages)
-		one_page_left(s, ret);
+		screen_one_page_left(s, ret);
 	else if (ret < 0)
-		log_warn("%s: acquire: %s", s->display.path, acquire_error(ret));
+		log_warn("%s: acquire: %s", s->display.path, screen_acquire_error(ret));
 	s->away = false;
 	vt_set_away(false);
 	if (s->blanked) {

@@ -23,7 +23,7 @@ void screen_stand_by(struct screen *s)
 	vt_set_away(true);
 	ret = display_release(&s->display);
 	if (ret < 0)
-		log_warn("%s: release: %s", s->display.path, release_error(ret));
+		log_warn("%s: release: %s", s->display.path, screen_release_error(ret));
 }
 
 /* On a DRM card, what an fbdev application (or the console) shows is the card's fbdev
@@ -120,7 +120,7 @@ static const char *read_app_frame(struct screen *s, const struct config *cfg)
 		if (ret == -EMEDIUMTYPE)
 			why = "the application's depth is not one fbripple can read";
 		else if (ret < 0)
-			why = acquire_error(ret);
+			why = screen_acquire_error(ret);
 		else
 			why = frame_fits(s);
 	}
@@ -155,7 +155,7 @@ void screen_keep_app_frame(struct screen *s, const struct config *cfg)
 
 /* A reload opened another display while a guard runs: its framebuffer is the one to refresh
  * (in always mode the guard refreshes none, and a show forks a new one). */
-void guard_new_display(struct screen *s)
+void screen_guard_new_display(struct screen *s)
 {
 	int ret;
 
@@ -229,7 +229,7 @@ static void give_vt_back(struct screen *s)
 
 /* Shown over the app's frame: the guard keeps the frame, to write it back should fbripple die
  * while drawing over it (on DRM it draws on buffers of its own: nothing to keep). */
-void guard_app_frame(struct screen *s)
+void screen_guard_app_frame(struct screen *s)
 {
 	int fd, ret;
 
@@ -259,7 +259,7 @@ int screen_show(struct screen *s, const struct config *cfg)
 	ret = display_acquire(&s->display);
 	if (ret < 0) {
 		log_warn("%s: cannot take the screen: %s; staying hidden until the next idle spell",
-			 s->display.path, acquire_error(ret));
+			 s->display.path, screen_acquire_error(ret));
 		give_vt_back(s);
 		image_free(&s->app_frame);
 		return ret;
@@ -268,7 +268,7 @@ int screen_show(struct screen *s, const struct config *cfg)
 		why = display_shows_another(&s->display) ? read_drm_app_frame(s) :
 			"the application's buffer left the screen when its VT was switched";
 	ripple_app_frame(s, cfg, why);
-	guard_app_frame(s);
+	screen_guard_app_frame(s);
 	s->standby = s->away = false;
 	vt_set_away(false);
 	water_clear(&s->water);
@@ -305,7 +305,7 @@ static int present_app_frame(struct screen *s)
  * frame presented last, which the release leaves on screen where it cannot put back what it
  * found; a display that gave up flipping, or put our mode back, gets it again, as screen_draw
  * draws a frame whole after those: twice at most, so the loop waits for nothing more. */
-void put_back_frame(struct screen *s)
+void screen_put_back_frame(struct screen *s)
 {
 	int pages = s->display.mode.pages, ret;
 
@@ -315,17 +315,17 @@ void put_back_frame(struct screen *s)
 		return;
 	ret = present_app_frame(s);
 	if (ret < 0 && ret != -EIO && s->display.mode.pages < pages) {
-		one_page_left(s, ret);
+		screen_one_page_left(s, ret);
 		ret = present_app_frame(s);	/* on the page on screen */
 	} else if (ret == -ESTALE) {
-		mode_put_back(s);
+		screen_mode_put_back(s);
 		ret = present_app_frame(s);	/* in the mode put back */
 	}
 	if (ret == -ENODEV)
-		lose_display(s);
+		screen_lose_display(s);
 	else if (ret < 0 && ret != -EAGAIN)
 		log_warn("%s: the application's frame may not show again: %s", s->display.path,
-			 acquire_error(ret));
+			 screen_acquire_error(ret));
 	display_flush(&s->display);
 }
 
@@ -340,7 +340,7 @@ void screen_hide(struct screen *s, const struct config *cfg)
 		screen_redraw(s);
 	screen_apply_look(s, cfg);
 	if (!s->away)
-		put_back_frame(s);
+		screen_put_back_frame(s);
 	image_free(&s->app_frame);
 	vt_keep_frame(&s->vt, -1);	/* the app draws again: a frame kept would be stale */
 	/* the display let go before the switch: an application that takes DRM master back as its

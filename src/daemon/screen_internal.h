@@ -6,19 +6,19 @@
 #include "app.h"
 
 /* screen.c */
-void lose_display(struct screen *s);
-void unwatch_display(struct screen *s);
-void watch_display(struct screen *s);
-void guard_crashes(struct screen *s);
-int open_display(struct display *d, const struct display_request *req);
-void mode_put_back(struct screen *s);
-void one_page_left(struct screen *s, int err);
-const char *acquire_error(int ret);
-const char *release_error(int ret);
+void screen_lose_display(struct screen *s);
+void screen_unwatch_display(struct screen *s);
+void screen_watch_display(struct screen *s);
+void screen_guard_crashes(struct screen *s);
+int screen_open_display(struct display *d, const struct display_request *req);
+void screen_mode_put_back(struct screen *s);
+void screen_one_page_left(struct screen *s, int err);
+const char *screen_acquire_error(int ret);
+const char *screen_release_error(int ret);
 
 /* screen_app.c */
-void guard_app_frame(struct screen *s);
-void guard_new_display(struct screen *s);
-void put_back_frame(struct screen *s);
+void screen_guard_app_frame(struct screen *s);
+void screen_guard_new_display(struct screen *s);
+void screen_put_back_frame(struct screen *s);
 
 #endif

@@ -204,7 +204,7 @@ static int remake(struct screen *s, struct remake *m, const struct display_reque
 	int cell, ret = 0;
 
 	if (req) {
-		ret = open_display(&m->display, req);
+		ret = screen_open_display(&m->display, req);
 		m->new_display = ret == 0;
 	}
 	if (ret < 0)
@@ -259,16 +259,18 @@ static int reopen(struct screen *s, struct remake *m, const struct display_reque
 		return ret;
 	}
 	if (m->new_display) {
-		unwatch_display(s);	/* before its descriptor closes: a dup of it lives on */
+		/* before its descriptor closes: a dup of it lives on */
+		screen_unwatch_display(s);
 		display_hand_over(&s->display, &m->display);
 		display_close(&s->display, false);
 		s->display = m->display;
 		display_share(&s->display, s->shared);	/* opened hidden: as it is shown now */
-		guard_crashes(s);
-		watch_display(s);
+		screen_guard_crashes(s);
+		screen_watch_display(s);
+		/* the frame kept for a crash, as this display has it */
 		if (!s->standby)
-			guard_app_frame(s);	/* the frame kept for a crash, as this display has it */
-		guard_new_display(s);
+			screen_guard_app_frame(s);
+		screen_guard_new_display(s);
 	}
 	render_take_splash(&m->render, &m->splash);
 	image_free(&m->splash);
@@ -410,7 +412,7 @@ int screen_adopt_open(struct screen *s, const struct display_request *req, struc
 
 	if (!s->mode_lost || s->mode_foreign || s->away)
 		return -ECANCELED;
-	ret = open_display(d, req);
+	ret = screen_open_display(d, req);
 	if (ret < 0)
 		adopt_refused(s, strerror(-ret));
 	return ret;
