@@ -54,7 +54,8 @@ static struct {
 	int refuse_from, refuse_to;	/* flips numbered [from, to) refused with refuse_errno */
 	int refuse_errno;
 	int dirty;			/* DirtyFB calls */
-	uint32_t gone;			/* a framebuffer removed: no CRTC is set to it */
+	uint32_t gone;			/* a framebuffer no CRTC is set to, refused with */
+	int gone_errno;			/* this errno (a removed one: ENOENT) */
 	bool off;			/* DPMS off: flips refused, as atomic drivers do */
 	uint64_t events[8];		/* flips done, their user data, not read yet */
 	int nevents;
@@ -209,8 +210,10 @@ static int set_crtc(struct drm_mode_crtc *c)
 	const uint32_t *conns = (const uint32_t *)(uintptr_t)c->set_connectors_ptr;
 	int i = crtc_index(c->crtc_id);
 
-	if (i < 0 || (c->fb_id && c->fb_id == fake.gone))
+	if (i < 0)
 		return -ENOENT;
+	if (c->fb_id && c->fb_id == fake.gone)
+		return -fake.gone_errno;
 	for (int e = 0; e < fake.nconn; e++)
 		if (fake.enc_crtc[e] == c->crtc_id)
 			fake.enc_crtc[e] = 0;
@@ -812,9 +815,10 @@ static void refuse_flips_from_now(void)
 /* Idle mode beside an fbdev application on the card (its frames on the console's buffer, the
  * card's fbdev emulation): s shown on the application's VT, the application's frame as "@screen"
  * reads it, water moving; every flip refused from before frames before the hide on, and where
- * gone says, the console's buffer removed by then (a client's that closed, as Plymouth's), so
- * that the CRTC cannot be put back; then hidden. The caller releases s and the card. */
-static void hide_with_flips_refused(struct screen *s, int before, bool gone)
+ * gone is an errno, the console's buffer refused with it by then (ENOENT: removed, a client's
+ * that closed, as Plymouth's), so that the CRTC cannot be put back; then hidden. The caller
+ * releases s and the card. */
+static void hide_with_flips_refused(struct screen *s, int before, int gone)
 {
 	struct display_request req = { .device = card, .buffering = DISPLAY_BUFFER_AUTO,
 				       .hidden = true, .await_master = true };
@@ -842,8 +846,10 @@ static void hide_with_flips_refused(struct screen *s, int before, bool gone)
 	assert_true(fake.crtc_fb[0] > 200);	/* the water on screen */
 	if (!before)
 		refuse_flips_from_now();
-	if (gone)
+	if (gone) {
 		fake.gone = CONSOLE_FB;
+		fake.gone_errno = gone;
+	}
 	screen_hide(s, &cfg);
 	assert_true(fake.flips > fake.refuse_from);	/* refused */
 	/* the third refused in a row gives up flipping: in the hide's redraw or its put back */
@@ -860,7 +866,7 @@ static void test_hide_gives_the_crtc_back_though_flips_are_refused(void **state)
 	for (int before = 0; before <= 2; before++) {
 		struct screen s;
 
-		hide_with_flips_refused(&s, before, false);
+		hide_with_flips_refused(&s, before, 0);
 		assert_int_equal(fake.crtc_fb[0], CONSOLE_FB);
 		assert_int_equal(fake.enc_crtc[0], CRTC0);
 		screen_release(&s);
@@ -868,36 +874,49 @@ static void test_hide_gives_the_crtc_back_though_flips_are_refused(void **state)
 	}
 }
 
-/* The same where the buffer found is gone by the hide: a buffer of fbripple's stays on the
- * CRTC, and it holds the application's frame put back, every pixel, not the water before it,
- * whether its flip was refused or fbripple gave up flipping on the way; a warning says why
- * the screen was not put back as found. */
+/* Hidden with the flips refused from before frames ahead, the console's buffer refused with
+ * gone: a buffer of fbripple's stays on the CRTC, and it holds the application's frame put back,
+ * every pixel, not the water before it; the log says why the screen was not put back (want). */
+static void hide_leaves_the_app_frame(int before, int gone, const char *want)
+{
+	char text[4096] = "";
+	struct tu_log log;
+	struct screen s;
+
+	tu_log_open(&log);
+	tu_log_start(&log);
+	hide_with_flips_refused(&s, before, gone);
+	tu_log_stop(&log);
+	if (shown_pixels(0, 0x123456) != W * H)
+		fail_msg("refused from %d frames before the hide: %d pixels of the application's "
+			 "frame on screen, not %d", before, shown_pixels(0, 0x123456), W * H);
+	tu_log_text(&log, text, sizeof(text));
+	if (!strstr(text, want))
+		fail_msg("no \"%s\" in the log:\n%s", want, text);
+	assert_null(strstr(text, "may not show again"));
+	screen_release(&s);
+	tu_log_close(&log);
+	remove_card();
+}
+
+/* Where the buffer found is gone by the hide (the kernel's ENOENT), whether the hide's flip was
+ * refused or fbripple gave up flipping on the way: the warning says the buffer is gone. */
 static void test_hide_leaves_the_app_frame_where_the_crtc_cannot_go_back(void **state)
 {
 	(void)state;
-	for (int before = 0; before <= 2; before++) {
-		char text[4096] = "";
-		struct tu_log log;
-		struct screen s;
+	for (int before = 0; before <= 2; before++)
+		hide_leaves_the_app_frame(before, ENOENT, "/dev/dri/card9: release: the screen "
+				"cannot be put back as it was found (the buffer it showed is "
+				"gone); fbripple's last frame stays on it until another program "
+				"shows its own or fbripple closes the card\n");
+}
 
-		tu_log_open(&log);
-		tu_log_start(&log);
-		hide_with_flips_refused(&s, before, true);
-		tu_log_stop(&log);
-		if (shown_pixels(0, 0x123456) != W * H)
-			fail_msg("refused from %d frames before the hide: %d pixels of the "
-				 "application's frame on screen, not %d", before,
-				 shown_pixels(0, 0x123456), W * H);
-		tu_log_text(&log, text, sizeof(text));
-		assert_non_null(strstr(text, "/dev/dri/card9: release: the screen cannot be put "
-					     "back as it was found (the buffer it showed is gone); "
-					     "fbripple's last frame stays on it until another program "
-					     "shows its own\n"));
-		assert_null(strstr(text, "may not show again"));
-		screen_release(&s);
-		tu_log_close(&log);
-		remove_card();
-	}
+/* Refused for another reason (a mode the monitor no longer takes), the warning gives the
+ * kernel's own, not a buffer gone. */
+static void test_hide_says_the_kernels_refusal_of_the_crtc_found(void **state)
+{
+	(void)state;
+	hide_leaves_the_app_frame(0, EINVAL, "/dev/dri/card9: release: Invalid argument\n");
 }
 
 int main(void)
@@ -915,6 +934,7 @@ int main(void)
 		cmocka_unit_test(test_flips_refused_while_blanked_keep_two_buffers),
 		cmocka_unit_test(test_hide_gives_the_crtc_back_though_flips_are_refused),
 		cmocka_unit_test(test_hide_leaves_the_app_frame_where_the_crtc_cannot_go_back),
+		cmocka_unit_test(test_hide_says_the_kernels_refusal_of_the_crtc_found),
 	};
 
 	if (getenv("FBRIPPLE_TEST_FILTER"))

@@ -416,7 +416,7 @@ const char *screen_release_error(int ret)
 	if (ret == -ENOENT)
 		return "the screen cannot be put back as it was found (the buffer it showed is "
 		       "gone); fbripple's last frame stays on it until another program shows its "
-		       "own";
+		       "own or fbripple closes the card";
 	return strerror(-ret);
 }
 

@@ -84,9 +84,10 @@ struct display;
  * what the device reported on event_fd (page flips done) and returns how many flips completed;
  * with wait it first waits for a flip still under way, at most a vertical blank or so, so that
  * the buffer handed out next is off screen. acquire returns -EBUSY while another process holds
- * the device (a DRM master): the caller tries again a little later. release returns -ENOENT
- * where it cannot put back what the screen showed before (DRM: the buffer found gone): the
- * frame presented last, shown or refused, stays on screen. present or acquire
+ * the device (a DRM master): the caller tries again a little later. release returns the
+ * kernel's error where it cannot put back what the screen showed before (DRM: -ENOENT, the
+ * buffer found gone): the frame presented last, shown or refused, stays on screen until the
+ * display closes. present or acquire
  * return -EIO where another program set a mode the device keeps and ours is not taken back
  * (fbdev): the caller draws nothing more in the old one (the daemon opens it anew in the new
  * one). crash_guard

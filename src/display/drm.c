@@ -374,31 +374,37 @@ static int set_found(struct drm *st, const drmModeCrtc *s)
 			      s->mode_valid ? (drmModeModeInfo *)&s->mode : NULL);
 }
 
-/* Neither buffer found can go back: the frame presented last stays on the CRTC, where its
- * flip was refused (an application's frame put back, not the water before it). -ENOENT. */
-static int leave_drawn(struct drm *st)
-{
-	if (st->drawn != st->front)
-		drmModeSetCrtc(st->fd, st->output.crtc_id, st->buf[st->drawn].fb_id, 0, 0,
-			       &st->output.conn_id, 1, &st->output.mode);
-	return -ENOENT;
-}
-
 /* The CRTC as found, while it shows our frames (not once another display of ours, a reload's,
  * shows its own there): the application's buffer a show found, if it is still there, rather
  * than the console's found at open (on its VT the application shows its own again, and
- * meanwhile the console's would flash up). -ENOENT where neither goes back (its buffer gone,
- * as a client's that closed): a frame of ours stays on screen. */
+ * meanwhile the console's would flash up). 0, also with nothing known to put back (the CRTC
+ * could not be read at open); else the kernel's error for the last one tried: -ENOENT where
+ * its buffer is gone (a client's that closed), and a frame of ours stays on screen. */
 static int put_back_crtc(struct drm *st)
 {
 	int ret = 0;
 
-	/* no saved CRTC: it could not be read at open, and nothing is known to put back */
-	if (st->crtc_set && shows_ours(st) && !(st->over && set_found(st, st->over) == 0) &&
-	    st->saved && set_found(st, st->saved) < 0)
-		ret = leave_drawn(st);
+	if (st->crtc_set && shows_ours(st)) {
+		if (st->over)
+			ret = set_found(st, st->over);
+		if ((!st->over || ret < 0) && st->saved)
+			ret = set_found(st, st->saved);
+	}
 	st->crtc_set = false;
 	return ret;
+}
+
+/* Nothing found could go back (err): the frame presented last goes on the CRTC where its flip
+ * was refused, an application's frame put back rather than the water before it. err, or the
+ * kernel's refusal of that frame. */
+static int leave_drawn(struct drm *st, int err)
+{
+	int ret = 0;
+
+	if (st->drawn != st->front)
+		ret = drmModeSetCrtc(st->fd, st->output.crtc_id, st->buf[st->drawn].fb_id, 0, 0,
+				     &st->output.conn_id, 1, &st->output.mode);
+	return ret < 0 ? ret : err;
 }
 
 /* What a fatal signal handler puts back, the first that the kernel takes: the application's
@@ -441,8 +447,9 @@ static void arm_crash(const struct drm *st)
 	crash.fd = crash.count ? st->fd : -1;
 }
 
-/* Puts back the CRTC as found, unless another VT's process is master now; our buffers never
- * stay on screen, so clear has nothing to do. */
+/* Puts back the CRTC as found, unless another VT's process is master now; clear has nothing to
+ * do: our buffers go with the state, and a CRTC still showing one (nothing found could go back)
+ * is turned off by the kernel as that buffer goes. */
 static void drm_close(struct display *d, bool clear)
 {
 	struct drm *st = drm_of(d);
@@ -595,6 +602,8 @@ static int drm_release(struct display *d)
 	if (!st->master)
 		return 0;
 	ret = put_back_crtc(st);
+	if (ret < 0)
+		ret = leave_drawn(st, ret);
 	if (drmDropMaster(st->fd) < 0)
 		return -errno;
 	st->master = false;
