@@ -325,7 +325,7 @@ void screen_put_back_frame(struct screen *s)
 		screen_lose_display(s);
 	else if (ret < 0 && ret != -EAGAIN)
 		log_warn("%s: the application's frame may not show again: %s", s->display.path,
-			 screen_acquire_error(ret));
+			 ret == -EIO ? screen_acquire_error(ret) : strerror(-ret));
 	display_flush(&s->display);
 }
 
