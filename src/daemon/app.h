@@ -297,7 +297,6 @@ void pace_saver_failed(struct pace *p);
 void pace_set_rain(struct pace *p, bool on);
 void pace_pause(struct pace *p, bool paused);
 void pace_close(struct pace *p);
-int64_t pace_now_ms(void);
 
 /* touch.c */
 void touch_init(struct touch *t, struct pace *pace, struct screen *screen,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "control_socket.h"
+#include "util/clock.h"
 
 /* The server. A client's lines are read one at a time, and the next only once the last one's
  * reply has gone out: the rest wait in its socket, so a client that pipelines commands without
@@ -24,14 +25,6 @@
  * on there before its client's next line. */
 
 enum read_result { READ_NONE, READ_MORE, READ_LINE, READ_LAST, READ_GONE };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void listen_resume(struct control *c)
 {
@@ -228,7 +221,7 @@ static bool client_run(struct control_client *cl)
 
 	if (cl->unfinished && ret != CONTROL_MORE) {
 		/* its time to take the reply starts now; the timer skipped it meanwhile */
-		cl->quiet_ms = now_ms();
+		cl->quiet_ms = clock_ms();
 		if (!cl->watching)
 			timer_arm(c, cl->quiet_ms + CONTROL_IDLE_MS);
 	}
@@ -244,7 +237,7 @@ static bool client_line(struct control_client *cl, const char *line, size_t len)
 	char reply[CONTROL_REPLY_MAX], err[160];
 
 	cl->active = ++c->clock;
-	cl->quiet_ms = now_ms();
+	cl->quiet_ms = clock_ms();
 	if (cl->overflow)
 		snprintf(reply, sizeof(reply), "error: line too long");
 	else if (control_parse(line, len, &cl->cmd, err, sizeof(err)) < 0)
@@ -350,7 +343,7 @@ void control_answer(struct control *c, struct control_ticket ticket, const char 
 		client_close(cl);
 		return;
 	}
-	cl->quiet_ms = now_ms();	/* its time to take the reply and go on starts now */
+	cl->quiet_ms = clock_ms();	/* its time to take the reply and go on starts now */
 	if (!client_reply(cl, reply))
 		client_close(cl);
 	else
@@ -540,7 +533,7 @@ static int64_t close_idle(struct control *c, int64_t now)
 static void on_timer(struct loop_source *src, uint32_t events)
 {
 	struct control *c = src->ctx;
-	int64_t now = now_ms(), next;
+	int64_t now = clock_ms(), next;
 	uint64_t n;
 
 	(void)events;
@@ -584,7 +577,7 @@ static struct peer peer_of(int fd)
 static void on_listen(struct loop_source *src, uint32_t events)
 {
 	struct control *c = src->ctx;
-	int64_t now = now_ms();
+	int64_t now = clock_ms();
 
 	(void)events;
 	for (int i = 0; i < CONTROL_BATCH; i++) {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "util/clock.h"
 
 static int control_addr(const char *path, struct sockaddr_un *addr)
 {
@@ -154,21 +155,13 @@ int control_socket_bind(const char *path)
 
 /* The client side. */
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int read_reply(int fd, char *reply, size_t len, int64_t deadline)
 {
 	size_t got = 0;
 
 	while (got + 1 < len) {
 		struct pollfd p = { fd, POLLIN, 0 };
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - clock_ms();
 		ssize_t n;
 
 		if (left <= 0 || poll(&p, 1, (int)left) == 0)
@@ -214,7 +207,7 @@ static int connect_within(int fd, const struct sockaddr_un *addr, int timeout_ms
 
 int control_send(const char *path, const char *line, char *reply, size_t len, int timeout_ms)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = clock_ms() + timeout_ms;
 	struct sockaddr_un addr;
 	size_t n = strlen(line);
 	int fd, ret = control_addr(path, &addr);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "util/clock.h"
 
 struct pace_settings pace_settings(const struct config *cfg)
 {
@@ -43,14 +44,6 @@ int pace_arm_frames(struct pace *p, bool on)
 	return 0;
 }
 
-int64_t pace_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Whether the frame timer has work: a page owed, or the water moves or rain falls while
  * neither paused nor blanked, nor in a mode another program set that fbripple cannot draw. */
 static bool should_run(const struct pace *p)
@@ -83,7 +76,7 @@ int pace_take_steps(struct pace *p)
 
 static void count_frame(struct pace *p)
 {
-	int64_t now = pace_now_ms(), span = now - p->fps_start_ms;
+	int64_t now = clock_ms(), span = now - p->fps_start_ms;
 
 	p->fps_frames++;
 	if (span > 2000) {		/* the timer slept: start a new window */
@@ -132,7 +125,7 @@ static void apply_idle(struct pace *p, unsigned events)
 /* A new idle spell from now: the display lit, no idle rain, both delays counted anew. */
 static void new_idle_spell(struct pace *p)
 {
-	apply_idle(p, idle_activity(&p->idle, pace_now_ms()));
+	apply_idle(p, idle_activity(&p->idle, clock_ms()));
 }
 
 /* A hide starts a new idle spell, as the saver counts anew from it: a blank falling due while
@@ -158,7 +151,7 @@ static void on_idle(struct loop_source *src, uint32_t events)
 {
 	struct pace *p = src->ctx;
 	uint64_t expirations;
-	int64_t now = pace_now_ms();
+	int64_t now = clock_ms();
 
 	(void)events;
 	if (read(src->fd, &expirations, sizeof(expirations)) != sizeof(expirations))
@@ -176,13 +169,13 @@ void pace_on_saver(struct pace *p, pace_saver_fn *fn, void *ctx)
 /* "show" or "hide" from the control socket. */
 void pace_saver_command(struct pace *p, bool show)
 {
-	tell_saver(p, saver_command(&p->saver, show, pace_now_ms()));
+	tell_saver(p, saver_command(&p->saver, show, clock_ms()));
 }
 
 /* The screen could not be taken: hidden, and tried again after another idle spell. */
 void pace_saver_failed(struct pace *p)
 {
-	saver_failed(&p->saver, pace_now_ms());
+	saver_failed(&p->saver, clock_ms());
 	new_idle_spell(p);
 }
 
@@ -190,7 +183,7 @@ void pace_saver_failed(struct pace *p)
  * screen. True when it only woke the screen: a touch then drops no stone. */
 bool pace_activity(struct pace *p)
 {
-	unsigned events = idle_activity(&p->idle, pace_now_ms());
+	unsigned events = idle_activity(&p->idle, clock_ms());
 
 	apply_idle(p, events);
 	return events & IDLE_UNBLANK;
@@ -202,7 +195,7 @@ bool pace_activity(struct pace *p)
 bool pace_touched(struct pace *p)
 {
 	bool ripples = saver_ripples(&p->saver);
-	unsigned events = saver_input(&p->saver, pace_now_ms());
+	unsigned events = saver_input(&p->saver, clock_ms());
 	bool woke = pace_activity(p);
 
 	tell_saver(p, events);
@@ -260,9 +253,9 @@ void pace_start(struct pace *p, const struct pace_settings *set)
 	p->rain_on = set->rain;
 	screen_set_rain(p->screen, set->rain ? set->rain_rate : 0, set->rain_size,
 			set->rain_weight);
-	idle_init(&p->idle, set->rain_idle_after, set->blank_after, pace_now_ms());
+	idle_init(&p->idle, set->rain_idle_after, set->blank_after, clock_ms());
 	saver_init(&p->saver, set->saver_mode, set->saver_wake, set->saver_after, set->saver_fade,
-		   pace_now_ms());
+		   clock_ms());
 }
 
 /* The frame timer (on_tick runs the frames) and the idle timer on the loop. */

@@ -8,6 +8,7 @@
 
 #include "app.h"
 #include "notify.h"
+#include "util/clock.h"
 
 /* Within one notify datagram, "READY=1" before it. */
 #define STATUS_MAX 900
@@ -25,14 +26,6 @@ enum status_state {
 	STATE_FOREIGN,
 	STATE_HIDDEN,
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static enum status_state state_of(const struct app *app)
 {
@@ -132,7 +125,7 @@ void status_tell(struct app *app, const char *also)
 	if (!also && st->told && st->state == (int)state &&
 	    st->reloads == app->service.reloads_ended)
 		return;
-	now = now_ms();
+	now = clock_ms();
 	if (!also && st->told && now < st->sent_ms + STATUS_EVERY_MS) {
 		hold_back(st, st->sent_ms + STATUS_EVERY_MS - now);
 		return;

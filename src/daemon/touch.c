@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "app.h"
+#include "util/clock.h"
 
 void touch_init(struct touch *t, struct pace *pace, struct screen *screen,
 		const struct config *cfg, struct budget *work)
@@ -181,20 +182,12 @@ void touch_grab(struct touch *t, bool grab)
 	input_grab(t->input, grab);
 }
 
-static int64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* A frame was shown: how long the touch it shows waited for it. */
 void touch_shown(struct touch *t)
 {
 	if (t->drop_event_us)
 		log_debug("input: a touch shown %.1f ms after its event",
-			  (double)(now_us() - t->drop_event_us) / 1000);
+			  (double)(clock_us() - t->drop_event_us) / 1000);
 	t->drop_event_us = 0;
 }
 

@@ -12,6 +12,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/thread.h"
 
 /* The reader reads on only while this much room is left: what one event can report (every
@@ -105,14 +106,6 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The loop's next slice of contacts at CLOCK_MONOTONIC ms when; without a timer, at once. */
 static void rest_until(struct input_reader *r, int64_t when)
 {
@@ -162,7 +155,7 @@ static unsigned drop_contacts(struct input_reader *r, unsigned n)
 static void take_contacts(struct input_reader *r)
 {
 	struct input_contact batch[16];
-	int64_t start = now_ms();
+	int64_t start = clock_ms();
 	unsigned n, done, left;
 
 	do {
@@ -170,7 +163,7 @@ static void take_contacts(struct input_reader *r)
 		for (done = 0; done < n && r->fn(r->fn_ctx, &batch[done]); done++)
 			;
 		left = drop_contacts(r, done);
-	} while (done == n && left && now_ms() - start < INPUT_SLICE_MS);
+	} while (done == n && left && clock_ms() - start < INPUT_SLICE_MS);
 	if (left > INPUT_QUEUE_MAX / 2)
 		rest_until(r, start + INPUT_PERIOD_MS);
 	else if (left)

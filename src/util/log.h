@@ -1,8 +1,8 @@
 /* log.h - messages to stderr: <N> priority prefixes under journald, plain with a level on a TTY.
  *
  * The util folder: what every other folder may use and that knows none of them: the log, the
- * epoll loop, the thread pool, the worker thread, file helpers and the CPU's vector paths. Its
- * files include one another at most. */
+ * epoll loop, the monotonic clock, the thread pool, the worker thread, file helpers and the
+ * CPU's vector paths. Its files include one another at most. */
 #ifndef FBRIPPLE_LOG_H
 #define FBRIPPLE_LOG_H
 
