@@ -919,6 +919,39 @@ static void test_hide_says_the_kernels_refusal_of_the_crtc_found(void **state)
 	hide_leaves_the_app_frame(0, EINVAL, "/dev/dri/card9: release: Invalid argument\n");
 }
 
+/* Every hide finds the buffer gone again: the warning once, not at every hide. */
+static void test_a_release_refused_alike_is_said_once(void **state)
+{
+	char text[8192] = "";
+	struct tu_log log;
+	struct screen s;
+	struct config cfg;
+	const char *at;
+	int said = 0;
+
+	(void)state;
+	config_defaults(&cfg);
+	cfg.display.threads = 1;
+	cfg.display.vt = 0;
+	tu_log_open(&log);
+	tu_log_start(&log);
+	hide_with_flips_refused(&s, 0, ENOENT);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(screen_show(&s, &cfg), 0);
+		screen_draw(&s, false);
+		screen_hide(&s, &cfg);
+	}
+	tu_log_stop(&log);
+	tu_log_text(&log, text, sizeof(text));
+	for (at = text; (at = strstr(at, "release: the screen cannot be put back")); at++)
+		said++;
+	if (said != 1)
+		fail_msg("said %d times in three hides:\n%s", said, text);
+	screen_release(&s);
+	tu_log_close(&log);
+	remove_card();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -935,6 +968,7 @@ int main(void)
 		cmocka_unit_test(test_hide_gives_the_crtc_back_though_flips_are_refused),
 		cmocka_unit_test(test_hide_leaves_the_app_frame_where_the_crtc_cannot_go_back),
 		cmocka_unit_test(test_hide_says_the_kernels_refusal_of_the_crtc_found),
+		cmocka_unit_test(test_a_release_refused_alike_is_said_once),
 	};
 
 	if (getenv("FBRIPPLE_TEST_FILTER"))

@@ -89,6 +89,8 @@ struct screen {
 					 * application draws */
 	int app_vt;			/* the app's VT, in front again on hiding; 0: none */
 	bool shared;			/* shown on the app's own VT, not one of ours */
+	int release_said;		/* the release's error logged last: not again until one
+					 * succeeds (a VT switch each time, a hide each time) */
 };
 
 /* What pace.c reads from the configuration. */

@@ -410,14 +410,18 @@ const char *screen_acquire_error(int ret)
 	return strerror(-ret);
 }
 
-/* Why the display could not be let go, for the log. */
-const char *screen_release_error(int ret)
+/* Why the display could not be let go, said once while every release fails the same way (the
+ * buffer found at open gone for good, as a boot splash's once it quits). */
+void screen_say_release(struct screen *s, int ret)
 {
-	if (ret == -ENOENT)
-		return "the screen cannot be put back as it was found (the buffer it showed is "
-		       "gone); fbripple's last frame stays on it until another program shows its "
-		       "own or fbripple closes the card";
-	return strerror(-ret);
+	if (ret < 0 && ret != s->release_said)
+		log_warn("%s: release: %s", s->display.path,
+			 ret == -ENOENT ? "the screen cannot be put back as it was found (the "
+					  "buffer it showed is gone); fbripple's last frame stays "
+					  "on it until another program shows its own or fbripple "
+					  "closes the card"
+					: strerror(-ret));
+	s->release_said = ret;
 }
 
 /* The user switches to another VT: let go of the display. Shown beside an application, its
@@ -436,8 +440,7 @@ void screen_leave(struct screen *s)
 	if (s->blanked)
 		display_blank(&s->display, false);
 	log_debug("VT %d released", s->vt.num);
-	if (ret < 0)
-		log_warn("%s: release: %s", s->display.path, screen_release_error(ret));
+	screen_say_release(s, ret);
 }
 
 /* Back on our VT: acknowledged, then the display taken back (screen_retake). */

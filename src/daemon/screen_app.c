@@ -22,8 +22,7 @@ void screen_stand_by(struct screen *s)
 	s->standby = s->away = true;
 	vt_set_away(true);
 	ret = display_release(&s->display);
-	if (ret < 0)
-		log_warn("%s: release: %s", s->display.path, screen_release_error(ret));
+	screen_say_release(s, ret);
 }
 
 /* On a DRM card, what an fbdev application (or the console) shows is the card's fbdev

@@ -14,7 +14,7 @@ int screen_open_display(struct display *d, const struct display_request *req);
 void screen_mode_put_back(struct screen *s);
 void screen_one_page_left(struct screen *s, int err);
 const char *screen_acquire_error(int ret);
-const char *screen_release_error(int ret);
+void screen_say_release(struct screen *s, int ret);
 
 /* screen_app.c */
 void screen_guard_app_frame(struct screen *s);
