@@ -620,7 +620,7 @@ static void adopts_a_mode(bool worker)
 	tu_log_open(&log);
 	if (worker) {
 		assert_int_equal(loop_init(&loop), 0);
-		assert_int_equal(worker_open(&app->service.adopts, &loop), 0);
+		assert_int_equal(worker_open(&app->adopts, &loop), 0);
 	}
 	app_frames(app, 3);
 	other_program_sets(32, 24, 16);
@@ -651,7 +651,7 @@ static void adopts_a_mode(bool worker)
 	assert_non_null(strstr(text, ": another program set 32x24 RGB565, and the driver does not "
 				     "take fbripple's mode back; drawing in it from now on\n"));
 	assert_null(strstr(strstr(text, "another program") + 1, "another program"));	/* once */
-	worker_close(&app->service.adopts);
+	worker_close(&app->adopts);
 	if (worker)
 		loop_free(&loop);
 	screen_release(s);

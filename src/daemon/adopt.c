@@ -50,7 +50,7 @@ void adopt_mode(struct app *app)
 	struct display_request req;
 	struct adopt_job *a;
 
-	if (!s->mode_lost || s->mode_foreign || s->away || worker_busy(&app->service.adopts))
+	if (!s->mode_lost || s->mode_foreign || s->away || worker_busy(&app->adopts))
 		return;
 	a = calloc(1, sizeof(*a));
 	if (!a)
@@ -64,8 +64,22 @@ void adopt_mode(struct app *app)
 	}
 	screen_picture_size(&a->display, &a->pic.cfg, &a->pic.width, &a->pic.height);
 	a->pic.made.new_walls = s->walls.mask != NULL;
-	if (worker_start(&app->service.adopts, &a->job) == 0)
+	if (worker_start(&app->adopts, &a->job) == 0)
 		return;
 	adopt_run(&a->job);	/* no thread to be had: made here */
 	adopt_done(&a->job);
+}
+
+/* The worker the adoptions' pictures are made on; without one they are made on the loop. */
+void adopt_open(struct app *app)
+{
+	if (worker_open(&app->adopts, &app->loop) < 0)
+		log_warn("no worker thread: the pictures for a mode another program sets are made on "
+			 "the loop");
+}
+
+/* An adoption under way is dropped: its display closed, its pictures freed. */
+void adopt_close(struct app *app)
+{
+	worker_close(&app->adopts);
 }

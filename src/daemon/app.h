@@ -1,7 +1,7 @@
 /* app.h - the running daemon, in parts: each part is written by its own file only.
  *
  * The daemon folder is the program around the water: the event loop (daemon.c), a mode another
- * program set taken on (adopt.c, on the worker service.c keeps for it), reload and control
+ * program set taken on (adopt.c), reload and control
  * commands (service.c), input devices into stones (touch.c), the frame and idle timers
  * (pace.c), the pictures a reload or an adoption makes off the loop (pictures.c), what is shown
  * (screen.c; what it is made of, screen_setup.c; beside a kiosk application, the show and the
@@ -148,7 +148,6 @@ struct service {
 	struct loop_source watchdog;
 	struct worker shots;		/* PNG screenshots, one at a time */
 	struct worker reloads;		/* a reload's picture, decoded and scaled */
-	struct worker adopts;		/* the pictures for a mode another program set */
 	bool reload_again;		/* asked for while one was being prepared */
 	int reload_nwaiting;		/* clients waiting for that next reload's reply */
 	struct control_ticket reload_waiting[CONTROL_CLIENTS];
@@ -182,6 +181,7 @@ struct app {
 	struct pace pace;
 	struct touch touch;
 	struct service service;
+	struct worker adopts;		/* adopt.c: the pictures for a mode another program set */
 	struct status status;
 };
 
@@ -335,6 +335,9 @@ struct display_request service_display_wanted(const struct app *app, const struc
 /* adopt.c: after a frame that found another program's mode kept by the driver, the display
  * opened anew in it, its pictures made off the loop, then drawn in (screen_adopt_mode). */
 void adopt_mode(struct app *app);
+/* The worker it makes them on, for daemon.c; a job under way is dropped at close. */
+void adopt_open(struct app *app);
+void adopt_close(struct app *app);
 
 /* daemon.c */
 int daemon_block_signals(void);

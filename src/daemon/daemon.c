@@ -213,6 +213,7 @@ int daemon_run(struct app *app)
 			log_error("event loop: %s", strerror(-ret));
 		return ret;
 	}
+	adopt_open(app);
 	if (app->pace.saver.mode == SAVER_IDLE)
 		screen_stand_by(&app->screen);	/* the app's screen until idle */
 	else
@@ -239,6 +240,7 @@ void daemon_close(struct app *app)
 {
 	service_stand_down(app);
 	touch_close(&app->touch);
+	adopt_close(app);
 	service_close(app);
 	pace_close(&app->pace);
 	screen_release(&app->screen);

@@ -544,8 +544,7 @@ int service_open(struct app *app)
 	}
 	if (ret < 0)
 		return ret;
-	if (worker_open(&sv->shots, &app->loop) < 0 || worker_open(&sv->reloads, &app->loop) < 0 ||
-	    worker_open(&sv->adopts, &app->loop) < 0)
+	if (worker_open(&sv->shots, &app->loop) < 0 || worker_open(&sv->reloads, &app->loop) < 0)
 		log_warn("no worker threads: pictures are made on the loop, screenshots refused");
 	ret = cfg->control.socket[0] ? control_listen(&sv->control, cfg->control.socket) : 0;
 	if (ret == 0)
@@ -579,7 +578,6 @@ void service_close(struct app *app)
 
 	worker_close(&sv->shots);
 	worker_close(&sv->reloads);
-	worker_close(&sv->adopts);
 	control_close(&sv->control);
 	if (sv->watchdog.fd >= 0)
 		close(sv->watchdog.fd);
