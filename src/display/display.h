@@ -2,7 +2,8 @@
  *
  * The display folder holds the screen a frame is drawn into and the VT under it: this
  * interface, its backends (drm.c: a DRM/KMS card, on the output drm_output.c chooses; fbdev.c: a
- * Linux framebuffer device; file.c: a regular file standing in for one, for --fbdev) and vt.c.
+ * Linux framebuffer device; file.c: a regular file standing in for one, for --fbdev), vt.c
+ * and vt_guard.c, the child that gives the console back when the daemon dies without doing so.
  * Its files include image/ (pixel formats, images) and util/, nothing above. The daemon picks
  * no backend: display_open does, from the request.
  */
