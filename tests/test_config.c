@@ -970,6 +970,32 @@ static void test_include_and_nesting_refused(void **state)
 		       " = 1; };\n", ":2: a name longer than 64 characters (fps_and_then_a_n...)");
 }
 
+/* Words from outside (a device's name, a file's) stay one line in the log, their control
+ * bytes written out: no forged line at a priority of their choosing, no terminal escapes. */
+static void test_log_keeps_outside_words_on_one_line(void **state)
+{
+	char text[512] = "", out[8];
+	struct tu_log log;
+
+	(void)state;
+	log_init(LOG_LEVEL_INFO);
+	tu_log_open(&log);
+	tu_log_start(&log);
+	log_warn("input: \"%s\" gone", "x\n<2>fbripple: error: forged\x1b[31m\x7f\tend");
+	tu_log_stop(&log);
+	tu_log_text(&log, text, sizeof(text));
+	/* the prefix is the log's own: "<4>" under journald, "fbripple: warning: " on a TTY */
+	assert_non_null(strstr(text, "input: \"x\\x0a<2>fbripple: error: forged\\x1b[31m"
+				     "\\x7f\tend\" gone\n"));
+	assert_ptr_equal(strchr(text, '\n'), text + strlen(text) - 1);
+	tu_log_close(&log);
+	/* cut short before an escape that does not fit, never inside it */
+	assert_int_equal(log_escape(out, sizeof(out), "abcd\nef"), 4);
+	assert_string_equal(out, "abcd");
+	assert_int_equal(log_escape(out, sizeof(out), "a\x01" "b"), 6);
+	assert_string_equal(out, "a\\x01b");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -984,6 +1010,7 @@ int main(void)
 		cmocka_unit_test(test_blank_after_the_show),
 		cmocka_unit_test(test_input_lists),
 		cmocka_unit_test(test_list_entry_line),
+		cmocka_unit_test(test_log_keeps_outside_words_on_one_line),
 		cmocka_unit_test(test_too_long_path),
 		cmocka_unit_test(test_longest_path_fits),
 		cmocka_unit_test(test_syntax_error),

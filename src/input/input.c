@@ -809,7 +809,7 @@ static void list_one(void *ctx, const char *path)
 	struct libevdev *dev = NULL;
 	struct input_axis ax, ay;
 	enum input_class cls;
-	char why[160];
+	char why[160], name[256];
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	int rc = fd < 0 ? -errno : libevdev_new_from_fd(fd, &dev);
 
@@ -824,8 +824,8 @@ static void list_one(void *ctx, const char *path)
 		snprintf(why + strlen(why), sizeof(why) - strlen(why), "; not in input.devices");
 		cls = INPUT_IGNORED;
 	}
-	fprintf(l->out, "%s: \"%s\": %s: %s\n", path, libevdev_get_name(dev),
-		input_class_name(cls), why);
+	log_escape(name, sizeof(name), libevdev_get_name(dev));
+	fprintf(l->out, "%s: \"%s\": %s: %s\n", path, name, input_class_name(cls), why);
 	if (cls != INPUT_IGNORED)
 		list_ranges(l, dev, fd, cls, &ax, &ay);
 	libevdev_free(dev);

@@ -92,25 +92,48 @@ static void write_all(const char *buf, size_t len)
 	}
 }
 
+size_t log_escape(char *out, size_t len, const char *in)
+{
+	size_t n = 0;
+
+	if (len == 0)
+		return 0;
+	for (; *in; in++) {
+		unsigned char c = (unsigned char)*in;
+		bool plain = (c >= 0x20 && c != 0x7f) || c == '\t';
+
+		if (n + (plain ? 1 : 4) >= len)
+			break;
+		if (plain)
+			out[n++] = (char)c;
+		else
+			n += (size_t)snprintf(out + n, len - n, "\\x%02x", c);
+	}
+	out[n] = '\0';
+	return n;
+}
+
+/* One line, whatever the message holds: a device's name, a file's or a picture's words could
+ * otherwise start a line of their own (under journald, at a priority of their choosing) or
+ * drive the terminal. */
 void log_msg(enum log_level level, const char *fmt, ...)
 {
-	char line[LOG_LINE_MAX];
+	char line[LOG_LINE_MAX], msg[LOG_LINE_MAX];
 	int saved_errno = errno;
-	size_t len;
+	size_t len, n;
 	va_list ap;
 
 	if (level > log_state.level)
 		return;
-	len = (size_t)format_prefix(line, sizeof(line), level);
 	va_start(ap, fmt);
-	int n = vsnprintf(line + len, sizeof(line) - len, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		len += (size_t)n;
-	if (len > sizeof(line) - 2)
-		len = sizeof(line) - 2;
-	if (len == 0 || line[len - 1] != '\n')
-		line[len++] = '\n';
+	n = strlen(msg);
+	if (n > 0 && msg[n - 1] == '\n')
+		msg[n - 1] = '\0';
+	len = (size_t)format_prefix(line, sizeof(line), level);
+	len += log_escape(line + len, sizeof(line) - 1 - len, msg);
+	line[len++] = '\n';
 	write_all(line, len);
 	errno = saved_errno;
 }

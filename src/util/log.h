@@ -7,6 +7,7 @@
 #define FBRIPPLE_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 /* syslog priorities */
 enum log_level {
@@ -24,6 +25,9 @@ int log_level_parse(const char *name, enum log_level *level);
 const char *log_level_name(enum log_level level);
 
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* in into out (len bytes, NUL-terminated), its control bytes as \xNN, cut short where it does
+ * not fit: text from outside (a device's name) made one harmless line. out's length. */
+size_t log_escape(char *out, size_t len, const char *in);
 #define log_error(...) log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_LEVEL_WARNING, __VA_ARGS__)
 #define log_notice(...) log_msg(LOG_LEVEL_NOTICE, __VA_ARGS__)
