@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "input/input.h"
 #include "input/input_reader.h"
 
 struct got {
@@ -151,6 +152,42 @@ static void test_more_than_the_queue(void **state)
 	run(INPUT_QUEUE_MAX * 5 / 2);
 }
 
+/* With the reader waiting for room, the loop can still push the ends of every contact of every
+ * device it closes (a reload's new screen closes them all): none is dropped. */
+static void test_room_left_for_the_loops_own_pushes(void **state)
+{
+	struct input_reader r;
+	struct loop loop;
+	struct got got = { 0 };
+	struct input_reader_source src;
+	unsigned before;
+	int fd[2];
+
+	(void)state;
+	start(&r, &loop, on_contact, &got, &got, &src, fd, INPUT_QUEUE_MAX * 2);
+	for (long end = now_ms() + 5000; now_ms() < end; usleep(10000)) {
+		input_reader_lock(&r);
+		before = r.len;
+		input_reader_unlock(&r);
+		if (before > INPUT_QUEUE_MAX / 2)
+			break;
+	}
+	usleep(50000);		/* the reader waits for room now */
+	input_reader_lock(&r);
+	before = r.len;
+	for (int i = 0; i < INPUT_CONTACTS_MAX; i++) {
+		struct input_contact c = { .action = INPUT_UP, .id = i };
+
+		input_reader_push(&r, &c);
+	}
+	assert_int_equal(r.len - before, INPUT_CONTACTS_MAX);
+	input_reader_unlock(&r);
+	input_reader_stop(&r);
+	loop_free(&loop);
+	close(fd[0]);
+	close(fd[1]);
+}
+
 /* Stopping while the reader waits for room ends it: the loop never drained the queue. */
 static void test_stop_while_full(void **state)
 {
@@ -176,6 +213,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_a_few),
 		cmocka_unit_test(test_more_than_the_queue),
+		cmocka_unit_test(test_room_left_for_the_loops_own_pushes),
 		cmocka_unit_test(test_stop_while_full),
 		cmocka_unit_test(test_a_refused_contact_comes_again_first),
 	};

@@ -12,14 +12,18 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "input.h"
 #include "util/clock.h"
 #include "util/thread.h"
 
-/* The reader reads on only while this much room is left: what one event can report (every
- * slot moved, lifted and touched again, and an activity), and the ends of the contacts of the
- * devices the loop may close meanwhile. While the loop is behind, the kernel's buffer fills,
- * and a SYN_DROPPED resync catches up once there is room. */
-#define INPUT_QUEUE_ROOM (3 * INPUT_SLOTS + 1 + 256)
+/* The reader reads on only while this much room is left: what one event can report, a resync
+ * after a SYN_DROPPED being the most (the contacts it ends, then two frames of every slot moved,
+ * lifted and touched again, and an activity), and the ends of every contact of every device
+ * the loop may close meanwhile (a reload's new screen closes them all). While the loop is
+ * behind, the kernel's buffer fills, and a resync catches up once there is room. */
+#define INPUT_QUEUE_ROOM (INPUT_SLOTS + 2 * (3 * INPUT_SLOTS + 1) + INPUT_CONTACTS_MAX)
+
+_Static_assert(INPUT_QUEUE_ROOM <= INPUT_QUEUE_MAX / 4, "the queue is mostly for the reader");
 
 static void signal_fd(int fd)
 {
