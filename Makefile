@@ -57,7 +57,7 @@ ARM64     = B=build/arm64 CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar \
 RUN_HOST  ?=
 
 .PHONY: all clean install uninstall check check-unit vm-objects check-paths check-vm check-asan check-valgrind check-valgrind-run deps-asan \
-        check-clang bench soak run readme-picture deps deps-test help fuzz fuzz-smoke fuzz-run fuzz-build
+        check-clang bench-tools bench soak run readme-picture deps deps-test help fuzz fuzz-smoke fuzz-run fuzz-build
 
 all: $(B)/fbripple
 
@@ -113,6 +113,8 @@ $(B)/tests/bench: $(B)/tests/bench.o $(B)/tests/bench_util.o $(B)/tests/seed_por
 $(B)/tests/soak: $(B)/tests/soak.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 $(B)/tests/bench_render: $(B)/tests/bench_render.o $(B)/tests/bench_util.o $(B)/src/libfbripple.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(B)/tests/bench_overdraw: $(B)/tests/bench_overdraw.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 $(B)/tests/bench_step: $(B)/tests/bench_step.o $(B)/tests/bench_util.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
@@ -207,10 +209,14 @@ $(B)/tests/fuzz/fuzz_%: $(B)/tests/fuzz/fuzz_%.o $(B)/src/libfbripple.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 
 check-clang: deps-test
-	@$(MAKE) --no-print-directory B=build/clang CC=clang check-unit vm-objects
+	@$(MAKE) --no-print-directory B=build/clang CC=clang check-unit vm-objects bench-tools
 
 # The VM tests' own code compiled (not run): clang's warnings there too.
 vm-objects: $(VM_TESTS:=.o) $(B)/tests/vm/vm.o $(B)/tests/vm/vmcase.o
+
+# The benches built (not run), so that none of them rots between the times someone runs it.
+BENCH_TOOLS = bench bench_render bench_overdraw bench_step bench_threads
+bench-tools: $(BENCH_TOOLS:%=$(B)/tests/%)
 
 # The unit and headless tests cross-built for arm64 and run under qemu-user (tests/arm64.sh).
 .PHONY: check-arm64 check-arm64-run deps-arm64
@@ -362,7 +368,7 @@ deb-build:
 
 clean:
 	find src \( -name '*.o' -o -name '*.d' -o -name '*.a' \) -delete
-	rm -rf build fbripple tests/*.o tests/*.d $(TESTS) tests/bench tests/bench_render tests/bench_step tests/bench_threads tests/soak \
+	rm -rf build fbripple tests/*.o tests/*.d $(TESTS) tests/bench tests/bench_render tests/bench_overdraw tests/bench_step tests/bench_threads tests/soak \
 		tests/vm/*.o tests/vm/*.d $(VM_HELPERS) tests/strip
 
 help:

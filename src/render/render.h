@@ -131,6 +131,7 @@ struct render {
 	 */
 	bool draw_live;
 	long share_min;			/* frames drawing fewer pixels: the caller's thread alone */
+	long drawn;			/* pixels the last frame wrote, refracted or the picture */
 	int calm_max;			/* cells whose slopes reach no further are calm */
 	int block_cells, blocks, block_words;
 	int32_t *block_x;		/* [blocks + 1]: the first logical column of each block */
