@@ -60,7 +60,8 @@ struct input {
 	struct loop *loop;
 	struct input_reader reader;
 	struct loop_source watch;	/* inotify or udev monitor */
-	int dir_wd;			/* inotify watch on /dev/input, or -1 while it is missing */
+	char dir[INPUT_DIR_MAX];	/* the event nodes' folder: /dev/input, or a test's */
+	int dir_wd;			/* inotify watch on dir, or -1 while it is missing */
 	struct input_device dev[INPUT_DEVICES_MAX];
 	int64_t activity_ms;		/* when INPUT_ACTIVITY was last reported */
 	bool let_go;			/* grabs released while another VT is in front */
@@ -479,17 +480,27 @@ static int scan_compare(const struct dirent **a, const struct dirent **b)
 	return atoi((*a)->d_name + 5) - atoi((*b)->d_name + 5);
 }
 
-/* Calls fn for every /dev/input/eventN, in numeric order. */
-static int scan(void (*fn)(void *ctx, const char *path), void *ctx)
+static const char *nodes_dir(const struct input_opts *o)
+{
+	return o->dir ? o->dir : INPUT_DIR;
+}
+
+static void node_path(char path[INPUT_PATH_MAX], const char *dir, const char *name)
+{
+	snprintf(path, INPUT_PATH_MAX, "%s/%.32s", dir, name);
+}
+
+/* Calls fn for every eventN in dir, in numeric order. */
+static int scan(const char *dir, void (*fn)(void *ctx, const char *path), void *ctx)
 {
 	struct dirent **list;
 	char path[INPUT_PATH_MAX];
-	int n = scandir(INPUT_DIR, &list, scan_filter, scan_compare);
+	int n = scandir(dir, &list, scan_filter, scan_compare);
 
 	if (n < 0)
 		return -errno;
 	for (int i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), INPUT_DIR "/%.32s", list[i]->d_name);
+		node_path(path, dir, list[i]->d_name);
 		fn(ctx, path);
 		free(list[i]);
 	}
@@ -524,14 +535,18 @@ static void node_changed(struct input *in, const char *path)
 
 static int watch_dir(struct input *in)
 {
-	in->dir_wd = inotify_add_watch(in->watch.fd, INPUT_DIR,
+	char parent[INPUT_DIR_MAX];
+	int parent_len = (int)(strrchr(in->dir, '/') - in->dir);
+
+	in->dir_wd = inotify_add_watch(in->watch.fd, in->dir,
 				       IN_CREATE | IN_ATTRIB | IN_DELETE | IN_MOVED_TO);
 	if (in->dir_wd >= 0)
 		return 0;
 	if (errno != ENOENT)
 		return -errno;
-	/* no input device yet: wait for the directory */
-	return inotify_add_watch(in->watch.fd, "/dev", IN_CREATE | IN_ONLYDIR) < 0 ? -errno : 0;
+	/* no input device yet: wait for the directory in its parent (/dev) */
+	snprintf(parent, sizeof(parent), "%.*s", parent_len > 0 ? parent_len : 1, in->dir);
+	return inotify_add_watch(in->watch.fd, parent, IN_CREATE | IN_ONLYDIR) < 0 ? -errno : 0;
 }
 
 static void inotify_event(struct input *in, const struct inotify_event *e)
@@ -539,25 +554,25 @@ static void inotify_event(struct input *in, const struct inotify_event *e)
 	char path[INPUT_PATH_MAX];
 
 	if (e->mask & IN_Q_OVERFLOW) {	/* events lost: what came meanwhile is found by a look */
-		scan(scan_add, in);
+		scan(in->dir, scan_add, in);
 		return;
 	}
 	if (e->wd == in->dir_wd && (e->mask & IN_IGNORED)) {
 		/* /dev/input went (devtmpfs removes it with its last node): wait for it anew */
 		in->dir_wd = -1;
 		if (watch_dir(in) == 0 && in->dir_wd >= 0)
-			scan(scan_add, in);
+			scan(in->dir, scan_add, in);
 		return;
 	}
 	if (e->wd != in->dir_wd) {
-		if ((e->mask & IN_CREATE) && strcmp(e->name, "input") == 0 && watch_dir(in) == 0 &&
-		    in->dir_wd >= 0)
-			scan(scan_add, in);
+		if ((e->mask & IN_CREATE) && strcmp(e->name, strrchr(in->dir, '/') + 1) == 0 &&
+		    watch_dir(in) == 0 && in->dir_wd >= 0)
+			scan(in->dir, scan_add, in);
 		return;
 	}
 	if (!e->len || !is_event_node(e->name))
 		return;
-	snprintf(path, sizeof(path), INPUT_DIR "/%.32s", e->name);
+	node_path(path, in->dir, e->name);
 	if (e->mask & (IN_CREATE | IN_MOVED_TO))
 		device_add_noted(in, path);
 	else if (e->mask & IN_ATTRIB)
@@ -626,7 +641,8 @@ static int open_watch(struct input *in)
 
 #ifdef HAVE_LIBUDEV
 	in->udev = udev_new();
-	if (open_udev_monitor(in) == 0)
+	/* udev names the nodes in /dev/input: a test's folder is watched itself */
+	if (strcmp(in->dir, INPUT_DIR) == 0 && open_udev_monitor(in) == 0)
 		return loop_add(in->loop, &in->watch);
 	if (in->mon)
 		udev_monitor_unref(in->mon);
@@ -664,7 +680,13 @@ int input_open(struct input **out, const struct input_opts *opts, struct loop *l
 	*out = NULL;
 	if (!in)
 		return -ENOMEM;
+	if (nodes_dir(opts)[0] != '/' || strlen(nodes_dir(opts)) >= sizeof(in->dir)) {
+		free(in);
+		return -EINVAL;
+	}
+	snprintf(in->dir, sizeof(in->dir), "%s", nodes_dir(opts));
 	in->opts = *opts;
+	in->opts.dir = in->dir;
 	in->let_go = opts->released;
 	in->loop = loop;
 	in->fn = fn;
@@ -684,7 +706,7 @@ int input_open(struct input **out, const struct input_opts *opts, struct loop *l
 		return rc;
 	}
 	*out = in;
-	scan(scan_add, in);
+	scan(in->dir, scan_add, in);
 	return 0;
 }
 
@@ -754,9 +776,10 @@ int input_reconfigure(struct input *in, const struct input_opts *opts)
 	input_reader_unlock(&in->reader);
 	memset(in->retry, 0, sizeof(in->retry));
 	in->opts = *opts;
+	in->opts.dir = in->dir;		/* the folder watched since input_open */
 	rc = copy_patterns(in, opts);
 	if (rc == 0)
-		rc = scan(scan_add, in);
+		rc = scan(in->dir, scan_add, in);
 	return rc == -ENOENT ? 0 : rc;
 }
 
@@ -841,9 +864,9 @@ int input_list_devices(FILE *out, const struct input_opts *opts)
 #ifdef HAVE_LIBUDEV
 	in.udev = udev_new();
 #endif
-	rc = scan(list_one, &l);
+	rc = scan(nodes_dir(opts), list_one, &l);
 	if (rc < 0)
-		fprintf(out, "%s: %s\n", INPUT_DIR, strerror(-rc));
+		fprintf(out, "%s: %s\n", nodes_dir(opts), strerror(-rc));
 #ifdef HAVE_LIBUDEV
 	if (in.udev)
 		udev_unref(in.udev);

@@ -18,6 +18,7 @@
 #define INPUT_DEVICES_MAX 32
 #define INPUT_CONTACTS_MAX (INPUT_DEVICES_MAX * INPUT_SLOTS)	/* contact ids run below it */
 #define INPUT_PATH_MAX 64
+#define INPUT_DIR_MAX 24	/* a folder's name and an eventN in it fit INPUT_PATH_MAX */
 
 struct input_opts {
 	const char *const *devices;	/* paths or name globs; NULL or empty: every device */
@@ -30,6 +31,8 @@ struct input_opts {
 	int fb_width, fb_height, rotate;
 	int min_move;
 	enum input_axes axes;
+	const char *dir;		/* the event nodes' folder; NULL: /dev/input (tests use a
+					 * folder of their own, shorter than INPUT_DIR_MAX) */
 };
 
 struct input;
