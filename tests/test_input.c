@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "input/input.h"
 #include "water/water.h"
@@ -1090,6 +1092,173 @@ static void test_pen(void **state)
 	assert_string_equal(f.rec.text, "down 0 800,600; up 0 800,600");
 }
 
+/* ---- devices: a folder of FIFOs stands for /dev/input ---- */
+
+static void quiet(const struct libevdev *dev, enum libevdev_log_priority priority, void *data,
+		  const char *file, int line, const char *func, const char *format, va_list args)
+{
+	(void)dev, (void)priority, (void)data, (void)file, (void)line, (void)func, (void)format;
+	(void)args;
+}
+
+/* This program's evdev nodes are FIFOs, each a touch panel made without a kernel (a build
+ * machine has no uinput): input.c opens them through this, not libevdev's. libevdev's calls
+ * that need a kernel (the clock) fail quietly. */
+int libevdev_new_from_fd(int fd, struct libevdev **dev)
+{
+	static const unsigned touch[] = { BTN_TOUCH };
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return -ENOTTY;
+	*dev = libevdev_new();
+	if (!*dev)
+		return -ENOMEM;
+	libevdev_set_device_log_function(*dev, quiet, LIBEVDEV_LOG_ERROR, NULL);
+	libevdev_set_name(*dev, "fifo panel");
+	add_abs(*dev, ABS_X, 0, 999);
+	add_abs(*dev, ABS_Y, 0, 799);
+	add(*dev, EV_KEY, touch, 1);
+	libevdev_enable_property(*dev, INPUT_PROP_DIRECT);
+	return 0;
+}
+
+struct nodes {
+	char dir[INPUT_DIR_MAX];
+	struct loop loop;
+	struct input *in;
+	char log[32768];
+	size_t len;
+};
+
+static void on_note(void *ctx, enum log_level level, const char *msg)
+{
+	struct nodes *n = ctx;
+
+	(void)level;
+	n->len += snprintf(n->log + n->len, sizeof(n->log) - n->len, "%s\n", msg);
+	assert_true(n->len < sizeof(n->log));
+}
+
+static bool take_any(void *ctx, const struct input_contact *c)
+{
+	(void)ctx, (void)c;
+	return true;
+}
+
+static void node_name(const struct nodes *n, int i, char *path, size_t len)
+{
+	snprintf(path, len, "%s/event%d", n->dir, i);
+}
+
+static void plug(const struct nodes *n, int i)
+{
+	char path[INPUT_PATH_MAX];
+
+	node_name(n, i, path, sizeof(path));
+	assert_int_equal(mkfifo(path, 0600), 0);
+}
+
+static void unplug(const struct nodes *n, int i)
+{
+	char path[INPUT_PATH_MAX];
+
+	node_name(n, i, path, sizeof(path));
+	unlink(path);
+}
+
+/* The loop runs until input has count devices, or 2 s. */
+static void settle(struct nodes *n, int count)
+{
+	for (int i = 0; i < 200 && input_count(n->in) != count; i++)
+		loop_dispatch(&n->loop, 10);
+}
+
+/* The loop runs until the log says what, or 2 s. */
+static void await_note(struct nodes *n, const char *what)
+{
+	for (int i = 0; i < 200 && !strstr(n->log, what); i++)
+		loop_dispatch(&n->loop, 10);
+}
+
+static int occurrences(const char *text, const char *what)
+{
+	int k = 0;
+
+	for (const char *p = text; (p = strstr(p, what)); p++)
+		k++;
+	return k;
+}
+
+static void nodes_open(struct nodes *n, int devices)
+{
+	struct input_opts o = { .fb_width = 1000, .fb_height = 800, .min_move = 1, .dir = n->dir };
+
+	memset(n, 0, sizeof(*n));
+	snprintf(n->dir, sizeof(n->dir), "/tmp/fbr-input.XXXXXX");
+	assert_non_null(mkdtemp(n->dir));
+	for (int i = 0; i < devices; i++)
+		plug(n, i);
+	assert_int_equal(loop_init(&n->loop), 0);
+	assert_int_equal(input_open(&n->in, &o, &n->loop, take_any, on_note, n), 0);
+}
+
+static void nodes_close(struct nodes *n, int nodes)
+{
+	input_close(n->in);
+	loop_free(&n->loop);
+	for (int i = 0; i < nodes; i++)
+		unplug(n, i);
+	rmdir(n->dir);
+}
+
+/* A device that comes while every entry is in use is opened once one frees, and the log says
+ * so once, however often it is seen again (review: it was lost until plugged in again). */
+static void test_device_waits_for_room(void **state)
+{
+	char path[INPUT_PATH_MAX], again[INPUT_PATH_MAX], opened[INPUT_PATH_MAX + 32];
+	struct nodes n;
+
+	(void)state;
+	nodes_open(&n, INPUT_DEVICES_MAX);
+	assert_int_equal(input_count(n.in), INPUT_DEVICES_MAX);
+	plug(&n, INPUT_DEVICES_MAX);
+	node_name(&n, INPUT_DEVICES_MAX, path, sizeof(path));
+	snprintf(again, sizeof(again), "%s/again", n.dir);
+	assert_int_equal(mkfifo(again, 0600), 0);
+	assert_int_equal(rename(again, path), 0);	/* the same node seen twice */
+	unplug(&n, 3);
+	snprintf(opened, sizeof(opened), "%s: \"fifo panel\"", path);
+	await_note(&n, opened);
+	assert_int_equal(input_count(n.in), INPUT_DEVICES_MAX);
+	assert_non_null(strstr(n.log, opened));
+	assert_int_equal(occurrences(n.log, "opened when one goes away"), 1);
+	nodes_close(&n, INPUT_DEVICES_MAX + 1);
+}
+
+/* However many devices come while the entries are in use, INPUT_WAITING_MAX wait: a flood of
+ * hotplug events does not grow the list, and the log tells of those not kept once. */
+static void test_devices_waiting_bounded(void **state)
+{
+	int extra = INPUT_WAITING_MAX + 3, all = INPUT_DEVICES_MAX + extra;
+	struct nodes n;
+
+	(void)state;
+	nodes_open(&n, INPUT_DEVICES_MAX);
+	for (int i = INPUT_DEVICES_MAX; i < all; i++)
+		plug(&n, i);
+	await_note(&n, "not opened");
+	for (int i = 0; i < 10; i++)
+		loop_dispatch(&n.loop, 10);	/* the events of the rest */
+	assert_int_equal(occurrences(n.log, "opened when one goes away"), INPUT_WAITING_MAX);
+	assert_int_equal(occurrences(n.log, "not opened"), 1);
+	for (int i = 0; i < INPUT_DEVICES_MAX; i++)
+		unplug(&n, i);
+	settle(&n, INPUT_WAITING_MAX);
+	assert_int_equal(input_count(n.in), INPUT_WAITING_MAX);
+	nodes_close(&n, all);
+}
+
 /* ---- a flood: 10,000 events in one second's worth from one device ---- */
 
 struct flood {
@@ -1200,6 +1369,8 @@ int main(void)
 		cmocka_unit_test(test_pen_tablet_upright),
 		cmocka_unit_test(test_classify_pens),
 		cmocka_unit_test(test_pen),
+		cmocka_unit_test(test_device_waits_for_room),
+		cmocka_unit_test(test_devices_waiting_bounded),
 		cmocka_unit_test(test_flood),
 	};
 

@@ -66,6 +66,9 @@ struct input {
 	int64_t activity_ms;		/* when INPUT_ACTIVITY was last reported */
 	bool let_go;			/* grabs released while another VT is in front */
 	char retry[INPUT_DEVICES_MAX][INPUT_PATH_MAX];	/* nodes we may not open yet */
+	char waiting[INPUT_WAITING_MAX][INPUT_PATH_MAX];	/* nodes that found no free entry, */
+	int nwaiting;					/* first come first */
+	bool waiting_full_noted;	/* the log said a node found no place to wait either */
 	input_take_fn *fn;
 	input_note_fn *note;
 	void *ctx;
@@ -291,6 +294,8 @@ static void on_device(struct input_reader_source *src)
 		feed_all(d);
 }
 
+static void open_waiting(struct input *in);
+
 /* On the loop, with the lock held: what the reader thread found and cannot do itself. */
 static void tend_devices(void *ctx)
 {
@@ -315,6 +320,7 @@ static void tend_devices(void *ctx)
 		if (d->gone)
 			close_failed(d);
 	}
+	open_waiting(in);
 }
 
 static void retry_later(struct input *in, const char *path)
@@ -336,6 +342,39 @@ static void retry_forget(struct input *in, const char *path)
 	for (int i = 0; i < INPUT_DEVICES_MAX; i++)
 		if (strcmp(in->retry[i], path) == 0)
 			in->retry[i][0] = '\0';
+}
+
+static bool is_waiting(const struct input *in, const char *path)
+{
+	for (int i = 0; i < in->nwaiting; i++)
+		if (strcmp(in->waiting[i], path) == 0)
+			return true;
+	return false;
+}
+
+/* Remembers a node that found every entry in use: 0, -EEXIST if it waits already, or -ENOSPC
+ * (bounded: whoever makes the hotplug events may make them without end). */
+static int wait_for_room(struct input *in, const char *path)
+{
+	if (is_waiting(in, path))
+		return -EEXIST;
+	if (in->nwaiting == INPUT_WAITING_MAX)
+		return -ENOSPC;
+	snprintf(in->waiting[in->nwaiting++], INPUT_PATH_MAX, "%s", path);
+	return 0;
+}
+
+static void waiting_forget(struct input *in, const char *path)
+{
+	for (int i = 0; i < in->nwaiting; i++) {
+		if (strcmp(in->waiting[i], path) != 0)
+			continue;
+		memmove(in->waiting[i], in->waiting[i + 1],
+			(size_t)(in->nwaiting - i - 1) * sizeof(in->waiting[0]));
+		in->nwaiting--;
+		in->waiting_full_noted = false;
+		return;
+	}
 }
 
 static struct input_device *free_entry(struct input *in)
@@ -441,16 +480,6 @@ static int device_open(struct input *in, const char *path)
 	return rc < 0 ? rc : 0;
 }
 
-static int device_add(struct input *in, const char *path)
-{
-	int rc;
-
-	input_reader_lock(&in->reader);
-	rc = device_open(in, path);
-	input_reader_unlock(&in->reader);
-	return rc;
-}
-
 const char *input_open_error(const char *path, int ret, char *why, size_t len)
 {
 	if (ret != -EACCES || access_explain(path, R_OK, why, len) < 0)
@@ -458,16 +487,56 @@ const char *input_open_error(const char *path, int ret, char *why, size_t len)
 	return why;
 }
 
-static void device_add_noted(struct input *in, const char *path)
+/* Every entry is in use: path is opened when one frees (open_waiting). Said once per node,
+ * and once while the waiting list is full, however often the node is seen. */
+static void wait_for_room_noted(struct input *in, const char *path)
 {
-	int rc = device_add(in, path);
+	int rc = wait_for_room(in, path);
+
+	if (rc == 0) {
+		note(in, LOG_LEVEL_WARNING, "%s: all %d devices fbripple reads are in use; it is "
+		     "opened when one goes away", path, INPUT_DEVICES_MAX);
+	} else if (rc == -ENOSPC && !in->waiting_full_noted) {
+		in->waiting_full_noted = true;
+		note(in, LOG_LEVEL_WARNING, "%s: not opened: all %d devices fbripple reads are in "
+		     "use and %d more wait for one to go away (plug it in again then)", path,
+		     INPUT_DEVICES_MAX, INPUT_WAITING_MAX);
+	}
+}
+
+/* With the lock held: device_open, and the log told what keeps path from being used. */
+static void device_open_noted(struct input *in, const char *path)
+{
+	int rc = device_open(in, path);
 	char why[256];
 
-	if (rc == -EACCES || rc == -EPERM)
+	if (rc == -EMFILE)
+		wait_for_room_noted(in, path);
+	else if (rc == -EACCES || rc == -EPERM)
 		note(in, LOG_LEVEL_WARNING, "%s: %s; retrying when its permissions change", path,
 		     input_open_error(path, rc, why, sizeof(why)));
 	else if (rc < 0 && rc != -ENOENT && rc != -ENODEV)
 		note(in, LOG_LEVEL_WARNING, "%s: %s", path, strerror(-rc));
+}
+
+static void device_add_noted(struct input *in, const char *path)
+{
+	input_reader_lock(&in->reader);
+	device_open_noted(in, path);
+	input_reader_unlock(&in->reader);
+}
+
+/* With the lock held, once entries freed: the nodes that found none, in the order they came.
+ * One that went meanwhile fails to open, and is forgotten. */
+static void open_waiting(struct input *in)
+{
+	char path[INPUT_PATH_MAX];
+
+	while (in->nwaiting > 0 && free_entry(in)) {
+		snprintf(path, sizeof(path), "%s", in->waiting[0]);
+		waiting_forget(in, path);
+		device_open_noted(in, path);
+	}
 }
 
 static int scan_filter(const struct dirent *e)
@@ -520,9 +589,11 @@ static void node_removed(struct input *in, const char *path)
 	struct input_device *d = device_by_path(in, path);
 
 	retry_forget(in, path);
+	waiting_forget(in, path);
 	input_reader_lock(&in->reader);
 	if (d)
 		device_close(d, "unplugged");
+	open_waiting(in);
 	input_reader_unlock(&in->reader);
 }
 
@@ -775,6 +846,8 @@ int input_reconfigure(struct input *in, const struct input_opts *opts)
 			device_close(&in->dev[i], "closed for the new configuration");
 	input_reader_unlock(&in->reader);
 	memset(in->retry, 0, sizeof(in->retry));
+	in->nwaiting = 0;	/* the scan finds those still without an entry */
+	in->waiting_full_noted = false;
 	in->opts = *opts;
 	in->opts.dir = in->dir;		/* the folder watched since input_open */
 	rc = copy_patterns(in, opts);

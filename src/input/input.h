@@ -16,6 +16,7 @@
 #include "util/loop.h"
 
 #define INPUT_DEVICES_MAX 32
+#define INPUT_WAITING_MAX 16	/* devices that found every entry in use, opened as they free */
 #define INPUT_CONTACTS_MAX (INPUT_DEVICES_MAX * INPUT_SLOTS)	/* contact ids run below it */
 #define INPUT_PATH_MAX 64
 #define INPUT_DIR_MAX 24	/* a folder's name and an eventN in it fit INPUT_PATH_MAX */
