@@ -353,6 +353,26 @@ static void test_mt_a_tracking_ids(void **state)
 			    "down 0 100,100; down 1 500,500; up 0 100,100; move 1 500,500>510,500");
 }
 
+/* Contacts past INPUT_SLOTS in a frame are ignored: the last one kept stays where it is (the
+ * ones past it were written over it). */
+static void test_mt_a_contacts_past_slots(void **state)
+{
+	char frame[4096];
+	size_t len = 0;
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_A, AXIS(0, 1000), AXIS(0, 800), 1);
+	for (int k = 0; k <= INPUT_SLOTS; k++)
+		len += snprintf(frame + len, sizeof(frame) - len, "E: 0.0 0003 0035 %d\n"
+				"E: 0.0 0003 0036 0100\nE: 0.0 0000 0002 0000\n", 10 + 50 * k);
+	snprintf(frame + len, sizeof(frame) - len, "E: 0.0 0000 0000 0000\n");
+	feed(&f.dec, frame);
+	assert_int_equal(f.rec.last.action, INPUT_DOWN);
+	assert_int_equal(f.rec.last.id, INPUT_SLOTS - 1);
+	assert_int_equal(f.rec.last.x, 10 + 50 * (INPUT_SLOTS - 1));
+}
+
 /* Protocol A cannot be resynced: a SYN_DROPPED keeps the contacts until a full frame. */
 static void test_mt_a_syn_dropped(void **state)
 {
@@ -1346,6 +1366,7 @@ int main(void)
 		cmocka_unit_test(test_syn_dropped_replaced_contact),
 		cmocka_unit_test(test_mt_a),
 		cmocka_unit_test(test_mt_a_tracking_ids),
+		cmocka_unit_test(test_mt_a_contacts_past_slots),
 		cmocka_unit_test(test_mt_a_matched_by_distance),
 		cmocka_unit_test(test_mt_a_syn_dropped),
 		cmocka_unit_test(test_mt_a_syn_dropped_without_button),

@@ -216,19 +216,20 @@ static void feed_mt_b(struct input_decoder *d, const struct input_event *ev)
 
 static void feed_mt_a(struct input_decoder *d, const struct input_event *ev)
 {
-	struct input_slot *c = &d->mt[d->nmt < INPUT_SLOTS ? d->nmt : INPUT_SLOTS - 1];
+	struct input_slot *c = &d->mt[d->nmt];
 
 	if (ev->type == EV_KEY && ev->code == BTN_TOUCH && ev->value != 2) {
 		d->button = ev->value;
 		d->has_button = true;
 	}
-	if (ev->type == EV_SYN && ev->code == SYN_MT_REPORT) {
-		if (c->fresh && d->nmt < INPUT_SLOTS)
+	if (ev->type == EV_SYN && ev->code == SYN_MT_REPORT && d->nmt < INPUT_SLOTS) {
+		if (c->fresh)
 			d->nmt++;
-		d->mt[d->nmt < INPUT_SLOTS ? d->nmt : INPUT_SLOTS - 1].fresh = false;
+		if (d->nmt < INPUT_SLOTS)
+			d->mt[d->nmt].fresh = false;
 		return;
 	}
-	if (ev->type != EV_ABS)
+	if (ev->type != EV_ABS || d->nmt == INPUT_SLOTS)	/* contacts past the slots: ignored */
 		return;
 	if (ev->code == ABS_MT_POSITION_X)
 		c->x = ev->value, c->fresh = true;
