@@ -353,6 +353,44 @@ static void test_mt_a_tracking_ids(void **state)
 			    "down 0 100,100; down 1 500,500; up 0 100,100; move 1 500,500>510,500");
 }
 
+/* Protocol A with tracking ids for some contacts only: a contact without one is a contact of
+ * its own, not whichever id its place in an earlier frame (or the frame's earlier contacts)
+ * held; it follows the contacts without ids by distance (review: it took a stale id, so a new
+ * finger moved the lifted one's contact, and an anonymous one ahead of id 4 took id 4's). */
+static void test_mt_a_ids_for_some_contacts(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	setup(&f, INPUT_MT_A, AXIS(0, 1000), AXIS(0, 800), 1);
+	feed(&f.dec,
+	     "E: 0.0 0003 0039 0004\nE: 0.0 0003 0035 0100\nE: 0.0 0003 0036 0100\n"
+	     "E: 0.0 0000 0002 0000\n"
+	     "E: 0.0 0003 0039 0007\nE: 0.0 0003 0035 0500\nE: 0.0 0003 0036 0500\n"
+	     "E: 0.0 0000 0002 0000\nE: 0.0 0000 0000 0000\n"
+	     "# id 7 lifted; a finger without an id comes second, where id 7 was\n"
+	     "E: 0.1 0003 0039 0004\nE: 0.1 0003 0035 0105\nE: 0.1 0003 0036 0100\n"
+	     "E: 0.1 0000 0002 0000\n"
+	     "E: 0.1 0003 0035 0900\nE: 0.1 0003 0036 0700\n"
+	     "E: 0.1 0000 0002 0000\nE: 0.1 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "down 0 100,100; down 1 500,500; move 0 100,100>105,100; "
+			    "up 1 500,500; down 2 900,700");
+	clear(&f.rec);
+	feed(&f.dec,
+	     "# the finger without an id first: it is not id 4\n"
+	     "E: 0.2 0003 0035 0910\nE: 0.2 0003 0036 0700\nE: 0.2 0000 0002 0000\n"
+	     "E: 0.2 0003 0039 0004\nE: 0.2 0003 0035 0110\nE: 0.2 0003 0036 0100\n"
+	     "E: 0.2 0000 0002 0000\nE: 0.2 0000 0000 0000\n"
+	     "E: 0.3 0003 0039 0004\nE: 0.3 0003 0035 0115\nE: 0.3 0003 0036 0100\n"
+	     "E: 0.3 0000 0002 0000\n"
+	     "E: 0.3 0003 0035 0920\nE: 0.3 0003 0036 0700\nE: 0.3 0000 0002 0000\n"
+	     "E: 0.3 0000 0000 0000\n"
+	     "E: 0.4 0000 0002 0000\nE: 0.4 0000 0000 0000\n");
+	assert_string_equal(f.rec.text, "move 0 105,100>110,100; move 2 900,700>910,700; "
+			    "move 0 110,100>115,100; move 2 910,700>920,700; up 0 115,100; "
+			    "up 2 920,700");
+}
+
 /* Contacts past INPUT_SLOTS in a frame are ignored: the last one kept stays where it is (the
  * ones past it were written over it). */
 static void test_mt_a_contacts_past_slots(void **state)
@@ -1367,6 +1405,7 @@ int main(void)
 		cmocka_unit_test(test_mt_a),
 		cmocka_unit_test(test_mt_a_tracking_ids),
 		cmocka_unit_test(test_mt_a_contacts_past_slots),
+		cmocka_unit_test(test_mt_a_ids_for_some_contacts),
 		cmocka_unit_test(test_mt_a_matched_by_distance),
 		cmocka_unit_test(test_mt_a_syn_dropped),
 		cmocka_unit_test(test_mt_a_syn_dropped_without_button),

@@ -104,8 +104,10 @@ void input_decoder_init(struct input_decoder *d, enum input_class cls,
 				     .min_move = min_move, .id_base = id_base, .fn = fn,
 				     .ctx = ctx, .button = cls == INPUT_MT_A, .code_x = ABS_X,
 				     .code_y = ABS_Y };
-	for (int i = 0; i < INPUT_SLOTS; i++)
-		d->s[i] = (struct input_slot){ .id = -1, .rx = -1, .ry = -1 };
+	for (int i = 0; i < INPUT_SLOTS; i++) {
+		d->s[i] = (struct input_slot){ .id = -1, .tid = -1, .rx = -1, .ry = -1 };
+		d->mt[i] = (struct input_slot){ .id = -1, .tid = -1 };
+	}
 	if (cls == INPUT_MOUSE) {
 		d->s[0].x = d->s[0].rx = map->width / 2;
 		d->s[0].y = d->s[0].ry = map->height / 2;
@@ -214,6 +216,14 @@ static void feed_mt_b(struct input_decoder *d, const struct input_event *ev)
 		s->y = ev->value;
 }
 
+/* MT-A: the frame's next contact starts with nothing of the one before it in its place, no
+ * tracking id either (a device may send ids for some contacts only). */
+static void mt_a_next_contact(struct input_decoder *d)
+{
+	if (d->nmt < INPUT_SLOTS)
+		d->mt[d->nmt] = (struct input_slot){ .id = -1 };
+}
+
 static void feed_mt_a(struct input_decoder *d, const struct input_event *ev)
 {
 	struct input_slot *c = &d->mt[d->nmt];
@@ -225,8 +235,7 @@ static void feed_mt_a(struct input_decoder *d, const struct input_event *ev)
 	if (ev->type == EV_SYN && ev->code == SYN_MT_REPORT && d->nmt < INPUT_SLOTS) {
 		if (c->fresh)
 			d->nmt++;
-		if (d->nmt < INPUT_SLOTS)
-			d->mt[d->nmt].fresh = false;
+		mt_a_next_contact(d);
 		return;
 	}
 	if (ev->type != EV_ABS || d->nmt == INPUT_SLOTS)	/* contacts past the slots: ignored */
@@ -236,7 +245,7 @@ static void feed_mt_a(struct input_decoder *d, const struct input_event *ev)
 	else if (ev->code == ABS_MT_POSITION_Y)
 		c->y = ev->value, c->fresh = true;
 	else if (ev->code == ABS_MT_TRACKING_ID)
-		c->id = ev->value, d->mt_has_id = true;
+		c->id = ev->value;
 }
 
 static int find_slot(const struct input_decoder *d, int id, bool free_only)
@@ -257,38 +266,33 @@ static double distance2(const struct input_slot *a, const struct input_slot *b)
 	return dx * dx + dy * dy;
 }
 
-/* pair[k]: the slot whose tracking id contact k carries, or -1 for a new contact. */
-static void pair_by_id(const struct input_decoder *d, int n, int pair[INPUT_SLOTS])
+/* Contacts with a tracking id: pair[k] is the slot down with contact k's id. */
+static void pair_by_id(const struct input_decoder *d, int n, int pair[INPUT_SLOTS],
+		       bool taken[INPUT_SLOTS])
 {
-	bool taken[INPUT_SLOTS] = { false };
-
-	for (int k = 0; k < n; k++) {
-		pair[k] = -1;
-		for (int i = 0; i < INPUT_SLOTS && pair[k] < 0; i++)
-			if (d->s[i].id >= 0 && d->s[i].id == d->mt[k].id && !taken[i])
-				pair[k] = i;
-		if (pair[k] >= 0)
-			taken[pair[k]] = true;
-	}
+	for (int k = 0; k < n; k++)
+		for (int i = 0; i < INPUT_SLOTS && d->mt[k].id >= 0 && pair[k] < 0; i++)
+			if (d->s[i].id >= 0 && d->s[i].tid == d->mt[k].id && !taken[i])
+				pair[k] = i, taken[i] = true;
 }
 
-/* Anonymous contacts: the nearest pair of a contact down and a contact of this frame first,
- * then the nearest of the rest, as mtdev does; whatever is left over is new or lifted. */
-static void pair_by_distance(const struct input_decoder *d, int n, int pair[INPUT_SLOTS])
+/* Anonymous contacts, with the contacts down that came without an id: the nearest pair of a
+ * contact down and a contact of this frame first, then the nearest of the rest, as mtdev
+ * does. */
+static void pair_by_distance(const struct input_decoder *d, int n, int pair[INPUT_SLOTS],
+			     bool taken[INPUT_SLOTS])
 {
-	bool taken[INPUT_SLOTS] = { false };
-
-	for (int k = 0; k < n; k++)
-		pair[k] = -1;
 	for (;;) {
 		double best = INFINITY;
 		int bi = -1, bk = -1;
 
 		for (int i = 0; i < INPUT_SLOTS; i++) {
-			for (int k = 0; k < n && d->s[i].id >= 0 && !taken[i]; k++) {
+			bool anonymous = d->s[i].id >= 0 && d->s[i].tid < 0 && !taken[i];
+
+			for (int k = 0; k < n && anonymous; k++) {
 				double d2 = distance2(&d->s[i], &d->mt[k]);
 
-				if (pair[k] < 0 && d2 < best) {
+				if (pair[k] < 0 && d->mt[k].id < 0 && d2 < best) {
 					best = d2;
 					bi = i;
 					bk = k;
@@ -302,18 +306,19 @@ static void pair_by_distance(const struct input_decoder *d, int n, int pair[INPU
 	}
 }
 
-/* Protocol A sends every contact in every frame: match them to the contacts down by tracking
- * id when the device has one, else by distance. A contact down with no match is lifted where
- * it was last seen. */
+/* Protocol A sends every contact in every frame: match them to the contacts down, by tracking
+ * id those that have one, by distance those that came without (a device may send ids for
+ * some contacts only: the two never pair). pair[k]: contact k's slot, or -1 for a new
+ * contact. A contact down with no match is lifted where it was last seen. */
 static void frame_mt_a(struct input_decoder *d)
 {
 	int n = d->button ? d->nmt : 0, pair[INPUT_SLOTS];
-	bool kept[INPUT_SLOTS] = { false };
+	bool kept[INPUT_SLOTS] = { false }, taken[INPUT_SLOTS] = { false };
 
-	if (d->mt_has_id)
-		pair_by_id(d, n, pair);
-	else
-		pair_by_distance(d, n, pair);
+	for (int k = 0; k < n; k++)
+		pair[k] = -1;
+	pair_by_id(d, n, pair, taken);
+	pair_by_distance(d, n, pair, taken);
 	for (int k = 0; k < n; k++) {
 		if (pair[k] < 0)
 			continue;
@@ -328,7 +333,7 @@ static void frame_mt_a(struct input_decoder *d)
 		int i = pair[k] >= 0 ? -1 : find_slot(d, -1, true);
 
 		if (i >= 0)
-			d->s[i] = (struct input_slot){ .id = d->mt_has_id ? d->mt[k].id : i,
+			d->s[i] = (struct input_slot){ .id = i, .tid = d->mt[k].id,
 						       .x = d->mt[k].x, .y = d->mt[k].y,
 						       .rx = -1, .ry = -1 };
 	}
@@ -441,7 +446,7 @@ static void frame(struct input_decoder *d)
 	if (d->cls == INPUT_MT_A && !(d->dropped && d->button))
 		frame_mt_a(d);
 	d->nmt = 0;
-	d->mt[0].fresh = false;		/* also of a frame skipped: the next one starts empty */
+	mt_a_next_contact(d);		/* also of a frame skipped: the next one starts empty */
 	d->dropped = false;
 	if (d->cls == INPUT_MOUSE) {
 		d->s[0].x = move_clamped(d->s[0].x, d->dx, d->map->width);
@@ -493,7 +498,7 @@ void input_decoder_feed(struct input_decoder *d, const struct input_event *ev)
 		 * drop the partial one, and keep the contacts unless the sync lifts BTN_TOUCH (a
 		 * device without one cannot keep them: end_unsynced). */
 		d->nmt = 0;
-		d->mt[0].fresh = false;
+		mt_a_next_contact(d);
 		d->dx = d->dy = 0;
 		d->dropped = true;
 		d->sync_due = true;

@@ -76,6 +76,7 @@ int input_parse_matrix(const char *text, double cal[6]);
 
 struct input_slot {
 	int id;			/* tracking id; -1: no contact */
+	int tid;		/* MT-A: the device's tracking id of the contact, -1: it sent none */
 	int x, y;		/* device units (mouse: logical pixels) */
 	bool fresh;		/* a new tracking id since the last frame */
 	bool down;		/* reported as down */
@@ -106,11 +107,11 @@ struct input_decoder {
 	bool dropped;			/* SYN_DROPPED since the last SYN_REPORT */
 	int64_t dx, dy;			/* mouse: relative motion of this frame */
 	int nmt;			/* MT-A: contacts in this frame */
-	bool mt_has_id;
 	bool axes_switched;		/* input_decoder_watch_axes saw the other pair in use */
 	bool sync_due;			/* SYN_DROPPED: libevdev's next sync state is the kernel's */
 	int sync_id[INPUT_SLOTS];	/* MT-B: each slot's tracking id in the kernel after a sync */
-	struct input_slot mt[INPUT_SLOTS];	/* MT-A: this frame's contacts (x, y, id) */
+	struct input_slot mt[INPUT_SLOTS];	/* MT-A: this frame's contacts (x, y, and
+						 * id: the tracking id, -1 if it had none) */
 	input_fn *fn;
 	void *ctx;
 };
