@@ -340,8 +340,10 @@ static void test_one_stone_writes_its_own_width(void **state)
 
 /* Waters made to sit on the edges of what is calm (render_calm.c). */
 enum craft {
-	SLOPE_CALM,	/* every difference across a cell calm_max, the way that moves pixels */
+	SLOPE_CALM,	/* every difference across a cell calm_hi */
 	SLOPE_STEEP,	/* one more: pixels move */
+	SLOPE_CALM_DOWN,	/* every difference -calm_lo: the move rounds the other way */
+	SLOPE_STEEP_DOWN,	/* one more: pixels move */
 	STRIPES,	/* steep rows between flat ones, no difference up and down: only pixel
 			 * rows that mix in the next cell row move */
 	STEP,		/* one cell, the first of a block, steep: only the last pixels of the
@@ -352,7 +354,11 @@ enum craft {
 
 static void craft(struct water *w, const struct render *r, enum craft c)
 {
-	int t = r->calm_max + (c == SLOPE_STEEP), step = 2 * r->block_cells;
+	int t = c == SLOPE_CALM	     ? r->calm_hi
+		: c == SLOPE_STEEP     ? r->calm_hi + 1
+		: c == SLOPE_CALM_DOWN ? -r->calm_lo
+				       : -r->calm_lo - 1;
+	int step = 2 * r->block_cells;
 
 	water_clear(w);
 	for (int y = 0; y < w->height; y++) {
@@ -361,7 +367,7 @@ static void craft(struct water *w, const struct render *r, enum craft c)
 		for (int x = 0; x < w->width; x++) {
 			bool inside = x >= 2 && y >= 2 && x < w->width - 2 && y < w->height - 2;
 
-			if (c <= SLOPE_STEEP && inside)
+			if (c <= SLOPE_STEEP_DOWN && inside)
 				h[x] = (int16_t)(-t * ((x + y) / 2));
 			else if (c == STRIPES && y % 2 == 0)
 				h[x] = (int16_t)(-4 * w->scale * x);
@@ -424,11 +430,12 @@ static void test_crafted_edges_of_calm(void **state)
 							if (fb[f % 2][i] != want[i])
 								snprintf(failed, sizeof(failed),
 									 "craft %d, %s rotate %d cell %d "
-									 "light %d tint %d, calm_max %d, "
+									 "light %d tint %d, calm -%d..%d, "
 									 "path %s: frame %d, byte %zu of "
 									 "row %zu: %02x, whole %02x", k,
 									 l.format, rotate, l.cell, l.light,
-									 l.tint != CONFIG_OFF, r.calm_max,
+									 l.tint != CONFIG_OFF, r.calm_lo,
+									 r.calm_hi,
 									 render_path_name(r.path), f,
 									 i % stride, i / stride,
 									 fb[f % 2][i], want[i]);
@@ -472,9 +479,10 @@ static void slope_of(struct water *w, int k)
 	}
 }
 
-/* Water whose slopes are at most calm_max moves no pixel and shades none: once each page
- * shows the picture, a frame writes nothing inside the slope, though every row is live; one
- * height unit steeper, and it draws all of it. */
+/* Water whose differences across a cell are calm_hi, or -calm_lo, moves no pixel and shades
+ * none: once each page shows the picture, a frame writes nothing inside the slope, though
+ * every row is live; one height unit steeper either way, and it draws all of it. At cell 4
+ * the window is lopsided, as the move's rounding is: -2..1. */
 static void test_calm_slopes_draw_nothing(void **state)
 {
 	static const struct render_light lit = { 1.5, 300, 0.5 };
@@ -491,27 +499,33 @@ static void test_calm_slopes_draw_nothing(void **state)
 	for (size_t i = 0; i < (size_t)W * H; i++)
 		img.pixels[i] = 0xff204060u;
 	for (int cell = 2; cell <= 4; cell += 2)
-		for (int light = 0; light <= 1; light++) {
-			long calm, steep;
+		for (int light = 0; light <= 1; light++)
+			for (int down = 0; down <= 1; down++) {
+				long calm, steep;
+				int edge;
 
-			assert_int_equal(water_init(&w, W, H, cell, 5), 0);
-			assert_int_equal(render_init(&r, W, H, 0, cell, &fmt), 0);
-			assert_int_equal(render_set_splash(&r, &img), 0);
-			render_set_light(&r, light ? &lit : &(struct render_light){ 0, 0, 0 });
-			slope_of(&w, r.calm_max);
-			render_frame(&r, &w, fb, stride, 0, true);
-			render_frame(&r, &w, fb, stride, 1, true);
-			calm = written_on(&r, &w, fb, stride, H, 0);
-			slope_of(&w, r.calm_max + 1);
-			steep = written_on(&r, &w, fb, stride, H, 1);
-			/* the slope's rim (two cells of margin, blocks of 16 pixels) is loud */
-			if (calm > (long)W * H * 6 / 10 || steep < (long)W * H * 6 / 10)
-				fail_msg("cell %d light %d, calm_max %d: a slope of calm_max writes %ld "
-					 "pixels, one unit steeper %ld, of %d", cell, light, r.calm_max,
-					 calm, steep, W * H);
-			render_free(&r);
-			water_free(&w);
-		}
+				assert_int_equal(water_init(&w, W, H, cell, 5), 0);
+				assert_int_equal(render_init(&r, W, H, 0, cell, &fmt), 0);
+				assert_int_equal(render_set_splash(&r, &img), 0);
+				render_set_light(&r, light ? &lit : &(struct render_light){ 0, 0, 0 });
+				if (cell == 4 && !light && (r.calm_lo != 2 || r.calm_hi != 1))
+					fail_msg("cell 4: calm -%d..%d", r.calm_lo, r.calm_hi);
+				/* slope_of(k): every difference -k */
+				edge = down ? r.calm_lo : -r.calm_hi;
+				slope_of(&w, edge);
+				render_frame(&r, &w, fb, stride, 0, true);
+				render_frame(&r, &w, fb, stride, 1, true);
+				calm = written_on(&r, &w, fb, stride, H, 0);
+				slope_of(&w, down ? edge + 1 : edge - 1);
+				steep = written_on(&r, &w, fb, stride, H, 1);
+				/* the slope's rim (two cells of margin, blocks of 16 pixels) is loud */
+				if (calm > (long)W * H * 6 / 10 || steep < (long)W * H * 6 / 10)
+					fail_msg("cell %d light %d, calm -%d..%d: differences of %d "
+						 "write %ld pixels, one unit steeper %ld, of %d", cell,
+						 light, r.calm_lo, r.calm_hi, -edge, calm, steep, W * H);
+				render_free(&r);
+				water_free(&w);
+			}
 	free(fb);
 	free(img.pixels);
 }

@@ -316,7 +316,7 @@ void render_set_light(struct render *r, const struct render_light *l)
 	for (int s = -RENDER_SHADES; s <= RENDER_SHADES; s++)
 		r->shade[RENDER_SHADES + s] = pack_grey(&r->fmt, render_grey(s, r->glint_k));
 	r->direct = r->cell == 1 && !light;
-	r->calm_max = render_calm_max(r);
+	render_calm_window(r, &r->calm_lo, &r->calm_hi);
 	pick_row(r, light);
 }
 

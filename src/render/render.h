@@ -49,13 +49,13 @@ typedef void render_slopes_fn(int32_t *restrict gx, int32_t *restrict gy, const 
 			      const int16_t *q, int stride, int wa, int wb, int lo, int hi);
 
 /*
- * The loud cells among n (at most 64) of a cell row p, as bits: those whose left and right or
- * up and down neighbours (stride apart) differ by more than t, or, with f >= 0, whose height
- * differs from q's (the same cells a step before) by more than f; t and f at most 65535. The
- * same bits on every path.
+ * The loud cells among n (at most 64) of a cell row p, as bits: those whose left less right
+ * or up less down neighbour (stride apart) lies outside [-lo, hi], or, with f >= 0, whose
+ * height differs from q's (the same cells a step before) by more than f; lo and hi at most
+ * 32766, f at most 65535. The same bits on every path.
  */
 typedef uint64_t render_loud_fn(const int16_t *p, const int16_t *q, ptrdiff_t stride, int n,
-				int t, int f);
+				int lo, int hi, int f);
 
 /* Logical rows [lo, hi), each with something to draw (its render_cols). */
 struct render_run {
@@ -132,7 +132,8 @@ struct render {
 	bool draw_live;
 	long share_min;			/* frames drawing fewer pixels: the caller's thread alone */
 	long drawn;			/* pixels the last frame wrote, refracted or the picture */
-	int calm_max;			/* cells whose slopes reach no further are calm */
+	int calm_lo, calm_hi;		/* cells whose differences lie in [-calm_lo, calm_hi] are
+					 * calm (render_calm_window) */
 	int block_cells, blocks, block_words;
 	int32_t *block_x;		/* [blocks + 1]: the first logical column of each block */
 	uint16_t *cell_block;		/* [grid_width]: the block of each cell */

@@ -39,25 +39,48 @@ int render_calm_init(struct render *r)
 	return 0;
 }
 
+/* Differences beyond this are never calm, and the vector tests' 16-bit lanes, saturated,
+ * keep them so. */
+#define CALM_MOST 32766
+
 /*
  * A pixel's slope mixes the slopes of its cells (render_row.c), each of them left - right or
- * up - down of a cell row, mixed with the next row: with every such difference within +-t,
- * the mixed slope lies within +-t * RENDER_WEIGHT. Then the move rounds to 0 while
- * |slope| * shift_mul < MOVE_HALF, and the shade while |slope_x * light_x + slope_y *
- * light_y| is below half of 1 << shade_shift: the pixel is the picture's own.
+ * up - down of a cell row, mixed with the next row: every mix rounds down between the two it
+ * mixes, so with every such difference in [-lo, hi] the slopes lie in [-lo, hi] *
+ * RENDER_WEIGHT. The move (g * shift_mul + MOVE_HALF) >> MOVE_SHIFT is 0 for -MOVE_HALF <=
+ * g * shift_mul < MOVE_HALF, and the shade likewise for -half <= sum < half, its sum linear in
+ * both slopes and so at its extremes at the corners of their range: the pixel is the
+ * picture's own. The move's rounding is lopsided: it stays calm one difference further down
+ * than up where MOVE_HALF is a whole number of differences (cell 4, 8...).
  */
-int render_calm_max(const struct render *r)
+static bool calm_within(const struct render *r, long lo, long hi)
 {
-	long move = (long)RENDER_WEIGHT * r->shift_mul;
-	long shade = (long)RENDER_WEIGHT * (labs(r->light_x) + labs(r->light_y));
+	long g0 = -lo * RENDER_WEIGHT, g1 = hi * RENDER_WEIGHT, m = r->shift_mul;
 	long half = 1L << (r->shade_shift - 1);
-	int t = 0;
 
-	if (r->direct)	/* the seeds' offsets: a difference of 1 moves a pixel */
-		return 0;
-	while (move * (t + 1) < MOVE_HALF && shade * (t + 1) < half)
-		t++;
-	return t;
+	if (lo > CALM_MOST || hi > CALM_MOST || g0 * m < -MOVE_HALF || g1 * m >= MOVE_HALF)
+		return false;
+	for (int corner = 0; corner < 4; corner++) {
+		long sum = (corner & 1 ? g1 : g0) * r->light_x + (corner & 2 ? g1 : g0) * r->light_y;
+
+		if (sum < -half || sum >= half)
+			return false;
+	}
+	return true;
+}
+
+void render_calm_window(const struct render *r, int *lo, int *hi)
+{
+	bool grew = !r->direct;	/* the seeds' offsets: a difference of 1 moves a pixel */
+
+	*lo = *hi = 0;
+	while (grew) {
+		grew = false;
+		if (calm_within(r, *lo + 1, *hi))
+			++*lo, grew = true;
+		if (calm_within(r, *lo, *hi + 1))
+			++*hi, grew = true;
+	}
 }
 
 static inline void mark(uint64_t *bits, int block)
@@ -86,19 +109,18 @@ static void mark_cells(const struct render *r, uint64_t *bits, int c, uint64_t l
 	}
 }
 
-/* The loud cells of row j in [lo, hi) into bits: 64 at a time by the path's kernel. No
- * height differs from another by more than 65535, which the kernels' thresholds stop at. */
+/* The loud cells of row j in [lo, hi) into bits: 64 at a time by the path's kernel. */
 static void loud_cells(const struct render *r, const struct water *w, int j, int lo, int hi,
 		       uint64_t *bits)
 {
 	const int16_t *p = water_row(w, j), *q = w->prev + (p - w->cur);
-	int t = r->calm_max < 65535 ? r->calm_max : 65535;
 	int fast = r->tint ? (w->scale - 1 < 65535 ? w->scale - 1 : 65535) : -1;
 
 	for (int c = lo; c < hi; c += 64) {
 		int n = hi - c < 64 ? hi - c : 64;
 
-		mark_cells(r, bits, c, r->loud_cells(p + c, q + c, w->stride, n, t, fast));
+		mark_cells(r, bits, c,
+			   r->loud_cells(p + c, q + c, w->stride, n, r->calm_lo, r->calm_hi, fast));
 	}
 }
 

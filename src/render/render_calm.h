@@ -11,9 +11,10 @@
 /* The blocks of r's columns and the bitmaps over them; 0 or -ENOMEM (render_free frees). */
 int render_calm_init(struct render *r);
 
-/* The largest height difference across a cell whose slope moves no pixel and shades none
- * for r's cell, light and refraction (0 at cell 1 without light: any moves a pixel). */
-int render_calm_max(const struct render *r);
+/* The height differences across a cell, [-*lo, *hi], whose slopes move no pixel and shade
+ * none for r's cell, light and refraction (both 0 at cell 1 without light: any difference
+ * moves a pixel). */
+void render_calm_window(const struct render *r, int *lo, int *hi);
 
 /* cell_loud for cell rows [j0, j1): the blocks whose pixels mix a loud cell of the row. */
 void render_calm_rows(struct render *r, const struct water *w, int j0, int j1);

@@ -135,9 +135,10 @@ static void slopes(int32_t *restrict gx, int32_t *restrict gy, const int16_t *p,
 	render_slopes_scalar(gx, gy, p, q, stride, wa, wb, lo, hi);
 }
 
-static uint64_t loud(const int16_t *p, const int16_t *q, ptrdiff_t stride, int n, int t, int f)
+static uint64_t loud(const int16_t *p, const int16_t *q, ptrdiff_t stride, int n, int lo, int hi,
+		     int f)
 {
-	return render_loud_scalar(p, q, stride, 0, n, t, f);
+	return render_loud_scalar(p, q, stride, 0, n, lo, hi, f);
 }
 
 const struct render_kernels render_kernels_scalar = {

@@ -84,16 +84,21 @@ static inline void render_slopes_scalar(int32_t *restrict gx, int32_t *restrict 
 	}
 }
 
+static inline bool render_outside(int d, int lo, int hi)
+{
+	return d < -lo || d > hi;
+}
+
 /* render_loud_fn from cell i on, one cell at a time: the reference, and the vector paths'
  * tail. In ints: no difference of two heights overflows. */
 static inline uint64_t render_loud_scalar(const int16_t *p, const int16_t *q, ptrdiff_t s,
-					  int i, int n, int t, int f)
+					  int i, int n, int lo, int hi, int f)
 {
 	uint64_t bits = 0;
 
 	for (; i < n; i++)
-		if (abs(p[i - 1] - p[i + 1]) > t || abs(p[i - s] - p[i + s]) > t ||
-		    (f >= 0 && abs(p[i] - q[i]) > f))
+		if (render_outside(p[i - 1] - p[i + 1], lo, hi) ||
+		    render_outside(p[i - s] - p[i + s], lo, hi) || (f >= 0 && abs(p[i] - q[i]) > f))
 			bits |= 1ull << i;
 	return bits;
 }

@@ -227,10 +227,22 @@ AVX2 static inline __m256i beyond16(const int16_t *a, const int16_t *b, __m256i 
 				 t);
 }
 
-AVX2 static inline __m256i loud16(const int16_t *p, const int16_t *q, ptrdiff_t s, __m256i t,
-				  __m256i f, bool tint)
+/* a - b outside [-lo, hi] in each 16-bit lane (all ones), 0 within it: the difference,
+ * saturated, keeps its sign, and neither bound reaches the saturated ones. */
+AVX2 static inline __m256i outside16(const int16_t *a, const int16_t *b, __m256i neg_lo,
+				     __m256i hi)
 {
-	__m256i m = _mm256_or_si256(beyond16(p - 1, p + 1, t), beyond16(p - s, p + s, t));
+	__m256i d = _mm256_subs_epi16(_mm256_loadu_si256((const __m256i *)a),
+				      _mm256_loadu_si256((const __m256i *)b));
+
+	return _mm256_or_si256(_mm256_cmpgt_epi16(d, hi), _mm256_cmpgt_epi16(neg_lo, d));
+}
+
+AVX2 static inline __m256i loud16(const int16_t *p, const int16_t *q, ptrdiff_t s,
+				  __m256i neg_lo, __m256i hi, __m256i f, bool tint)
+{
+	__m256i m = _mm256_or_si256(outside16(p - 1, p + 1, neg_lo, hi),
+				    outside16(p - s, p + s, neg_lo, hi));
 
 	return tint ? _mm256_or_si256(m, beyond16(p, q, f)) : m;
 }
@@ -246,26 +258,30 @@ AVX2 static inline uint32_t loud_bits(__m256i a, __m256i b)
 
 /* render_loud_fn 32 cells a step, then 16. */
 AVX2 RENDER_INLINE uint64_t loud_cells(const int16_t *p, const int16_t *q, ptrdiff_t s, int n,
-				       int t, int f, bool tint)
+				       int lo, int hi, int f, bool tint)
 {
-	const __m256i tv = _mm256_set1_epi16((short)t), fv = _mm256_set1_epi16((short)f);
+	const __m256i lv = _mm256_set1_epi16((short)-lo), hv = _mm256_set1_epi16((short)hi);
+	const __m256i fv = _mm256_set1_epi16((short)f);
 	uint64_t bits = 0;
 	int i = 0;
 
 	for (; i + 32 <= n; i += 32)
-		bits |= (uint64_t)loud_bits(loud16(p + i, q + i, s, tv, fv, tint),
-					    loud16(p + i + 16, q + i + 16, s, tv, fv, tint)) << i;
+		bits |= (uint64_t)loud_bits(loud16(p + i, q + i, s, lv, hv, fv, tint),
+					    loud16(p + i + 16, q + i + 16, s, lv, hv, fv, tint))
+			<< i;
 	if (i + 16 <= n) {
-		bits |= (uint64_t)(loud_bits(loud16(p + i, q + i, s, tv, fv, tint),
+		bits |= (uint64_t)(loud_bits(loud16(p + i, q + i, s, lv, hv, fv, tint),
 					     _mm256_setzero_si256()) & 0xffff) << i;
 		i += 16;
 	}
-	return bits | render_loud_scalar(p, q, s, i, n, t, tint ? f : -1);
+	return bits | render_loud_scalar(p, q, s, i, n, lo, hi, tint ? f : -1);
 }
 
-AVX2 static uint64_t loud(const int16_t *p, const int16_t *q, ptrdiff_t s, int n, int t, int f)
+AVX2 static uint64_t loud(const int16_t *p, const int16_t *q, ptrdiff_t s, int n, int lo, int hi,
+			  int f)
 {
-	return f >= 0 ? loud_cells(p, q, s, n, t, f, true) : loud_cells(p, q, s, n, t, 0, false);
+	return f >= 0 ? loud_cells(p, q, s, n, lo, hi, f, true)
+		      : loud_cells(p, q, s, n, lo, hi, 0, false);
 }
 
 #undef RENDER_SLOPES_WIDE

@@ -202,29 +202,42 @@ static inline uint16x8_t beyond8(const int16_t *a, const int16_t *b, uint16x8_t 
 	return vqsubq_u16(vreinterpretq_u16_s16(vabdq_s16(vld1q_s16(a), vld1q_s16(b))), t);
 }
 
-/* render_loud_fn 8 cells a step, each lane's bit summed across the vector. */
-static inline uint64_t loud_cells(const int16_t *p, const int16_t *q, ptrdiff_t s, int n, int t,
-				  int f, bool tint)
+/* a - b outside [-lo, hi] in each 16-bit lane (all ones), 0 within it: the difference,
+ * saturated, keeps its sign, and neither bound reaches the saturated ones. */
+static inline uint16x8_t outside8(const int16_t *a, const int16_t *b, int16x8_t neg_lo,
+				  int16x8_t hi)
 {
-	const uint16x8_t tv = vdupq_n_u16((uint16_t)t), fv = vdupq_n_u16((uint16_t)f);
+	int16x8_t d = vqsubq_s16(vld1q_s16(a), vld1q_s16(b));
+
+	return vorrq_u16(vcgtq_s16(d, hi), vcltq_s16(d, neg_lo));
+}
+
+/* render_loud_fn 8 cells a step, each lane's bit summed across the vector. */
+static inline uint64_t loud_cells(const int16_t *p, const int16_t *q, ptrdiff_t s, int n, int lo,
+				  int hi, int f, bool tint)
+{
+	const int16x8_t lv = vdupq_n_s16((int16_t)-lo), hv = vdupq_n_s16((int16_t)hi);
+	const uint16x8_t fv = vdupq_n_u16((uint16_t)f);
 	const uint16x8_t lane_bit = { 1, 2, 4, 8, 16, 32, 64, 128 };
 	uint64_t bits = 0;
 	int i = 0;
 
 	for (; i + 8 <= n; i += 8) {
-		uint16x8_t m = vorrq_u16(beyond8(p + i - 1, p + i + 1, tv),
-					 beyond8(p + i - s, p + i + s, tv));
+		uint16x8_t m = vorrq_u16(outside8(p + i - 1, p + i + 1, lv, hv),
+					 outside8(p + i - s, p + i + s, lv, hv));
 
 		if (tint)
 			m = vorrq_u16(m, beyond8(p + i, q + i, fv));
 		bits |= (uint64_t)vaddvq_u16(vandq_u16(vtstq_u16(m, m), lane_bit)) << i;
 	}
-	return bits | render_loud_scalar(p, q, s, i, n, t, tint ? f : -1);
+	return bits | render_loud_scalar(p, q, s, i, n, lo, hi, tint ? f : -1);
 }
 
-static uint64_t loud(const int16_t *p, const int16_t *q, ptrdiff_t s, int n, int t, int f)
+static uint64_t loud(const int16_t *p, const int16_t *q, ptrdiff_t s, int n, int lo, int hi,
+		     int f)
 {
-	return f >= 0 ? loud_cells(p, q, s, n, t, f, true) : loud_cells(p, q, s, n, t, 0, false);
+	return f >= 0 ? loud_cells(p, q, s, n, lo, hi, f, true)
+		      : loud_cells(p, q, s, n, lo, hi, 0, false);
 }
 
 RENDER_ROW_KERNELS(render_kernels_neon, )

@@ -243,35 +243,49 @@ SSE static inline __m128i beyond8(const int16_t *a, const int16_t *b, __m128i t)
 	return _mm_subs_epu16(_mm_sub_epi16(_mm_max_epi16(x, y), _mm_min_epi16(x, y)), t);
 }
 
-SSE static inline __m128i loud8(const int16_t *p, const int16_t *q, ptrdiff_t s, __m128i t,
-				__m128i f, bool tint)
+/* a - b outside [-lo, hi] in each 16-bit lane (all ones), 0 within it: the difference,
+ * saturated, keeps its sign, and neither bound reaches the saturated ones. */
+SSE static inline __m128i outside8(const int16_t *a, const int16_t *b, __m128i neg_lo, __m128i hi)
 {
-	__m128i m = _mm_or_si128(beyond8(p - 1, p + 1, t), beyond8(p - s, p + s, t));
+	__m128i d = _mm_subs_epi16(_mm_loadu_si128((const __m128i *)a),
+				   _mm_loadu_si128((const __m128i *)b));
+
+	return _mm_or_si128(_mm_cmpgt_epi16(d, hi), _mm_cmpgt_epi16(neg_lo, d));
+}
+
+SSE static inline __m128i loud8(const int16_t *p, const int16_t *q, ptrdiff_t s, __m128i neg_lo,
+				__m128i hi, __m128i f, bool tint)
+{
+	__m128i m = _mm_or_si128(outside8(p - 1, p + 1, neg_lo, hi),
+				 outside8(p - s, p + s, neg_lo, hi));
 
 	return tint ? _mm_or_si128(m, beyond8(p, q, f)) : m;
 }
 
 /* render_loud_fn 16 cells a step, their lanes packed to bytes for one mask. */
 SSE RENDER_INLINE uint64_t loud_cells(const int16_t *p, const int16_t *q, ptrdiff_t s, int n,
-				      int t, int f, bool tint)
+				      int lo, int hi, int f, bool tint)
 {
-	const __m128i tv = _mm_set1_epi16((short)t), fv = _mm_set1_epi16((short)f);
+	const __m128i lv = _mm_set1_epi16((short)-lo), hv = _mm_set1_epi16((short)hi);
+	const __m128i fv = _mm_set1_epi16((short)f);
 	uint64_t bits = 0;
 	int i = 0;
 
 	for (; i + 16 <= n; i += 16) {
-		__m128i m = _mm_packs_epi16(loud8(p + i, q + i, s, tv, fv, tint),
-					     loud8(p + i + 8, q + i + 8, s, tv, fv, tint));
+		__m128i m = _mm_packs_epi16(loud8(p + i, q + i, s, lv, hv, fv, tint),
+					     loud8(p + i + 8, q + i + 8, s, lv, hv, fv, tint));
 		unsigned calm = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(m, _mm_setzero_si128()));
 
 		bits |= (uint64_t)(~calm & 0xffff) << i;
 	}
-	return bits | render_loud_scalar(p, q, s, i, n, t, tint ? f : -1);
+	return bits | render_loud_scalar(p, q, s, i, n, lo, hi, tint ? f : -1);
 }
 
-SSE static uint64_t loud(const int16_t *p, const int16_t *q, ptrdiff_t s, int n, int t, int f)
+SSE static uint64_t loud(const int16_t *p, const int16_t *q, ptrdiff_t s, int n, int lo, int hi,
+			 int f)
 {
-	return f >= 0 ? loud_cells(p, q, s, n, t, f, true) : loud_cells(p, q, s, n, t, 0, false);
+	return f >= 0 ? loud_cells(p, q, s, n, lo, hi, f, true)
+		      : loud_cells(p, q, s, n, lo, hi, 0, false);
 }
 
 RENDER_ROW_KERNELS(RENDER_KERNELS_SSE, SSE)
