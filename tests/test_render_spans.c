@@ -30,6 +30,7 @@ struct look {
 	int pages;		/* 0: 2, page after page */
 	const char *engine;	/* NULL: classic */
 	bool live;		/* FBRIPPLE_DRAW=live: every live pixel */
+	const struct render_light *lamp;	/* with light: NULL, 1.5 at 300 degrees */
 };
 
 /* A splash where every pixel differs from its neighbours even after 5-bit truncation. */
@@ -55,7 +56,7 @@ static void renderer_of(struct render *r, const struct look *l, const struct pix
 	assert_int_equal(render_init(r, pw, ph, l->rotate, l->cell, fmt), 0);
 	render_draw_live(r, l->live);
 	assert_int_equal(render_set_splash(r, img), 0);
-	render_set_light(r, l->light ? &lit : &dark);
+	render_set_light(r, !l->light ? &dark : l->lamp ? l->lamp : &lit);
 	assert_int_equal(render_set_tint(r, l->tint), 0);
 	assert_int_equal(render_set_bands(r, l->threads), 0);
 	render_set_share_min(r, 0);	/* these frames are small: share every one */
@@ -203,7 +204,7 @@ static void test_frames_equal_whole_frames(void **state)
 				for (int k = 0; k < 4; k++) {
 					struct look l = { rotate, cells[c], k == 3 ? 3 : 1, k >= 2,
 							  k & 1 ? 0x3080ff : CONFIG_OFF, formats[f], 0, 0,
-							  k == 1 ? 1 : 2, NULL, false };
+							  k == 1 ? 1 : 2, NULL, false, NULL };
 
 					compare_to_whole(&l);
 				}
@@ -223,7 +224,7 @@ static void test_engines_and_pages(void **state)
 				for (int cell = 1; cell <= 4; cell += 3) {
 					struct look l = { rotate, cell, 2, true, 0x20c0a0,
 							  formats[rotate / 90], 0, 0, pages,
-							  engines[e], false };
+							  engines[e], false, NULL };
 
 					/* classic turns in the test above, single buffered only at
 					 * rotate 0 here; the others one rotation per page count and
@@ -243,7 +244,7 @@ static void test_every_live_pixel(void **state)
 	(void)state;
 	for (int rotate = 0; rotate < 360; rotate += 90) {
 		struct look l = { rotate, rotate ? 4 : 1, 1, rotate != 0, 0x3080ff, "XRGB8888", 0,
-				  0, rotate == 90 ? 1 : 2, NULL, true };
+				  0, rotate == 90 ? 1 : 2, NULL, true, NULL };
 
 		compare_to_whole(&l);
 	}
@@ -263,7 +264,7 @@ static void test_strips_of_wide_frames(void **state)
 				for (int threads = 2; threads <= 4; threads += 2) {
 					struct look l = { rotate, cells[c], threads, threads == 4,
 							  CONFIG_OFF, formats[f], WIDE_W, WIDE_H, 0,
-							  NULL, false };
+							  NULL, false, NULL };
 
 					compare_to_whole(&l);
 				}
@@ -344,6 +345,9 @@ enum craft {
 	SLOPE_STEEP,	/* one more: pixels move */
 	SLOPE_CALM_DOWN,	/* every difference -calm_lo: the move rounds the other way */
 	SLOPE_STEEP_DOWN,	/* one more: pixels move */
+	SLOPE_CROSS,	/* differences calm_hi across, -calm_lo down: where a strong light
+			 * across the slopes bounds the window, the shade's corner */
+	SLOPE_CROSS_BACK,	/* -calm_lo across, calm_hi down: the other corner */
 	STRIPES,	/* steep rows between flat ones, no difference up and down: only pixel
 			 * rows that mix in the next cell row move */
 	STEP,		/* one cell, the first of a block, steep: only the last pixels of the
@@ -369,6 +373,10 @@ static void craft(struct water *w, const struct render *r, enum craft c)
 
 			if (c <= SLOPE_STEEP_DOWN && inside)
 				h[x] = (int16_t)(-t * ((x + y) / 2));
+			else if (c == SLOPE_CROSS && inside)
+				h[x] = (int16_t)(-r->calm_hi * (x / 2) + r->calm_lo * (y / 2));
+			else if (c == SLOPE_CROSS_BACK && inside)
+				h[x] = (int16_t)(r->calm_lo * (x / 2) - r->calm_hi * (y / 2));
 			else if (c == STRIPES && y % 2 == 0)
 				h[x] = (int16_t)(-4 * w->scale * x);
 			else if (c == STEP && x > step && (x - step) % 2)
@@ -386,17 +394,21 @@ static void test_crafted_edges_of_calm(void **state)
 {
 	static const char *const formats[] = { "XRGB8888", "RGB565" };
 	static const int cells[] = { 2, 3, 4, 8 };
+	static const struct render_light strong[] = { { 4, 45, 0.5 }, { 4, 315, 0.5 } };
 	struct image img = splash_of(W, H);
 	char failed[512] = "";
 
 	(void)state;
 	for (int rotate = 0; rotate <= 90; rotate += 90)
 		for (size_t c = 0; c < sizeof(cells) / sizeof(cells[0]); c++)
-			for (int look = 0; look < 4; look++)
+			for (int look = 0; look < 6; look++)
 				for (int k = 0; k < CRAFTS && !failed[0]; k++) {
-					struct look l = { rotate, cells[c], 1, look & 1,
-							  look & 2 ? 0x3080ff : CONFIG_OFF,
-							  formats[look & 1], 0, 0, 2, NULL, false };
+					/* looks 4 and 5: a light strong enough that its shade,
+					 * not the move, bounds the window */
+					struct look l = { rotate, cells[c], 1, look & 1 || look >= 4,
+							  look & 2 && look < 4 ? 0x3080ff : CONFIG_OFF,
+							  formats[look & 1], 0, 0, 2, NULL, false,
+							  look >= 4 ? &strong[look - 4] : NULL };
 					bool side = rotate != 0;
 					int pw = side ? H : W, ph = side ? W : H;
 					struct render r, whole;
@@ -430,10 +442,10 @@ static void test_crafted_edges_of_calm(void **state)
 							if (fb[f % 2][i] != want[i])
 								snprintf(failed, sizeof(failed),
 									 "craft %d, %s rotate %d cell %d "
-									 "light %d tint %d, calm -%d..%d, "
+									 "look %d tint %d, calm -%d..%d, "
 									 "path %s: frame %d, byte %zu of "
 									 "row %zu: %02x, whole %02x", k,
-									 l.format, rotate, l.cell, l.light,
+									 l.format, rotate, l.cell, look,
 									 l.tint != CONFIG_OFF, r.calm_lo,
 									 r.calm_hi,
 									 render_path_name(r.path), f,
@@ -481,8 +493,8 @@ static void slope_of(struct water *w, int k)
 
 /* Water whose differences across a cell are calm_hi, or -calm_lo, moves no pixel and shades
  * none: once each page shows the picture, a frame writes nothing inside the slope, though
- * every row is live; one height unit steeper either way, and it draws all of it. At cell 4
- * the window is lopsided, as the move's rounding is: -2..1. */
+ * every row is live; one height unit steeper either way, and it draws all of it. The window
+ * is lopsided, as the move's rounding is: -4..3 at cell 2, -2..1 at cell 4. */
 static void test_calm_slopes_draw_nothing(void **state)
 {
 	static const struct render_light lit = { 1.5, 300, 0.5 };
@@ -508,8 +520,10 @@ static void test_calm_slopes_draw_nothing(void **state)
 				assert_int_equal(render_init(&r, W, H, 0, cell, &fmt), 0);
 				assert_int_equal(render_set_splash(&r, &img), 0);
 				render_set_light(&r, light ? &lit : &(struct render_light){ 0, 0, 0 });
-				if (cell == 4 && !light && (r.calm_lo != 2 || r.calm_hi != 1))
-					fail_msg("cell 4: calm -%d..%d", r.calm_lo, r.calm_hi);
+				/* without light, by hand: a difference moves its pixels by
+				 * (64 d shift_mul + 8192) >> 14, shift_mul 32 at cell 2, 64 at 4 */
+				if (!light && (r.calm_lo != 8 / cell || r.calm_hi != 8 / cell - 1))
+					fail_msg("cell %d: calm -%d..%d", cell, r.calm_lo, r.calm_hi);
 				/* slope_of(k): every difference -k */
 				edge = down ? r.calm_lo : -r.calm_hi;
 				slope_of(&w, edge);
@@ -552,7 +566,7 @@ static void test_rain_writes_less_than_live(void **state)
 	assert_int_equal(water_init(&w, RW, RH, 4, 5), 0);
 	for (int i = 0; i < 2; i++) {
 		renderer_of(&r[i], &(struct look){ 0, 4, 1, true, CONFIG_OFF, "XRGB8888", 0, 0, 2,
-						   NULL, i == 1 }, &fmt, &img, RW, RH);
+						   NULL, i == 1, NULL }, &fmt, &img, RW, RH);
 		render_frame(&r[i], &w, fb, stride, 0, true);
 		render_frame(&r[i], &w, fb, stride, 1, true);
 	}
