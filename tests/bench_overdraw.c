@@ -1,7 +1,8 @@
 /* bench_overdraw.c - what drawing only what changes leaves to draw: per frame of the default
- * look, the pixels render_frame writes against the pixels that differ from the picture and
- * those that differ from the frame before (the fewest any drawing into one page could write
- * and show the same). Rain at the configured rate (2 drops a second by default) over a minute
+ * look, the pixels render_frame writes (a twin renderer, fed the same water, draws each frame
+ * again over a marker no pixel it writes can equal) against the pixels that differ from the
+ * picture and those that differ from the frame before (the fewest any drawing into one page
+ * could write and show the same). Rain at the configured rate (2 drops a second by default) over a minute
  * of frames after 10 s of it, and one stone in the middle over its whole life, both at 60
  * frames a second. Usage: bench_overdraw [WxH...] (default 1280x800, 1920x1080, 3840x2160).
  * Counts, not times: the same on any machine for a given path. */
@@ -27,10 +28,11 @@ struct counts {
 };
 
 struct scene {
-	struct render r;
+	struct render r, twin;
 	struct water w;
 	struct water_rain rain;
-	uint8_t *fb, *before;
+	uint8_t *fb, *before, *marked;
+	uint32_t marker;
 	size_t bytes;
 	long steps_due;
 	int steps_per_second;
@@ -47,6 +49,17 @@ static long differing(const uint8_t *a, const uint8_t *b, size_t n)
 	return d;
 }
 
+/* Pixels of a (n of them) that are still marker. */
+static long unchanged(const uint8_t *a, uint32_t marker, size_t n)
+{
+	const uint32_t *p = (const uint32_t *)a;
+	long k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += p[i] == marker;
+	return k;
+}
+
 static void frame(struct scene *s, struct counts *c)
 {
 	size_t n = (size_t)s->r.width * s->r.height;
@@ -58,12 +71,22 @@ static void frame(struct scene *s, struct counts *c)
 	}
 	memcpy(s->before, s->fb, s->bytes);
 	render_frame(&s->r, &s->w, s->fb, (size_t)s->r.width * 4, 0, false);
-	if (!c)
+	if (!c) {
+		render_frame(&s->twin, &s->w, s->marked, (size_t)s->r.width * 4, 0, false);
 		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		((uint32_t *)s->marked)[i] = s->marker;
+	render_frame(&s->twin, &s->w, s->marked, (size_t)s->r.width * 4, 0, false);
 	c->frames++;
-	c->drawn += s->r.drawn;
+	c->drawn += n - unchanged(s->marked, s->marker, n);
 	c->differ += differing(s->fb, s->r.splash, n);
 	c->changed += differing(s->fb, s->before, n);
+}
+
+static uint32_t field_mask(const struct pixfmt_field *f)
+{
+	return (uint32_t)((1ull << f->length) - 1) << f->offset;
 }
 
 static int scene_open(struct scene *s, const struct config *cfg, int width, int height)
@@ -78,21 +101,32 @@ static int scene_open(struct scene *s, const struct config *cfg, int width, int 
 	*s = (struct scene){ .steps_per_second = cfg->water.steps_per_second,
 			     .rain = { .size = cfg->rain.size, .weight = cfg->rain.weight,
 				       .rng = 0x9e3779b97f4a7c15ull } };
-	pixfmt_by_name(&fmt, "XRGB8888");
 	s->bytes = (size_t)width * height * 4;
-	if (render_init(&s->r, width, height, 0, cell, &fmt) < 0 ||
+	if (pixfmt_by_name(&fmt, "XRGB8888") < 0 ||
+	    render_init(&s->r, width, height, 0, cell, &fmt) < 0 ||
+	    render_init(&s->twin, width, height, 0, cell, &fmt) < 0 ||
 	    water_open(&s->w, config_water_engine(cfg), width, height, cell, &tuning) < 0 ||
 	    image_builtin(&splash, width, height) < 0)
 		return -1;
 	s->w.shape = cfg->stone.shape;
 	render_set_light(&s->r, &light);
-	render_set_splash(&s->r, &splash);
+	render_set_light(&s->twin, &light);
+	if (render_set_splash(&s->r, &splash) < 0 || render_set_splash(&s->twin, &splash) < 0) {
+		image_free(&splash);
+		return -1;
+	}
 	image_free(&splash);
 	s->fb = malloc(s->bytes);
 	s->before = malloc(s->bytes);
-	if (!s->fb || !s->before)
+	s->marked = malloc(s->bytes);
+	if (!s->fb || !s->before || !s->marked)
 		return -1;
 	render_frame(&s->r, &s->w, s->fb, (size_t)width * 4, 0, true);
+	render_frame(&s->twin, &s->w, s->marked, (size_t)width * 4, 0, true);
+	/* every pixel written is the picture's, its colour shaded at most: its other byte is
+	 * the picture's, and the marker's is not */
+	s->marker = ((const uint32_t *)s->fb)[0] ^ ~(field_mask(&fmt.red) | field_mask(&fmt.green) |
+						      field_mask(&fmt.blue));
 	return 0;
 }
 
@@ -100,13 +134,15 @@ static void scene_close(struct scene *s)
 {
 	free(s->fb);
 	free(s->before);
+	free(s->marked);
 	render_free(&s->r);
+	render_free(&s->twin);
 	water_free(&s->w);
 }
 
 static void print_row(const char *what, int width, int height, const struct counts *c)
 {
-	double n = c->frames, all = (double)width * height;
+	double n = c->frames > 0 ? c->frames : 1, all = (double)width * height;
 
 	printf("%-9s %4dx%-6d %6ld %9.0f %5.1f%% %9.0f %5.1f%% %9.0f %5.1f%% %7.2f\n", what, width,
 	       height, c->frames, c->drawn / n, 100 * c->drawn / n / all, c->differ / n,

@@ -959,7 +959,6 @@ int render_frame_pool(struct render *r, const struct water *w, uint8_t *dst,
 	struct frame f = { r, w, dst, dst_stride, nruns, unit, 0, 0, r->width };
 	bool by_columns = r->cell > 1;
 
-	r->drawn = pixels;
 	for (int i = 0; i < nruns; i++)
 		units += run_units(&r->runs[i], unit);
 	f.units = units;

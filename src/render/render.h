@@ -131,7 +131,6 @@ struct render {
 	 */
 	bool draw_live;
 	long share_min;			/* frames drawing fewer pixels: the caller's thread alone */
-	long drawn;			/* pixels the last frame wrote, refracted or the picture */
 	int calm_lo, calm_hi;		/* cells whose differences lie in [-calm_lo, calm_hi] are
 					 * calm (render_calm_window) */
 	int block_cells, blocks, block_words;
