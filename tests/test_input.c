@@ -6,12 +6,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <libevdev/libevdev.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1317,6 +1320,83 @@ static void test_devices_waiting_bounded(void **state)
 	nodes_close(&n, all);
 }
 
+/* The descriptor open() would take once path's is closed: the lowest free one, or path's if
+ * that is lower. A soft RLIMIT_NOFILE of it makes that open() fail with EMFILE. */
+static rlim_t lowest_free_fd_without(const char *path)
+{
+	char link[64], target[INPUT_PATH_MAX];
+	struct dirent *e;
+	DIR *fds = opendir("/proc/self/fd");
+	int lowest = fcntl(0, F_DUPFD_CLOEXEC, 0);
+
+	assert_non_null(fds);
+	assert_true(lowest >= 0);
+	close(lowest);
+	while ((e = readdir(fds))) {
+		ssize_t len;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%.16s", e->d_name);
+		len = readlink(link, target, sizeof(target) - 1);
+		if (len < 0)
+			continue;
+		target[len] = '\0';
+		if (strcmp(target, path) == 0 && atoi(e->d_name) < lowest)
+			lowest = atoi(e->d_name);
+	}
+	closedir(fds);
+	return (rlim_t)lowest;
+}
+
+static struct rlimit saved_nofile;
+
+static int save_nofile(void **state)
+{
+	(void)state;
+	return getrlimit(RLIMIT_NOFILE, &saved_nofile);
+}
+
+/* Also after a failed assertion: the tests after it need descriptors. */
+static int restore_nofile(void **state)
+{
+	(void)state;
+	alarm(0);
+	return setrlimit(RLIMIT_NOFILE, &saved_nofile);
+}
+
+/* A waiting device whose open() fails for want of descriptors (EMFILE) is not put back to wait
+ * for an entry (review: open_waiting then looped for ever, the lock held, logging each turn): the
+ * log warns once and the node is dropped, like a node any other open error keeps out, until it
+ * is plugged in again. alarm() makes a hang a failure. */
+static void test_waiting_device_without_descriptors(void **state)
+{
+	char path[INPUT_PATH_MAX], gone[INPUT_PATH_MAX], opened[INPUT_PATH_MAX + 32];
+	struct rlimit low = saved_nofile;
+	struct nodes n;
+
+	(void)state;
+	alarm(20);
+	nodes_open(&n, INPUT_DEVICES_MAX);
+	plug(&n, INPUT_DEVICES_MAX);
+	await_note(&n, "opened when one goes away");
+	node_name(&n, 3, gone, sizeof(gone));
+	low.rlim_cur = lowest_free_fd_without(gone);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	unplug(&n, 3);
+	await_note(&n, strerror(EMFILE));
+	for (int i = 0; i < 10; i++)
+		loop_dispatch(&n.loop, 10);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved_nofile), 0);
+	for (int i = 0; i < 10; i++)
+		loop_dispatch(&n.loop, 10);
+	node_name(&n, INPUT_DEVICES_MAX, path, sizeof(path));
+	snprintf(opened, sizeof(opened), "%s: \"fifo panel\"", path);
+	assert_int_equal(occurrences(n.log, strerror(EMFILE)), 1);
+	assert_int_equal(occurrences(n.log, "opened when one goes away"), 1);
+	assert_null(strstr(n.log, opened));
+	assert_int_equal(input_count(n.in), INPUT_DEVICES_MAX - 1);
+	nodes_close(&n, INPUT_DEVICES_MAX + 1);
+}
+
 /* ---- a flood: 10,000 events in one second's worth from one device ---- */
 
 struct flood {
@@ -1431,6 +1511,8 @@ int main(void)
 		cmocka_unit_test(test_pen),
 		cmocka_unit_test(test_device_waits_for_room),
 		cmocka_unit_test(test_devices_waiting_bounded),
+		cmocka_unit_test_setup_teardown(test_waiting_device_without_descriptors,
+						save_nofile, restore_nofile),
 		cmocka_unit_test(test_flood),
 	};
 

@@ -448,7 +448,8 @@ static int device_setup(struct input *in, struct input_device *d, int fd, const 
 	return rc;
 }
 
-/* Opens path if it is a device we use. 0 or -errno (-EACCES: retried on a change). */
+/* Opens path if it is a device we use. 0 or -errno (-EACCES: retried on a change; -ENOSPC:
+ * every entry in use). */
 static int device_open(struct input *in, const char *path)
 {
 	struct input_device *d;
@@ -460,8 +461,9 @@ static int device_open(struct input *in, const char *path)
 	if (d)		/* failed and not tended yet (its notice lost): the node is a new device */
 		close_failed(d);
 	d = free_entry(in);
-	if (!d)
-		return -EMFILE;
+	if (!d)		/* not open()'s EMFILE (out of descriptors): open() of a node to read
+			 * never says ENOSPC */
+		return -ENOSPC;
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
@@ -477,6 +479,8 @@ static int device_open(struct input *in, const char *path)
 		d->evdev = NULL;
 		close(fd);
 	}
+	if (rc == -ENOSPC)	/* epoll's max_user_watches, not a free entry lacking */
+		rc = -EMFILE;
 	return rc < 0 ? rc : 0;
 }
 
@@ -504,13 +508,14 @@ static void wait_for_room_noted(struct input *in, const char *path)
 	}
 }
 
-/* With the lock held: device_open, and the log told what keeps path from being used. */
-static void device_open_noted(struct input *in, const char *path)
+/* The log told what kept path from being used (rc from device_open), and a node that found
+ * no free entry put to wait. Any other error (EMFILE among them: out of descriptors) drops the
+ * node until it is seen again. */
+static void device_open_noted(struct input *in, const char *path, int rc)
 {
-	int rc = device_open(in, path);
 	char why[256];
 
-	if (rc == -EMFILE)
+	if (rc == -ENOSPC)
 		wait_for_room_noted(in, path);
 	else if (rc == -EACCES || rc == -EPERM)
 		note(in, LOG_LEVEL_WARNING, "%s: %s; retrying when its permissions change", path,
@@ -522,20 +527,21 @@ static void device_open_noted(struct input *in, const char *path)
 static void device_add_noted(struct input *in, const char *path)
 {
 	input_reader_lock(&in->reader);
-	device_open_noted(in, path);
+	device_open_noted(in, path, device_open(in, path));
 	input_reader_unlock(&in->reader);
 }
 
 /* With the lock held, once entries freed: the nodes that found none, in the order they came.
- * One that went meanwhile fails to open, and is forgotten. */
+ * One that went meanwhile fails to open, and is forgotten. Each is tried once a call: one put
+ * back (no entry after all) waits for the next. */
 static void open_waiting(struct input *in)
 {
 	char path[INPUT_PATH_MAX];
 
-	while (in->nwaiting > 0 && free_entry(in)) {
+	for (int n = in->nwaiting; n > 0 && in->nwaiting > 0 && free_entry(in); n--) {
 		snprintf(path, sizeof(path), "%s", in->waiting[0]);
 		waiting_forget(in, path);
-		device_open_noted(in, path);
+		device_open_noted(in, path, device_open(in, path));
 	}
 }
 
