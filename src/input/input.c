@@ -510,7 +510,7 @@ static void wait_for_room_noted(struct input *in, const char *path)
 
 /* The log told what kept path from being used (rc from device_open), and a node that found
  * no free entry put to wait. Any other error (EMFILE among them: out of descriptors) drops the
- * node until it is seen again. */
+ * node until it is seen again. The waiting list is the loop's alone: no lock needed. */
 static void device_open_noted(struct input *in, const char *path, int rc)
 {
 	char why[256];
@@ -524,16 +524,21 @@ static void device_open_noted(struct input *in, const char *path, int rc)
 		note(in, LOG_LEVEL_WARNING, "%s: %s", path, strerror(-rc));
 }
 
+/* The log, and access_explain's lookups, wait until the reader thread has its lock back. */
 static void device_add_noted(struct input *in, const char *path)
 {
+	int rc;
+
 	input_reader_lock(&in->reader);
-	device_open_noted(in, path, device_open(in, path));
+	rc = device_open(in, path);
 	input_reader_unlock(&in->reader);
+	device_open_noted(in, path, rc);
 }
 
 /* With the lock held, once entries freed: the nodes that found none, in the order they came.
  * One that went meanwhile fails to open, and is forgotten. Each is tried once a call: one put
- * back (no entry after all) waits for the next. */
+ * back (no entry after all) waits for the next. The log is told under the lock here, rarely:
+ * only when devices go away with others waiting. */
 static void open_waiting(struct input *in)
 {
 	char path[INPUT_PATH_MAX];
