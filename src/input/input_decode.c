@@ -221,7 +221,7 @@ static void feed_mt_b(struct input_decoder *d, const struct input_event *ev)
 static void mt_a_next_contact(struct input_decoder *d)
 {
 	if (d->nmt < INPUT_SLOTS)
-		d->mt[d->nmt] = (struct input_slot){ .id = -1 };
+		d->mt[d->nmt] = (struct input_slot){ .id = -1, .tid = -1 };
 }
 
 static void feed_mt_a(struct input_decoder *d, const struct input_event *ev)
