@@ -53,6 +53,14 @@ struct input_device {
 	int64_t drops_note_ms;		/* when the log last told */
 };
 
+/* Node paths, first come first, at most max (whoever makes the hotplug events may make them
+ * without end). */
+struct node_list {
+	char path[INPUT_DEVICES_MAX][INPUT_PATH_MAX];
+	int n, max;
+};
+_Static_assert(INPUT_WAITING_MAX <= INPUT_DEVICES_MAX, "the waiting list fits a node_list");
+
 struct input {
 	struct input_opts opts;
 	char *patterns[INPUT_PATTERNS_MAX];
@@ -65,9 +73,8 @@ struct input {
 	struct input_device dev[INPUT_DEVICES_MAX];
 	int64_t activity_ms;		/* when INPUT_ACTIVITY was last reported */
 	bool let_go;			/* grabs released while another VT is in front */
-	char retry[INPUT_DEVICES_MAX][INPUT_PATH_MAX];	/* nodes we may not open yet */
-	char waiting[INPUT_WAITING_MAX][INPUT_PATH_MAX];	/* nodes that found no free entry, */
-	int nwaiting;					/* first come first */
+	struct node_list retry;		/* nodes we may not open yet */
+	struct node_list waiting;	/* nodes that found no free entry */
 	bool waiting_full_noted;	/* the log said a node found no place to wait either */
 	input_take_fn *fn;
 	input_note_fn *note;
@@ -323,58 +330,42 @@ static void tend_devices(void *ctx)
 	open_waiting(in);
 }
 
-static void retry_later(struct input *in, const char *path)
+static bool node_list_has(const struct node_list *l, const char *path)
 {
-	int free_at = -1;
-
-	for (int i = 0; i < INPUT_DEVICES_MAX; i++) {
-		if (strcmp(in->retry[i], path) == 0)
-			return;
-		if (!in->retry[i][0] && free_at < 0)
-			free_at = i;
-	}
-	if (free_at >= 0)
-		snprintf(in->retry[free_at], INPUT_PATH_MAX, "%s", path);
-}
-
-static void retry_forget(struct input *in, const char *path)
-{
-	for (int i = 0; i < INPUT_DEVICES_MAX; i++)
-		if (strcmp(in->retry[i], path) == 0)
-			in->retry[i][0] = '\0';
-}
-
-static bool is_waiting(const struct input *in, const char *path)
-{
-	for (int i = 0; i < in->nwaiting; i++)
-		if (strcmp(in->waiting[i], path) == 0)
+	for (int i = 0; i < l->n; i++)
+		if (strcmp(l->path[i], path) == 0)
 			return true;
 	return false;
 }
 
-/* Remembers a node that found every entry in use: 0, -EEXIST if it waits already, or -ENOSPC
- * (bounded: whoever makes the hotplug events may make them without end). */
-static int wait_for_room(struct input *in, const char *path)
+/* 0, -EEXIST if path is in l already, or -ENOSPC when l is full. */
+static int node_list_add(struct node_list *l, const char *path)
 {
-	if (is_waiting(in, path))
+	if (node_list_has(l, path))
 		return -EEXIST;
-	if (in->nwaiting == INPUT_WAITING_MAX)
+	if (l->n == l->max)
 		return -ENOSPC;
-	snprintf(in->waiting[in->nwaiting++], INPUT_PATH_MAX, "%s", path);
+	snprintf(l->path[l->n++], INPUT_PATH_MAX, "%s", path);
 	return 0;
+}
+
+/* Whether path was in l. */
+static bool node_list_forget(struct node_list *l, const char *path)
+{
+	for (int i = 0; i < l->n; i++) {
+		if (strcmp(l->path[i], path) != 0)
+			continue;
+		memmove(l->path[i], l->path[i + 1], (size_t)(l->n - i - 1) * sizeof(l->path[0]));
+		l->n--;
+		return true;
+	}
+	return false;
 }
 
 static void waiting_forget(struct input *in, const char *path)
 {
-	for (int i = 0; i < in->nwaiting; i++) {
-		if (strcmp(in->waiting[i], path) != 0)
-			continue;
-		memmove(in->waiting[i], in->waiting[i + 1],
-			(size_t)(in->nwaiting - i - 1) * sizeof(in->waiting[0]));
-		in->nwaiting--;
+	if (node_list_forget(&in->waiting, path))
 		in->waiting_full_noted = false;
-		return;
-	}
 }
 
 static struct input_device *free_entry(struct input *in)
@@ -468,10 +459,10 @@ static int device_open(struct input *in, const char *path)
 	if (fd < 0) {
 		rc = -errno;
 		if (rc == -EACCES || rc == -EPERM)
-			retry_later(in, path);
+			node_list_add(&in->retry, path);	/* full: retried on a rescan only */
 		return rc;
 	}
-	retry_forget(in, path);
+	node_list_forget(&in->retry, path);
 	d->in = in;
 	rc = device_setup(in, d, fd, path);
 	if (rc != 0) {
@@ -495,7 +486,7 @@ const char *input_open_error(const char *path, int ret, char *why, size_t len)
  * and once while the waiting list is full, however often the node is seen. */
 static void wait_for_room_noted(struct input *in, const char *path)
 {
-	int rc = wait_for_room(in, path);
+	int rc = node_list_add(&in->waiting, path);
 
 	if (rc == 0) {
 		note(in, LOG_LEVEL_WARNING, "%s: all %d devices fbripple reads are in use; it is "
@@ -543,8 +534,8 @@ static void open_waiting(struct input *in)
 {
 	char path[INPUT_PATH_MAX];
 
-	for (int n = in->nwaiting; n > 0 && in->nwaiting > 0 && free_entry(in); n--) {
-		snprintf(path, sizeof(path), "%s", in->waiting[0]);
+	for (int n = in->waiting.n; n > 0 && in->waiting.n > 0 && free_entry(in); n--) {
+		snprintf(path, sizeof(path), "%s", in->waiting.path[0]);
 		waiting_forget(in, path);
 		device_open_noted(in, path, device_open(in, path));
 	}
@@ -599,7 +590,7 @@ static void node_removed(struct input *in, const char *path)
 {
 	struct input_device *d = device_by_path(in, path);
 
-	retry_forget(in, path);
+	node_list_forget(&in->retry, path);
 	waiting_forget(in, path);
 	input_reader_lock(&in->reader);
 	if (d)
@@ -610,9 +601,8 @@ static void node_removed(struct input *in, const char *path)
 
 static void node_changed(struct input *in, const char *path)
 {
-	for (int i = 0; i < INPUT_DEVICES_MAX; i++)
-		if (strcmp(in->retry[i], path) == 0)
-			device_add_noted(in, path);
+	if (node_list_has(&in->retry, path))
+		device_add_noted(in, path);
 }
 
 static int watch_dir(struct input *in)
@@ -767,6 +757,8 @@ int input_open(struct input **out, const struct input_opts *opts, struct loop *l
 		return -EINVAL;
 	}
 	snprintf(in->dir, sizeof(in->dir), "%s", nodes_dir(opts));
+	in->retry.max = INPUT_DEVICES_MAX;
+	in->waiting.max = INPUT_WAITING_MAX;
 	in->opts = *opts;
 	in->opts.dir = in->dir;
 	in->let_go = opts->released;
@@ -856,8 +848,8 @@ int input_reconfigure(struct input *in, const struct input_opts *opts)
 		if (in->dev[i].evdev)
 			device_close(&in->dev[i], "closed for the new configuration");
 	input_reader_unlock(&in->reader);
-	memset(in->retry, 0, sizeof(in->retry));
-	in->nwaiting = 0;	/* the scan finds those still without an entry */
+	in->retry.n = 0;
+	in->waiting.n = 0;	/* the scan finds those still without an entry */
 	in->waiting_full_noted = false;
 	in->opts = *opts;
 	in->opts.dir = in->dir;		/* the folder watched since input_open */
