@@ -337,6 +337,13 @@ static void test_mt_a_matched_by_distance(void **state)
 			    "move 1 200,200>190,200; up 0 400,200; up 1 190,200");
 }
 
+/* Protocol A: two contacts down at 100,100 and 500,500, with tracking ids 4 and 7. */
+#define IDS_4_AND_7_DOWN                                                                    \
+	"E: 0.0 0003 0039 0004\nE: 0.0 0003 0035 0100\nE: 0.0 0003 0036 0100\n"            \
+	"E: 0.0 0000 0002 0000\n"                                                            \
+	"E: 0.0 0003 0039 0007\nE: 0.0 0003 0035 0500\nE: 0.0 0003 0036 0500\n"            \
+	"E: 0.0 0000 0002 0000\nE: 0.0 0000 0000 0000\n"
+
 /* Protocol A with tracking ids: contacts follow their id, not their order in the frame. */
 static void test_mt_a_tracking_ids(void **state)
 {
@@ -345,10 +352,7 @@ static void test_mt_a_tracking_ids(void **state)
 	(void)state;
 	setup(&f, INPUT_MT_A, AXIS(0, 1000), AXIS(0, 800), 1);
 	feed(&f.dec,
-	     "E: 0.0 0003 0039 0004\nE: 0.0 0003 0035 0100\nE: 0.0 0003 0036 0100\n"
-	     "E: 0.0 0000 0002 0000\n"
-	     "E: 0.0 0003 0039 0007\nE: 0.0 0003 0035 0500\nE: 0.0 0003 0036 0500\n"
-	     "E: 0.0 0000 0002 0000\nE: 0.0 0000 0000 0000\n"
+	     IDS_4_AND_7_DOWN
 	     "# id 4 lifted: id 7 comes first now and must stay contact 1\n"
 	     "E: 0.1 0003 0039 0007\nE: 0.1 0003 0035 0510\nE: 0.1 0003 0036 0500\n"
 	     "E: 0.1 0000 0002 0000\nE: 0.1 0000 0000 0000\n");
@@ -367,10 +371,7 @@ static void test_mt_a_ids_for_some_contacts(void **state)
 	(void)state;
 	setup(&f, INPUT_MT_A, AXIS(0, 1000), AXIS(0, 800), 1);
 	feed(&f.dec,
-	     "E: 0.0 0003 0039 0004\nE: 0.0 0003 0035 0100\nE: 0.0 0003 0036 0100\n"
-	     "E: 0.0 0000 0002 0000\n"
-	     "E: 0.0 0003 0039 0007\nE: 0.0 0003 0035 0500\nE: 0.0 0003 0036 0500\n"
-	     "E: 0.0 0000 0002 0000\nE: 0.0 0000 0000 0000\n"
+	     IDS_4_AND_7_DOWN
 	     "# id 7 lifted; a finger without an id comes second, where id 7 was\n"
 	     "E: 0.1 0003 0039 0004\nE: 0.1 0003 0035 0105\nE: 0.1 0003 0036 0100\n"
 	     "E: 0.1 0000 0002 0000\n"
